@@ -1,0 +1,102 @@
+// The knowledge base: which ONNX ops the TensorRT ONNX parser imports, per
+// TensorRT release, with which element types and under which rules.
+// Facts come from the ONNX-TensorRT support matrix of each release (tables for
+// 5.1-10.1, changelog-derived rows for 10.2-11.1), converted by
+// tools/convert_kb.py into data/trt/<release>.tsv and compiled into the binary.
+#pragma once
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "trtlens/model.h"
+
+namespace trtlens {
+
+// Support status of an op in one release's table.
+enum class OpStatus { Y, N, EXPERIMENTAL, PLUGIN };
+std::string_view op_status_name(OpStatus s);  // "Y", "N", "EXPERIMENTAL", "PLUGIN"
+
+// One structured restriction, e.g. "rank(0,3..5)" or
+// "attr_in(mode,nearest|linear,dflt=nearest)@opset(>=11)". The vocabulary is in
+// data/trt/README.md; every name there has a check function in src/kb/rules.cpp.
+struct Rule {
+  std::string text;               // as written in the table, guards included
+  std::string name;               // e.g. "rank"
+  std::vector<std::string> args;  // e.g. {"0", "3..5"}
+  std::vector<Rule> guards;       // the rule applies only when every guard holds
+};
+
+struct OpEntry {
+  std::string op;                  // ONNX op_type
+  OpStatus status = OpStatus::N;
+  std::vector<std::string> types;  // normalized type names ("FP32" ...); empty = not stated
+  std::vector<Rule> rules;         // all must hold for the node to import
+  std::string note;                // remark the rules cannot express; may be empty
+  std::string plugin;              // plugin the importer uses (and when); may be empty
+  std::string importer;            // "yes", "no", "rejected" or "n/a"
+  std::string basis;               // "table" or "derived"
+  std::string rules_src;           // "table", "source", "changelog", combinations, or ""
+  bool has_type(std::string_view t) const;
+};
+
+struct Release {
+  std::string name;    // "8.6", "10.13", "11.1"
+  int major = 0, minor = 0;
+  std::string source;  // the table or changelog heading the facts come from
+  std::string date;    // YYYY-MM-DD
+  int opset_min = 0;   // 0 = not stated
+  int opset_max = 0;   // highest stated opset (a lower bound when opset_max_is_bound)
+  bool opset_max_is_bound = false;
+  std::vector<std::string> types;          // element types the release names
+  std::vector<std::string> types_limited;  // narrowed, I/O-only or quantization-only types
+  std::string basis;   // "table" or "derived"
+  std::string notes;
+  std::map<std::string, OpEntry, std::less<>> ops;
+  const OpEntry* find(std::string_view op_type) const;  // nullptr when not in the table
+  // "ONNX-TensorRT support matrix, release 8.6" or "TensorRT 10.4 changelog (derived from 10.1)".
+  std::string citation() const;
+};
+
+class KnowledgeBase {
+ public:
+  // The knowledge base compiled into the binary. Parsed once, on first use.
+  // Throws std::runtime_error if the embedded data is malformed (a build bug).
+  static const KnowledgeBase& builtin();
+  // Parses release files (contents of data/trt/<release>.tsv). Throws
+  // InputError(name, problem) on a malformed file.
+  static KnowledgeBase parse(const std::vector<std::pair<std::string, std::string>>& files);
+
+  const std::vector<Release>& releases() const { return releases_; }  // oldest first
+  // Maps "8.6", "8.6.1" or "8.6.1.6" to its table. Throws UsageError
+  // ("unknown TensorRT release 8.7; known: 5.1, 6.0, ...") otherwise.
+  const Release& resolve(std::string_view text) const;
+  // The first release (oldest first) after `after` (or from the first, when
+  // null) whose table marks op_type Y, PLUGIN or EXPERIMENTAL; nullptr if none.
+  const Release* first_supporting(std::string_view op_type, const Release* after = nullptr) const;
+
+ private:
+  std::vector<Release> releases_;
+};
+
+// Outcome of checking one rule on one node.
+enum class RuleOutcome { Holds, Fails, Unknown };
+
+struct RuleCheck {
+  RuleOutcome outcome = RuleOutcome::Holds;
+  std::string message;  // why it fails or cannot be decided; empty when it holds
+};
+
+// Checks `rule` (guards included: a rule whose guard fails Holds) on `node` of
+// `graph` in `model`. Unknown when the rule depends on facts that are not
+// known statically (a rank or value that inference could not determine).
+// Throws std::invalid_argument for a rule name outside the vocabulary.
+RuleCheck check_rule(const Rule& rule, const Model& model, const Graph& graph, const Node& node);
+
+// Parses one rule text ("rank(0,3..5)@opset(>=11)"). Throws std::invalid_argument.
+Rule parse_rule(std::string_view text);
+
+// The rule vocabulary: every rule name check_rule understands.
+const std::vector<std::string>& rule_vocabulary();
+
+}  // namespace trtlens

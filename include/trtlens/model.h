@@ -1,0 +1,143 @@
+// An ONNX model as trtlens sees it: graphs, nodes, and what is known about
+// every tensor (element type, rank, shape, where its value comes from).
+// Weights are never held in memory: large tensor payloads stay in the file
+// (memory-mapped) or in external data and are only described here.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace trtlens {
+
+// ONNX TensorProto.DataType values (onnx.proto, IR version 10).
+enum class ElemType : int {
+  UNDEFINED = 0, FLOAT = 1, UINT8 = 2, INT8 = 3, UINT16 = 4, INT16 = 5, INT32 = 6,
+  INT64 = 7, STRING = 8, BOOL = 9, FLOAT16 = 10, DOUBLE = 11, UINT32 = 12, UINT64 = 13,
+  COMPLEX64 = 14, COMPLEX128 = 15, BFLOAT16 = 16, FLOAT8E4M3FN = 17, FLOAT8E4M3FNUZ = 18,
+  FLOAT8E5M2 = 19, FLOAT8E5M2FNUZ = 20, UINT4 = 21, INT4 = 22, FLOAT4E2M1 = 23,
+};
+
+// ONNX spelling ("FLOAT", "INT64", ...); "UNDEFINED" for unknown values.
+std::string_view elem_type_name(ElemType t);
+// Name used by the TensorRT support tables ("FP32", "FP16", "INT64", ...), or
+// the ONNX spelling when the tables have no name for it (e.g. "STRING").
+std::string_view elem_type_trt_name(ElemType t);
+// Floating-point types (DOUBLE, FLOAT, FLOAT16, BFLOAT16, the FP8 and FP4 kinds).
+bool is_float(ElemType t);
+
+// Where a tensor's value comes from.
+enum class TensorOrigin {
+  Unknown,      // referenced but never produced (a bad model; the loader rejects it)
+  GraphInput,   // a graph (or subgraph/function) input without initializer
+  Initializer,  // a graph initializer
+  ConstantNode, // the output of a Constant node
+  Computed,     // the output of any other node
+  OuterScope,   // a subgraph reads a tensor of an enclosing graph
+};
+
+// One dimension: a fixed size, a symbolic name, or unknown.
+struct Dim {
+  int64_t value = -1;  // >= 0 when fixed
+  std::string param;   // symbolic name (dim_param), may be empty
+  bool fixed() const { return value >= 0; }
+};
+
+struct TensorInfo {
+  std::string name;
+  ElemType type = ElemType::UNDEFINED;
+  int rank = -1;            // -1 when unknown
+  std::vector<Dim> dims;    // size == rank when rank >= 0
+  TensorOrigin origin = TensorOrigin::Unknown;
+  // True for initializers, Constant outputs, and outputs of nodes whose every
+  // input is constant-foldable (what a constant-folding pass could remove).
+  bool const_foldable = false;
+  // Element values, for small constants only (<= 4096 elements), integers
+  // and floats both as double. Empty optional: value not known statically.
+  std::optional<std::vector<double>> values;
+  // Where the type came from: "value_info", "onnx-shape-inference", "trtlens"
+  // (own propagation), "initializer", "graph-input"; empty when unknown.
+  std::string type_source;
+};
+
+// One attribute of a node (onnx AttributeProto, flattened).
+struct Attribute {
+  enum class Kind { Undefined, Int, Float, String, Tensor, Graph, Ints, Floats, Strings, Tensors, Graphs, Other };
+  std::string name;
+  Kind kind = Kind::Undefined;
+  int64_t i = 0;
+  double f = 0;
+  std::string s;
+  std::vector<int64_t> ints;
+  std::vector<double> floats;
+  std::vector<std::string> strings;
+  // Tensor attributes (Constant.value, ConstantOfShape.value): element type,
+  // dims and, when small, the values.
+  ElemType tensor_type = ElemType::UNDEFINED;
+  std::vector<int64_t> tensor_dims;
+  std::optional<std::vector<double>> tensor_values;
+  // Graph attributes: indices into Model::graphs.
+  std::vector<int> graphs;
+};
+
+struct Node {
+  int index = 0;  // position in its graph's node list
+  std::string name, op_type, domain;  // domain "" means the default ONNX domain
+  std::vector<std::string> inputs;    // "" marks an omitted optional input
+  std::vector<std::string> outputs;
+  std::vector<Attribute> attributes;
+  const Attribute* attribute(std::string_view name) const;  // nullptr when absent
+};
+
+struct Graph {
+  // "" for the main graph, "<node name or op_index>/<attribute>" for a subgraph
+  // (e.g. "Loop_3/body", nested: "If_1/then_branch/Loop_0/body"),
+  // "fn:<Name>" for a local function.
+  std::string path;
+  int parent = -1;  // index of the enclosing graph in Model::graphs, -1 for main and functions
+  int parent_node = -1;  // node index in the parent graph that owns this subgraph
+  std::vector<Node> nodes;
+  std::vector<std::string> inputs, outputs;
+  std::unordered_map<std::string, TensorInfo> tensors;  // every tensor named in this graph
+  // Looks a tensor up here, then in enclosing graphs; nullptr when unknown.
+  const TensorInfo* find(const std::string& name, const std::vector<Graph>& all) const;
+};
+
+struct OpsetImport {
+  std::string domain;  // "" = default ONNX domain ("ai.onnx")
+  int64_t version = 0;
+};
+
+struct LocalFunction {
+  std::string name, domain;
+  int graph = -1;  // index into Model::graphs
+};
+
+struct Model {
+  std::string path;
+  int64_t ir_version = 0;
+  std::string producer_name, producer_version;
+  std::vector<OpsetImport> opsets;
+  std::vector<Graph> graphs;  // graphs[0] is the main graph
+  std::vector<LocalFunction> functions;
+  // Opset of the default ONNX domain (0 when not imported).
+  int64_t default_opset() const;
+  // Total nodes over all graphs (main, subgraphs, local functions).
+  size_t node_count() const;
+  // True when (domain, op_type) names a local function of this model.
+  bool is_local_function(std::string_view domain, std::string_view op_type) const;
+};
+
+// Loads an ONNX model from `path` and infers tensor facts (types, ranks,
+// constness). Embedded weights are skipped in place (the file is
+// memory-mapped; pages holding raw_data are never read); external data files
+// are checked for existence and bounds but not read.
+// Throws InputError("<path>", problem) for: a missing, empty or unparsable
+// file, a truncated model, a missing external data file, an external location
+// that is absolute or escapes the model folder, a cycle in a graph, a node
+// input that is never produced.
+Model load_model(const std::string& path);
+
+}  // namespace trtlens

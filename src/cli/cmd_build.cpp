@@ -1,0 +1,13 @@
+#include <CLI/CLI.hpp>
+
+#include "cli/app.h"
+
+namespace trtlens::cli {
+
+// Placeholder until the build subcommand lands.
+void add_build_command(CLI::App& app, int& exit_code) {
+  (void)app;
+  (void)exit_code;
+}
+
+}  // namespace trtlens::cli

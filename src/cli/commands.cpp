@@ -1,0 +1,24 @@
+#include "cli/app.h"
+
+namespace trtlens::cli {
+
+// One line per subcommand; each is defined in src/cli/cmd_<name>.cpp.
+void add_check_command(CLI::App&, int&);
+void add_ops_command(CLI::App&, int&);
+void add_matrix_command(CLI::App&, int&);
+void add_report_command(CLI::App&, int&);
+void add_engine_command(CLI::App&, int&);
+void add_env_command(CLI::App&, int&);
+void add_plan_command(CLI::App&, int&);
+void add_calib_command(CLI::App&, int&);
+void add_build_command(CLI::App&, int&);
+
+const std::vector<CommandAdder>& commands() {
+  static const std::vector<CommandAdder> list = {
+      add_check_command, add_ops_command,  add_matrix_command, add_report_command, add_engine_command,
+      add_env_command,   add_plan_command, add_calib_command,  add_build_command,
+  };
+  return list;
+}
+
+}  // namespace trtlens::cli

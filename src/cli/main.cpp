@@ -1,0 +1,46 @@
+#include <CLI/CLI.hpp>
+#include <fmt/core.h>
+
+#include <cstdio>
+#include <exception>
+
+#include "cli/app.h"
+#include "trtlens/error.h"
+
+namespace trtlens::cli {
+
+int run(const std::vector<std::string>& args) {
+  CLI::App app{"trtlens: TensorRT compatibility of ONNX models and analysis of built engines, offline."};
+  app.set_version_flag("--version", "trtlens 0.1.0");
+  app.require_subcommand(1);
+  int exit_code = kExitOk;
+  for (CommandAdder add : commands()) add(app, exit_code);
+  try {
+    std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 takes them reversed
+    app.parse(reversed);
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e);
+    return code == 0 ? kExitOk : kExitBadInput;
+  } catch (const InputError& e) {
+    std::fflush(stdout);
+    fmt::print(stderr, "trtlens: {}\n", e.what());
+    return kExitBadInput;
+  } catch (const UsageError& e) {
+    std::fflush(stdout);
+    fmt::print(stderr, "trtlens: {}\n", e.what());
+    return kExitBadInput;
+  }
+  return exit_code;
+}
+
+}  // namespace trtlens::cli
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  try {
+    return trtlens::cli::run(args);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "trtlens: internal error: {}\n", e.what());
+    return 3;
+  }
+}

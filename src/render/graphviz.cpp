@@ -1,0 +1,96 @@
+#include "render/graphviz.h"
+
+#include <graphviz/cgraph.h>
+#include <graphviz/gvc.h>
+
+#include <memory>
+#include <stdexcept>
+#include <unordered_map>
+
+namespace trtlens {
+namespace {
+
+// Graphviz's API takes char* for strings it does not modify.
+char* cs(const std::string& s) { return const_cast<char*>(s.c_str()); }
+
+struct GraphvizSession {
+  GVC_t* gvc = gvContext();
+  Agraph_t* graph = nullptr;
+  std::vector<Agnode_t*> nodes;
+  std::vector<Agedge_t*> edges;
+
+  explicit GraphvizSession(const DotGraph& g) {
+    if (!gvc) throw std::runtime_error("graphviz: cannot create a context");
+    std::string name = "g";
+    graph = agopen(cs(name), Agdirected, nullptr);
+    for (const auto& [k, v] : g.graph_attrs) agsafeset(graph, cs(k), cs(v), cs(std::string()));
+    for (const auto& [k, v] : g.node_defaults) agattr(graph, AGNODE, cs(k), cs(v));
+    for (const auto& [k, v] : g.edge_defaults) agattr(graph, AGEDGE, cs(k), cs(v));
+    std::unordered_map<std::string, Agnode_t*> by_id;
+    for (const auto& n : g.nodes) {
+      Agnode_t* an = agnode(graph, cs(n.id), 1);
+      for (const auto& [k, v] : n.attrs) agsafeset(an, cs(k), cs(v), cs(std::string()));
+      by_id[n.id] = an;
+      nodes.push_back(an);
+    }
+    for (const auto& e : g.edges) {
+      auto a = by_id.find(e.from), b = by_id.find(e.to);
+      if (a == by_id.end() || b == by_id.end()) throw std::runtime_error("graphviz: edge to unknown node " + e.from + " -> " + e.to);
+      // Unnamed edges: several edges may join the same pair of nodes.
+      Agedge_t* ae = agedge(graph, a->second, b->second, nullptr, 1);
+      for (const auto& [k, v] : e.attrs) agsafeset(ae, cs(k), cs(v), cs(std::string()));
+      edges.push_back(ae);
+    }
+    if (gvLayout(gvc, graph, "dot") != 0) throw std::runtime_error("graphviz: dot layout failed");
+  }
+  ~GraphvizSession() {
+    if (graph) {
+      gvFreeLayout(gvc, graph);
+      agclose(graph);
+    }
+    gvFreeContext(gvc);
+  }
+  GraphvizSession(const GraphvizSession&) = delete;
+  GraphvizSession& operator=(const GraphvizSession&) = delete;
+};
+
+}  // namespace
+
+GraphLayout layout_graph(const DotGraph& g) {
+  GraphvizSession s(g);
+  GraphLayout out;
+  boxf bb = GD_bb(s.graph);
+  out.width = bb.UR.x - bb.LL.x;
+  out.height = bb.UR.y - bb.LL.y;
+  auto flip = [&](pointf p) { return std::pair<double, double>(p.x - bb.LL.x, bb.UR.y - p.y); };
+  for (size_t i = 0; i < s.nodes.size(); ++i) {
+    Agnode_t* n = s.nodes[i];
+    auto [x, y] = flip(ND_coord(n));
+    out.nodes.push_back({g.nodes[i].id, x, y, ND_width(n) * 72.0, ND_height(n) * 72.0});
+  }
+  for (size_t i = 0; i < s.edges.size(); ++i) {
+    EdgeRoute r{g.edges[i].from, g.edges[i].to, {}};
+    const splines* spl = ED_spl(s.edges[i]);
+    if (spl && spl->size > 0) {
+      const bezier& bz = spl->list[0];
+      for (int k = 0; k < bz.size; ++k) r.points.push_back(flip(bz.list[k]));
+      if (bz.eflag) r.arrow_tip = flip(bz.ep);
+      else if (!r.points.empty()) r.arrow_tip = r.points.back();
+    }
+    out.edges.push_back(std::move(r));
+  }
+  return out;
+}
+
+std::string render_svg(const DotGraph& g) {
+  GraphvizSession s(g);
+  char* data = nullptr;
+  unsigned int length = 0;
+  if (gvRenderData(s.gvc, s.graph, "svg", &data, &length) != 0 || !data)
+    throw std::runtime_error("graphviz: SVG rendering failed");
+  std::string svg(data, length);
+  gvFreeRenderData(data);
+  return svg;
+}
+
+}  // namespace trtlens

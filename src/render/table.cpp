@@ -1,0 +1,105 @@
+#include "render/table.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+
+namespace trtlens {
+namespace {
+
+// Display width: UTF-8 code points, ANSI escape sequences excluded.
+size_t display_width(const std::string& s) {
+  size_t w = 0;
+  for (size_t i = 0; i < s.size(); ++i) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c == 0x1b) {
+      while (i < s.size() && s[i] != 'm') ++i;
+      continue;
+    }
+    if ((c & 0xC0) != 0x80) ++w;
+  }
+  return w;
+}
+
+}  // namespace
+
+std::string to_text(const Table& t) {
+  std::vector<size_t> width(t.header.size(), 0);
+  for (size_t c = 0; c < t.header.size(); ++c) width[c] = display_width(t.header[c]);
+  for (const auto& row : t.rows)
+    for (size_t c = 0; c < row.size() && c < width.size(); ++c) width[c] = std::max(width[c], display_width(row[c]));
+  auto line = [&](const std::vector<std::string>& cells) {
+    std::string out;
+    for (size_t c = 0; c < width.size(); ++c) {
+      const std::string& cell = c < cells.size() ? cells[c] : std::string();
+      std::string pad(width[c] - std::min(width[c], display_width(cell)), ' ');
+      bool right = c < t.numeric.size() && t.numeric[c];
+      bool last = c + 1 == width.size();
+      out += right ? pad + cell : (last ? cell : cell + pad);
+      if (!last) out += "  ";
+    }
+    out += '\n';
+    return out;
+  };
+  std::string out = line(t.header);
+  std::vector<std::string> rule;
+  for (size_t w : width) rule.emplace_back(w, '-');
+  out += line(rule);
+  for (const auto& row : t.rows) out += line(row);
+  return out;
+}
+
+std::string to_markdown(const Table& t) {
+  auto cell = [](const std::string& s) {
+    std::string out;
+    for (char ch : s) {
+      if (ch == '|') out += "\\|";
+      else if (ch == '\n') out += ' ';
+      else out += ch;
+    }
+    return out;
+  };
+  std::string out = "|";
+  for (const auto& h : t.header) out += " " + cell(h) + " |";
+  out += "\n|";
+  for (size_t c = 0; c < t.header.size(); ++c)
+    out += (c < t.numeric.size() && t.numeric[c]) ? " ---: |" : " --- |";
+  out += '\n';
+  for (const auto& row : t.rows) {
+    out += "|";
+    for (const auto& v : row) out += " " + cell(v) + " |";
+    out += '\n';
+  }
+  return out;
+}
+
+std::string to_csv(const Table& t) {
+  auto cell = [](const std::string& s) {
+    if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+    std::string out = "\"";
+    for (char ch : s) out += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+    return out + "\"";
+  };
+  auto line = [&](const std::vector<std::string>& cells) {
+    std::string out;
+    for (size_t c = 0; c < cells.size(); ++c) out += (c ? "," : "") + cell(cells[c]);
+    return out + "\r\n";
+  };
+  std::string out = line(t.header);
+  for (const auto& row : t.rows) out += line(row);
+  return out;
+}
+
+bool stdout_wants_color() {
+  const char* no = std::getenv("NO_COLOR");
+  if (no && *no) return false;
+  return ::isatty(STDOUT_FILENO) != 0;
+}
+
+std::string colorize(const std::string& text, const char* code, bool on) {
+  if (!on) return text;
+  return std::string("\x1b[") + code + "m" + text + "\x1b[0m";
+}
+
+}  // namespace trtlens
