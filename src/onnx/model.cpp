@@ -1,0 +1,100 @@
+// Small helpers of the Model types (include/trtlens/model.h).
+#include <algorithm>
+
+#include "trtlens/model.h"
+
+namespace trtlens {
+
+std::string_view elem_type_name(ElemType t) {
+  switch (t) {
+    case ElemType::FLOAT: return "FLOAT";
+    case ElemType::UINT8: return "UINT8";
+    case ElemType::INT8: return "INT8";
+    case ElemType::UINT16: return "UINT16";
+    case ElemType::INT16: return "INT16";
+    case ElemType::INT32: return "INT32";
+    case ElemType::INT64: return "INT64";
+    case ElemType::STRING: return "STRING";
+    case ElemType::BOOL: return "BOOL";
+    case ElemType::FLOAT16: return "FLOAT16";
+    case ElemType::DOUBLE: return "DOUBLE";
+    case ElemType::UINT32: return "UINT32";
+    case ElemType::UINT64: return "UINT64";
+    case ElemType::COMPLEX64: return "COMPLEX64";
+    case ElemType::COMPLEX128: return "COMPLEX128";
+    case ElemType::BFLOAT16: return "BFLOAT16";
+    case ElemType::FLOAT8E4M3FN: return "FLOAT8E4M3FN";
+    case ElemType::FLOAT8E4M3FNUZ: return "FLOAT8E4M3FNUZ";
+    case ElemType::FLOAT8E5M2: return "FLOAT8E5M2";
+    case ElemType::FLOAT8E5M2FNUZ: return "FLOAT8E5M2FNUZ";
+    case ElemType::UINT4: return "UINT4";
+    case ElemType::INT4: return "INT4";
+    case ElemType::FLOAT4E2M1: return "FLOAT4E2M1";
+    case ElemType::UNDEFINED: break;
+  }
+  return "UNDEFINED";
+}
+
+std::string_view elem_type_trt_name(ElemType t) {
+  // The support tables' normalized names (shared/trt-support README, "Data types").
+  switch (t) {
+    case ElemType::DOUBLE: return "DOUBLE";
+    case ElemType::FLOAT: return "FP32";
+    case ElemType::FLOAT16: return "FP16";
+    case ElemType::BFLOAT16: return "BF16";
+    case ElemType::FLOAT8E4M3FN: return "FP8";
+    case ElemType::FLOAT4E2M1: return "FP4";
+    case ElemType::INT4: return "INT4";
+    case ElemType::INT8: return "INT8";
+    case ElemType::UINT8: return "UINT8";
+    case ElemType::INT32: return "INT32";
+    case ElemType::INT64: return "INT64";
+    case ElemType::BOOL: return "BOOL";
+    default: return elem_type_name(t);
+  }
+}
+
+bool is_float(ElemType t) {
+  switch (t) {
+    case ElemType::FLOAT: case ElemType::FLOAT16: case ElemType::DOUBLE: case ElemType::BFLOAT16:
+    case ElemType::FLOAT8E4M3FN: case ElemType::FLOAT8E4M3FNUZ: case ElemType::FLOAT8E5M2:
+    case ElemType::FLOAT8E5M2FNUZ: case ElemType::FLOAT4E2M1:
+      return true;
+    default:
+      return false;
+  }
+}
+
+const Attribute* Node::attribute(std::string_view attr_name) const {
+  for (const auto& a : attributes)
+    if (a.name == attr_name) return &a;
+  return nullptr;
+}
+
+const TensorInfo* Graph::find(const std::string& tensor_name, const std::vector<Graph>& all) const {
+  for (const Graph* g = this;;) {
+    auto it = g->tensors.find(tensor_name);
+    if (it != g->tensors.end() && it->second.origin != TensorOrigin::OuterScope) return &it->second;
+    if (g->parent < 0) return it != g->tensors.end() ? &it->second : nullptr;
+    g = &all[static_cast<size_t>(g->parent)];
+  }
+}
+
+int64_t Model::default_opset() const {
+  for (const auto& o : opsets)
+    if (o.domain.empty() || o.domain == "ai.onnx") return o.version;
+  return 0;
+}
+
+size_t Model::node_count() const {
+  size_t n = 0;
+  for (const auto& g : graphs) n += g.nodes.size();
+  return n;
+}
+
+bool Model::is_local_function(std::string_view domain, std::string_view op_type) const {
+  return std::any_of(functions.begin(), functions.end(),
+                     [&](const LocalFunction& f) { return f.name == op_type && f.domain == domain; });
+}
+
+}  // namespace trtlens
