@@ -51,10 +51,12 @@ struct Release {
   std::vector<std::string> types;          // element types the release names
   std::vector<std::string> types_limited;  // narrowed, I/O-only or quantization-only types
   std::string basis;   // "table" or "derived"
+  std::string carried_from;  // derived releases: the last table release they start from ("10.1")
   std::string notes;
   std::map<std::string, OpEntry, std::less<>> ops;
   const OpEntry* find(std::string_view op_type) const;  // nullptr when not in the table
-  // "ONNX-TensorRT support matrix, release 8.6" or "TensorRT 10.4 changelog (derived from 10.1)".
+  // "ONNX-TensorRT support matrix, release 8.6" (table rows) or
+  // "TensorRT 10.4 changelog (10.1 table carried forward)" (derived rows).
   std::string citation() const;
 };
 

@@ -1,0 +1,255 @@
+// Loading the knowledge base: data/trt/<release>.tsv (format in data/trt/README.md),
+// compiled into the binary, parsed once on first use.
+#include "trtlens/kb.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <optional>
+#include <stdexcept>
+
+#include "trtlens/error.h"
+#include "util/embedded.h"
+
+namespace trtlens {
+namespace {
+
+constexpr std::string_view kColumns = "op\tstatus\ttypes\trules\tplugin\timporter\tbasis\trules_src\tnote";
+constexpr size_t kColumnCount = 9;
+
+std::vector<std::string_view> split(std::string_view s, char sep) {
+  std::vector<std::string_view> out;
+  size_t start = 0;
+  for (;;) {
+    size_t pos = s.find(sep, start);
+    if (pos == std::string_view::npos) {
+      out.push_back(s.substr(start));
+      return out;
+    }
+    out.push_back(s.substr(start, pos - start));
+    start = pos + 1;
+  }
+}
+
+// "-" is the data files' spelling of "empty / not stated".
+std::string field(std::string_view s) { return s == "-" ? std::string() : std::string(s); }
+
+std::vector<std::string> words(std::string_view s) {
+  std::vector<std::string> out;
+  if (s == "-") return out;
+  for (std::string_view w : split(s, ' '))
+    if (!w.empty()) out.emplace_back(w);
+  return out;
+}
+
+bool parse_int(std::string_view s, int& out) {
+  if (s.empty()) return false;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+  return ec == std::errc() && p == s.data() + s.size();
+}
+
+// "8.6" -> (8, 6); false for anything else.
+bool parse_release_name(std::string_view s, int& major, int& minor) {
+  size_t dot = s.find('.');
+  return dot != std::string_view::npos && parse_int(s.substr(0, dot), major) &&
+         parse_int(s.substr(dot + 1), minor) && major >= 0 && minor >= 0;
+}
+
+std::optional<OpStatus> parse_status(std::string_view s) {
+  if (s == "Y") return OpStatus::Y;
+  if (s == "N") return OpStatus::N;
+  if (s == "EXPERIMENTAL") return OpStatus::EXPERIMENTAL;
+  if (s == "PLUGIN") return OpStatus::PLUGIN;
+  return std::nullopt;
+}
+
+Release parse_release(const std::string& file, std::string_view text) {
+  Release r;
+  bool have_name = false, have_columns = false;
+  int line_no = 0;
+  auto fail = [&](const std::string& problem) -> InputError {
+    return InputError(file, fmt::format("line {}: {}", line_no, problem));
+  };
+  for (std::string_view line : split(text, '\n')) {
+    ++line_no;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (line.empty()) continue;
+    if (line.front() == '#') {
+      // "# key: value" lines carry the release facts; other comments are ignored.
+      std::string_view body = line.substr(1);
+      while (!body.empty() && body.front() == ' ') body.remove_prefix(1);
+      size_t colon = body.find(": ");
+      if (colon == std::string_view::npos) continue;
+      std::string_view key = body.substr(0, colon), value = body.substr(colon + 2);
+      if (key == "release") {
+        if (!parse_release_name(value, r.major, r.minor)) throw fail(fmt::format("release '{}' is not major.minor", value));
+        r.name = std::string(value);
+        have_name = true;
+      } else if (key == "source") {
+        r.source = field(value);
+      } else if (key == "date") {
+        r.date = field(value);
+      } else if (key == "opset_min") {
+        if (value != "-" && !parse_int(value, r.opset_min)) throw fail(fmt::format("bad opset_min '{}'", value));
+      } else if (key == "opset_max") {
+        std::string_view v = value;
+        if (v.starts_with(">=")) {
+          r.opset_max_is_bound = true;
+          v.remove_prefix(2);
+        }
+        if (v != "-" && !parse_int(v, r.opset_max)) throw fail(fmt::format("bad opset_max '{}'", value));
+      } else if (key == "types") {
+        r.types = words(value);
+      } else if (key == "types_limited") {
+        r.types_limited = words(value);
+      } else if (key == "basis") {
+        r.basis = field(value);
+      } else if (key == "notes") {
+        r.notes = field(value);
+      }
+      continue;
+    }
+    if (!have_columns) {
+      if (line != kColumns) throw fail(fmt::format("expected the column line '{}'", kColumns));
+      have_columns = true;
+      continue;
+    }
+    std::vector<std::string_view> cells = split(line, '\t');
+    if (cells.size() != kColumnCount)
+      throw fail(fmt::format("{} fields, expected {}", cells.size(), kColumnCount));
+    OpEntry e;
+    e.op = std::string(cells[0]);
+    auto status = parse_status(cells[1]);
+    if (!status) throw fail(fmt::format("op {}: bad status '{}'", e.op, cells[1]));
+    e.status = *status;
+    e.types = words(cells[2]);
+    if (cells[3] != "-") {
+      for (std::string_view text_rule : split(cells[3], ';')) {
+        try {
+          e.rules.push_back(parse_rule(text_rule));
+        } catch (const std::invalid_argument& ex) {
+          throw fail(fmt::format("op {}: {}", e.op, ex.what()));
+        }
+      }
+    }
+    e.plugin = field(cells[4]);
+    e.importer = field(cells[5]);
+    e.basis = field(cells[6]);
+    e.rules_src = field(cells[7]);
+    e.note = field(cells[8]);
+    std::string key = e.op;
+    if (!r.ops.emplace(std::move(key), std::move(e)).second)
+      throw fail(fmt::format("op {} listed twice", cells[0]));
+  }
+  line_no = 0;
+  if (!have_name) throw InputError(file, "no '# release: <major.minor>' line");
+  if (!have_columns) throw InputError(file, "no column line");
+  // The file name is the release, so a new data file cannot silently shadow another.
+  std::string_view base = file;
+  if (size_t slash = base.rfind('/'); slash != std::string_view::npos) base.remove_prefix(slash + 1);
+  if (base.ends_with(".tsv")) {
+    base.remove_suffix(4);
+    int ma = 0, mi = 0;
+    if (parse_release_name(base, ma, mi) && base != r.name)
+      throw InputError(file, fmt::format("file name says release {} but the file says {}", base, r.name));
+  }
+  return r;
+}
+
+}  // namespace
+
+std::string_view op_status_name(OpStatus s) {
+  switch (s) {
+    case OpStatus::Y: return "Y";
+    case OpStatus::N: return "N";
+    case OpStatus::EXPERIMENTAL: return "EXPERIMENTAL";
+    case OpStatus::PLUGIN: return "PLUGIN";
+  }
+  return "N";
+}
+
+bool OpEntry::has_type(std::string_view t) const {
+  return std::find(types.begin(), types.end(), t) != types.end();
+}
+
+const OpEntry* Release::find(std::string_view op_type) const {
+  auto it = ops.find(op_type);
+  return it == ops.end() ? nullptr : &it->second;
+}
+
+std::string Release::citation() const {
+  if (basis == "derived")
+    return carried_from.empty() ? fmt::format("TensorRT {} changelog", name)
+                                : fmt::format("TensorRT {} changelog ({} table carried forward)", name, carried_from);
+  return fmt::format("ONNX-TensorRT support matrix, release {}", name);
+}
+
+KnowledgeBase KnowledgeBase::parse(const std::vector<std::pair<std::string, std::string>>& files) {
+  KnowledgeBase kb;
+  for (const auto& [name, contents] : files) kb.releases_.push_back(parse_release(name, contents));
+  std::sort(kb.releases_.begin(), kb.releases_.end(), [](const Release& a, const Release& b) {
+    return std::pair(a.major, a.minor) < std::pair(b.major, b.minor);
+  });
+  std::string last_table;
+  for (size_t i = 0; i < kb.releases_.size(); ++i) {
+    Release& r = kb.releases_[i];
+    if (i > 0 && kb.releases_[i - 1].major == r.major && kb.releases_[i - 1].minor == r.minor)
+      throw InputError(r.name + ".tsv", fmt::format("release {} defined twice", r.name));
+    if (r.basis == "derived")
+      r.carried_from = last_table;
+    else
+      last_table = r.name;
+  }
+  return kb;
+}
+
+const KnowledgeBase& KnowledgeBase::builtin() {
+  static const KnowledgeBase kb = [] {
+    std::vector<std::pair<std::string, std::string>> files;
+    for (const EmbeddedFile& f : embedded_files())
+      if (f.path.starts_with("data/trt/") && f.path.ends_with(".tsv"))
+        files.emplace_back(std::string(f.path), std::string(f.contents));
+    try {
+      return parse(files);
+    } catch (const InputError& e) {
+      // Embedded data is checked by the tests; reaching this is a build bug.
+      throw std::runtime_error(std::string("embedded knowledge base: ") + e.what());
+    }
+  }();
+  return kb;
+}
+
+const Release& KnowledgeBase::resolve(std::string_view text) const {
+  // Accepts major.minor with an optional patch and build ("8.6.1", "8.6.1.6").
+  std::vector<std::string_view> parts = split(text, '.');
+  int major = -1, minor = -1;
+  bool well_formed = parts.size() >= 2 && parts.size() <= 4;
+  for (size_t i = 0; well_formed && i < parts.size(); ++i) {
+    int v = 0;
+    well_formed = parse_int(parts[i], v) && v >= 0;
+    if (i == 0) major = v;
+    if (i == 1) minor = v;
+  }
+  if (well_formed)
+    for (const Release& r : releases_)
+      if (r.major == major && r.minor == minor) return r;
+  std::string known;
+  for (const Release& r : releases_) known += (known.empty() ? "" : ", ") + r.name;
+  throw UsageError(fmt::format("unknown TensorRT release '{}'; known: {}", text, known));
+}
+
+const Release* KnowledgeBase::first_supporting(std::string_view op_type, const Release* after) const {
+  bool started = after == nullptr;
+  for (const Release& r : releases_) {
+    if (!started) {
+      started = std::pair(r.major, r.minor) > std::pair(after->major, after->minor);
+      if (!started) continue;
+    }
+    const OpEntry* e = r.find(op_type);
+    if (e && e->status != OpStatus::N) return &r;
+  }
+  return nullptr;
+}
+
+}  // namespace trtlens

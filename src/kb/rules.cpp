@@ -1,0 +1,763 @@
+// The rule vocabulary (data/trt/README.md): parsing rule text, and one named
+// check function per rule name, registered in kRules below. A new restriction
+// kind is one new function plus one line in kRules and in the README.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <optional>
+#include <stdexcept>
+
+#include "trtlens/kb.h"
+
+namespace trtlens {
+namespace {
+
+// ---------------------------------------------------------------- arguments
+
+// What one argument of a rule must look like.
+enum class Arg {
+  Index,         // "1" or "1:axes" (the name is documentation only)
+  IndexOrStar,   // Index, or "*" = every present input
+  NumSet,        // "0", "3..5|7", "<10", ">=0"
+  ValSet,        // NumSet items or words ("nearest|linear", "FP32|FP16")
+  TypeSet,       // normalized type names "FP32|FP16"
+  Axis,          // "-1" or "attr:axis:-1"
+  Word,          // attribute name
+  Str,           // literal text without , ( ) @ ; or spaces
+  Default,       // "dflt=V"
+};
+
+struct TypeName {
+  std::string_view name;
+  ElemType type;
+};
+// Normalized type names of the support tables and the ONNX enum each stands for.
+constexpr std::array<TypeName, 12> kTypeNames = {{
+    {"DOUBLE", ElemType::DOUBLE}, {"FP32", ElemType::FLOAT}, {"FP16", ElemType::FLOAT16},
+    {"BF16", ElemType::BFLOAT16}, {"FP8", ElemType::FLOAT8E4M3FN}, {"FP4", ElemType::FLOAT4E2M1},
+    {"INT4", ElemType::INT4}, {"INT8", ElemType::INT8}, {"UINT8", ElemType::UINT8},
+    {"INT32", ElemType::INT32}, {"INT64", ElemType::INT64}, {"BOOL", ElemType::BOOL},
+}};
+
+std::optional<ElemType> type_of_name(std::string_view name) {
+  for (const auto& t : kTypeNames)
+    if (t.name == name) return t.type;
+  return std::nullopt;
+}
+
+std::vector<std::string_view> split(std::string_view s, char sep) {
+  std::vector<std::string_view> out;
+  size_t start = 0;
+  for (;;) {
+    size_t pos = s.find(sep, start);
+    if (pos == std::string_view::npos) {
+      out.push_back(s.substr(start));
+      return out;
+    }
+    out.push_back(s.substr(start, pos - start));
+    start = pos + 1;
+  }
+}
+
+bool is_word(std::string_view s) {
+  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
+  return std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+}
+
+bool parse_number(std::string_view s, double& out) {
+  if (s.empty()) return false;
+  // Plain decimal numbers only (the grammar has no exponents).
+  size_t i = s[0] == '-' ? 1 : 0;
+  if (i >= s.size()) return false;
+  bool dot = false, digit = false;
+  for (size_t j = i; j < s.size(); ++j) {
+    if (std::isdigit(static_cast<unsigned char>(s[j]))) {
+      digit = true;
+    } else if (s[j] == '.' && !dot && j + 1 < s.size()) {
+      dot = true;
+    } else {
+      return false;
+    }
+  }
+  if (!digit) return false;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+  return ec == std::errc() && p == s.data() + s.size();
+}
+
+bool parse_int(std::string_view s, int64_t& out) {
+  if (s.empty()) return false;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+  return ec == std::errc() && p == s.data() + s.size();
+}
+
+// One item of a SET.
+struct SetItem {
+  enum Kind { Eq, Range, Lt, Le, Gt, Ge, Word } kind = Eq;
+  double a = 0, b = 0;
+  std::string_view word;
+};
+
+std::optional<SetItem> parse_num_item(std::string_view s) {
+  SetItem it;
+  if (size_t dots = s.find(".."); dots != std::string_view::npos) {
+    it.kind = SetItem::Range;
+    if (!parse_number(s.substr(0, dots), it.a) || !parse_number(s.substr(dots + 2), it.b)) return std::nullopt;
+    return it;
+  }
+  static constexpr std::array<std::pair<std::string_view, SetItem::Kind>, 4> kOps = {
+      {{"<=", SetItem::Le}, {">=", SetItem::Ge}, {"<", SetItem::Lt}, {">", SetItem::Gt}}};
+  for (const auto& [prefix, kind] : kOps) {
+    if (s.starts_with(prefix)) {
+      it.kind = kind;
+      return parse_number(s.substr(prefix.size()), it.a) ? std::optional(it) : std::nullopt;
+    }
+  }
+  it.kind = SetItem::Eq;
+  return parse_number(s, it.a) ? std::optional(it) : std::nullopt;
+}
+
+std::optional<std::vector<SetItem>> parse_set(std::string_view s, bool words_allowed) {
+  std::vector<SetItem> out;
+  for (std::string_view item : split(s, '|')) {
+    if (auto num = parse_num_item(item)) {
+      out.push_back(*num);
+    } else if (words_allowed && is_word(item)) {
+      SetItem w;
+      w.kind = SetItem::Word;
+      w.word = item;
+      out.push_back(w);
+    } else {
+      return std::nullopt;
+    }
+  }
+  return out;
+}
+
+bool valid_index(std::string_view s) {
+  size_t colon = s.find(':');
+  std::string_view num = s.substr(0, colon);
+  int64_t v = 0;
+  if (!parse_int(num, v) || v < 0 || num.starts_with('+')) return false;
+  return colon == std::string_view::npos || is_word(s.substr(colon + 1));
+}
+
+bool valid_arg(Arg kind, std::string_view s) {
+  switch (kind) {
+    case Arg::Index: return valid_index(s);
+    case Arg::IndexOrStar: return s == "*" || valid_index(s);
+    case Arg::NumSet: return parse_set(s, false).has_value();
+    case Arg::ValSet: return parse_set(s, true).has_value();
+    case Arg::TypeSet: {
+      auto items = split(s, '|');
+      return std::all_of(items.begin(), items.end(), [](std::string_view t) { return type_of_name(t).has_value(); });
+    }
+    case Arg::Axis: {
+      int64_t v = 0;
+      if (parse_int(s, v)) return true;
+      if (!s.starts_with("attr:")) return false;
+      auto parts = split(s.substr(5), ':');
+      return parts.size() == 2 && is_word(parts[0]) && parse_int(parts[1], v);
+    }
+    case Arg::Word: return is_word(s);
+    case Arg::Str:
+      return !s.empty() && s.find_first_of(",()@; \t") == std::string_view::npos;
+    case Arg::Default: {
+      if (!s.starts_with("dflt=")) return false;
+      double d = 0;
+      std::string_view v = s.substr(5);
+      return parse_number(v, d) || is_word(v);
+    }
+  }
+  return false;
+}
+
+// A number (attribute int/float, tensor element) or a word (attribute string).
+struct Value {
+  bool is_word = false;
+  double num = 0;
+  std::string_view word;
+};
+
+bool matches(const SetItem& it, const Value& v) {
+  if (it.kind == SetItem::Word) {
+    if (v.is_word) return v.word == it.word;
+    // A type name stands for its ONNX enum value (Cast.to, Random*.dtype).
+    auto t = type_of_name(it.word);
+    return t && v.num == static_cast<double>(static_cast<int>(*t));
+  }
+  if (v.is_word) return false;
+  switch (it.kind) {
+    case SetItem::Eq: return v.num == it.a;
+    case SetItem::Range: return v.num >= it.a && v.num <= it.b;
+    case SetItem::Lt: return v.num < it.a;
+    case SetItem::Le: return v.num <= it.a;
+    case SetItem::Gt: return v.num > it.a;
+    case SetItem::Ge: return v.num >= it.a;
+    case SetItem::Word: break;
+  }
+  return false;
+}
+
+bool in_set(const std::vector<SetItem>& set, const Value& v) {
+  return std::any_of(set.begin(), set.end(), [&](const SetItem& it) { return matches(it, v); });
+}
+
+std::string format_number(double d) {
+  if (std::isfinite(d) && d == std::floor(d) && std::fabs(d) < 1e15) return fmt::format("{}", static_cast<int64_t>(d));
+  return fmt::format("{}", d);
+}
+
+// ---------------------------------------------------------------- node facts
+
+struct Ctx {
+  const Model& model;
+  const Graph& graph;
+  const Node& node;
+};
+
+RuleCheck holds() { return {}; }
+RuleCheck fails(std::string msg) { return {RuleOutcome::Fails, std::move(msg)}; }
+RuleCheck unknown(std::string msg) { return {RuleOutcome::Unknown, std::move(msg)}; }
+
+// Position of an "I" or "I:name" argument, and its readable name.
+struct Index {
+  size_t pos = 0;
+  std::string_view doc;
+};
+Index index_arg(std::string_view s) {
+  Index ix;
+  size_t colon = s.find(':');
+  int64_t v = 0;
+  parse_int(s.substr(0, colon), v);
+  ix.pos = static_cast<size_t>(v);
+  if (colon != std::string_view::npos) ix.doc = s.substr(colon + 1);
+  return ix;
+}
+
+bool input_present(const Node& n, size_t pos) { return pos < n.inputs.size() && !n.inputs[pos].empty(); }
+
+// "input 1 axes (shape_tensor)": position, the rule's readable name, the tensor.
+std::string describe_input(const Node& n, const Index& ix) {
+  std::string s = fmt::format("input {}", ix.pos);
+  if (!ix.doc.empty()) s += fmt::format(" {}", ix.doc);
+  if (input_present(n, ix.pos)) s += fmt::format(" ({})", n.inputs[ix.pos]);
+  return s;
+}
+
+const TensorInfo* tensor(const Ctx& c, const std::string& name) { return c.graph.find(name, c.model.graphs); }
+
+bool is_constant(const TensorInfo& t) {
+  return t.origin == TensorOrigin::Initializer || t.origin == TensorOrigin::ConstantNode;
+}
+
+// Constness of a present input: Holds = constant, Fails = produced at run
+// time, Unknown = the loader could not tell. The message says where it comes from.
+struct Constness {
+  RuleOutcome outcome;
+  std::string where;  // "a graph input", "computed by a node", ...
+  bool foldable = false;
+};
+Constness constness(const Ctx& c, const std::string& name) {
+  const TensorInfo* t = tensor(c, name);
+  if (!t) return {RuleOutcome::Unknown, "not described in the model"};
+  switch (t->origin) {
+    case TensorOrigin::Initializer: return {RuleOutcome::Holds, "an initializer"};
+    case TensorOrigin::ConstantNode: return {RuleOutcome::Holds, "the output of a Constant node"};
+    case TensorOrigin::GraphInput: return {RuleOutcome::Fails, "a graph input", t->const_foldable};
+    case TensorOrigin::Computed: return {RuleOutcome::Fails, "computed at run time", t->const_foldable};
+    case TensorOrigin::OuterScope: return {RuleOutcome::Unknown, "read from an enclosing graph that does not describe it"};
+    case TensorOrigin::Unknown: break;
+  }
+  return {RuleOutcome::Unknown, "of unknown origin"};
+}
+
+constexpr std::string_view kFoldHint =
+    "; it is constant-foldable: fold constants first (e.g. polygraphy surgeon sanitize --fold-constants)";
+
+std::string type_label(ElemType t) { return std::string(elem_type_trt_name(t)); }
+
+// ---------------------------------------------------------------- checks, one per rule name
+
+RuleCheck check_const_input(const Rule& r, const Ctx& c) {
+  Index ix = index_arg(r.args[0]);
+  if (!input_present(c.node, ix.pos)) return holds();
+  Constness k = constness(c, c.node.inputs[ix.pos]);
+  if (k.outcome == RuleOutcome::Holds) return holds();
+  if (k.outcome == RuleOutcome::Unknown)
+    return unknown(fmt::format("{} is {}, so whether it is a constant is unknown; release requires a constant",
+                               describe_input(c.node, ix), k.where));
+  return fails(fmt::format("{} is {}; release requires a constant (initializer or Constant output){}",
+                           describe_input(c.node, ix), k.where, k.foldable ? kFoldHint : ""));
+}
+
+// The node that produces `name` in this graph, or null. Producers usually come
+// just before their consumer, so search backwards from the node first.
+const Node* producer(const Ctx& c, const std::string& name) {
+  const auto& nodes = c.graph.nodes;
+  auto produces = [&](const Node& n) { return std::find(n.outputs.begin(), n.outputs.end(), name) != n.outputs.end(); };
+  size_t here = std::min(static_cast<size_t>(std::max(c.node.index, 0)), nodes.size());
+  for (size_t i = here; i-- > 0;)
+    if (produces(nodes[i])) return &nodes[i];
+  for (size_t i = here; i < nodes.size(); ++i)
+    if (produces(nodes[i])) return &nodes[i];
+  return nullptr;
+}
+
+RuleCheck check_weights_input(const Rule& r, const Ctx& c) {
+  Index ix = index_arg(r.args[0]);
+  if (!input_present(c.node, ix.pos)) return holds();
+  const std::string& name = c.node.inputs[ix.pos];
+  Constness k = constness(c, name);
+  if (k.outcome == RuleOutcome::Holds) return holds();
+  if (k.outcome == RuleOutcome::Unknown)
+    return unknown(fmt::format("{} is {}, so whether it holds constant weights is unknown", describe_input(c.node, ix), k.where));
+  // Quantized weights: DequantizeLinear(constant) counts as weights.
+  if (const Node* p = producer(c, name); p && p->op_type == "DequantizeLinear" && (p->domain.empty() || p->domain == "ai.onnx")) {
+    if (!input_present(*p, 0))
+      return fails(fmt::format("{} comes from DequantizeLinear {} without a data input; release requires constant weights",
+                               describe_input(c.node, ix), p->name));
+    Constness data = constness(c, p->inputs[0]);
+    if (data.outcome == RuleOutcome::Holds) return holds();
+    if (data.outcome == RuleOutcome::Unknown)
+      return unknown(fmt::format("{} comes from DequantizeLinear {} whose data input ({}) is {}; whether it is constant is unknown",
+                                 describe_input(c.node, ix), p->name, p->inputs[0], data.where));
+    return fails(fmt::format("{} comes from DequantizeLinear {} whose data input ({}) is {}; release requires constant "
+                             "weights (or DequantizeLinear of constant weights){}",
+                             describe_input(c.node, ix), p->name, p->inputs[0], data.where, data.foldable ? kFoldHint : ""));
+  }
+  return fails(fmt::format("{} is {}; release requires constant weights (or DequantizeLinear of constant weights){}",
+                           describe_input(c.node, ix), k.where, k.foldable ? kFoldHint : ""));
+}
+
+RuleCheck check_nonconst_input(const Rule& r, const Ctx& c) {
+  Index ix = index_arg(r.args[0]);
+  if (!input_present(c.node, ix.pos)) return holds();
+  Constness k = constness(c, c.node.inputs[ix.pos]);
+  if (k.outcome == RuleOutcome::Fails) return holds();
+  if (k.outcome == RuleOutcome::Unknown)
+    return unknown(fmt::format("{} is {}, so whether it is computed at run time is unknown; release requires a run-time tensor",
+                               describe_input(c.node, ix), k.where));
+  return fails(fmt::format("{} is {}; release requires a tensor computed at run time, not a constant",
+                           describe_input(c.node, ix), k.where));
+}
+
+RuleCheck check_input_present(const Rule& r, const Ctx& c) {
+  Index ix = index_arg(r.args[0]);
+  if (input_present(c.node, ix.pos)) return holds();
+  return fails(fmt::format("optional {} is absent; release requires it", describe_input(c.node, ix)));
+}
+
+RuleCheck check_input_absent(const Rule& r, const Ctx& c) {
+  Index ix = index_arg(r.args[0]);
+  if (!input_present(c.node, ix.pos)) return holds();
+  return fails(fmt::format("optional {} is given; release requires it to be absent", describe_input(c.node, ix)));
+}
+
+RuleCheck check_value_in(const Rule& r, const Ctx& c) {
+  Index ix = index_arg(r.args[0]);
+  auto set = *parse_set(r.args[1], false);
+  if (!input_present(c.node, ix.pos)) return holds();
+  const TensorInfo* t = tensor(c, c.node.inputs[ix.pos]);
+  // The parser only checks values it can see: run-time tensors pass.
+  if (!t || !is_constant(*t)) return holds();
+  if (!t->values)
+    return unknown(fmt::format("{} is a constant whose values are not known (too large or stored externally); "
+                               "release requires every value in {}", describe_input(c.node, ix), r.args[1]));
+  for (double v : *t->values)
+    if (!in_set(set, Value{false, v, {}}))
+      return fails(fmt::format("{} holds the value {}; release requires every value in {}", describe_input(c.node, ix),
+                               format_number(v), r.args[1]));
+  return holds();
+}
+
+RuleCheck check_input_types(const Rule& r, const Ctx& c) {
+  std::vector<size_t> positions;
+  if (r.args[0] == "*") {
+    for (size_t i = 0; i < c.node.inputs.size(); ++i) positions.push_back(i);
+  } else {
+    positions.push_back(index_arg(r.args[0]).pos);
+  }
+  auto allowed = split(r.args[1], '|');
+  std::optional<RuleCheck> undecided;
+  for (size_t pos : positions) {
+    if (!input_present(c.node, pos)) continue;
+    Index ix = r.args[0] == "*" ? Index{pos, {}} : index_arg(r.args[0]);
+    const TensorInfo* t = tensor(c, c.node.inputs[pos]);
+    if (!t || t->type == ElemType::UNDEFINED) {
+      if (!undecided)
+        undecided = unknown(fmt::format("element type of {} is unknown; release requires {}", describe_input(c.node, ix),
+                                        r.args[1]));
+      continue;
+    }
+    std::string name = type_label(t->type);
+    if (std::find(allowed.begin(), allowed.end(), name) == allowed.end())
+      return fails(fmt::format("{} is {}; release requires {}", describe_input(c.node, ix), name, r.args[1]));
+  }
+  return undecided ? *undecided : holds();
+}
+
+RuleCheck check_rank(const Rule& r, const Ctx& c) {
+  Index ix = index_arg(r.args[0]);
+  auto set = *parse_set(r.args[1], false);
+  if (!input_present(c.node, ix.pos)) return holds();
+  const TensorInfo* t = tensor(c, c.node.inputs[ix.pos]);
+  if (!t || t->rank < 0)
+    return unknown(fmt::format("rank of {} is unknown; release requires {}", describe_input(c.node, ix), r.args[1]));
+  if (in_set(set, Value{false, static_cast<double>(t->rank), {}})) return holds();
+  return fails(fmt::format("{} has rank {}; release requires {}", describe_input(c.node, ix), t->rank, r.args[1]));
+}
+
+std::string describe_dim(const Dim& d, size_t axis) {
+  return d.param.empty() ? fmt::format("dimension {}", axis) : fmt::format("dimension {} ({})", axis, d.param);
+}
+
+RuleCheck check_static_shape(const Rule& r, const Ctx& c) {
+  Index ix = index_arg(r.args[0]);
+  if (!input_present(c.node, ix.pos)) return holds();
+  const TensorInfo* t = tensor(c, c.node.inputs[ix.pos]);
+  if (!t || t->rank < 0 || t->dims.size() != static_cast<size_t>(t->rank))
+    return unknown(fmt::format("shape of {} is unknown; release requires a static shape", describe_input(c.node, ix)));
+  std::optional<size_t> unknown_axis;
+  for (size_t i = 0; i < t->dims.size(); ++i) {
+    const Dim& d = t->dims[i];
+    if (d.fixed()) continue;
+    // A named dimension is dynamic for sure; an unnamed one may just be unknown to inference.
+    if (!d.param.empty())
+      return fails(fmt::format("{} has dynamic {}; release requires a static shape", describe_input(c.node, ix), describe_dim(d, i)));
+    if (!unknown_axis) unknown_axis = i;
+  }
+  if (unknown_axis)
+    return unknown(fmt::format("dimension {} of {} is unknown; release requires a static shape", *unknown_axis,
+                               describe_input(c.node, ix)));
+  return holds();
+}
+
+RuleCheck check_static_dim(const Rule& r, const Ctx& c) {
+  Index ix = index_arg(r.args[0]);
+  if (!input_present(c.node, ix.pos)) return holds();
+  int64_t axis = 0;
+  std::string axis_text;
+  std::string_view spec = r.args[1];
+  if (spec.starts_with("attr:")) {
+    auto parts = split(spec.substr(5), ':');
+    parse_int(parts[1], axis);
+    const Attribute* a = c.node.attribute(parts[0]);
+    if (a && a->kind == Attribute::Kind::Int) {
+      axis = a->i;
+      axis_text = fmt::format("axis {} (attribute {})", axis, parts[0]);
+    } else {
+      axis_text = fmt::format("axis {} (default of attribute {})", axis, parts[0]);
+    }
+  } else {
+    parse_int(spec, axis);
+    axis_text = fmt::format("axis {}", axis);
+  }
+  const TensorInfo* t = tensor(c, c.node.inputs[ix.pos]);
+  if (!t || t->rank < 0 || t->dims.size() != static_cast<size_t>(t->rank))
+    return unknown(fmt::format("shape of {} is unknown; release requires {} to be static", describe_input(c.node, ix), axis_text));
+  int64_t a = axis < 0 ? axis + t->rank : axis;
+  if (a < 0 || a >= t->rank)
+    return fails(fmt::format("{} is outside the rank {} of {}", axis_text, t->rank, describe_input(c.node, ix)));
+  const Dim& d = t->dims[static_cast<size_t>(a)];
+  if (d.fixed()) return holds();
+  if (!d.param.empty())
+    return fails(fmt::format("{} has dynamic {} at {}; release requires it to be static", describe_input(c.node, ix),
+                             describe_dim(d, static_cast<size_t>(a)), axis_text));
+  return unknown(fmt::format("{} of {} is unknown; release requires it to be static", describe_dim(d, static_cast<size_t>(a)),
+                             describe_input(c.node, ix)));
+}
+
+RuleCheck check_output_unused(const Rule& r, const Ctx& c) {
+  Index ix = index_arg(r.args[0]);
+  if (ix.pos >= c.node.outputs.size() || c.node.outputs[ix.pos].empty()) return holds();
+  return fails(fmt::format("output {}{} ({}) is declared; release requires the node not to produce it", ix.pos,
+                           ix.doc.empty() ? "" : " " + std::string(ix.doc), c.node.outputs[ix.pos]));
+}
+
+// Values of an attribute as Values; nullopt when they cannot be compared
+// (a tensor whose values are not known, a graph, ...).
+std::optional<std::vector<Value>> attribute_values(const Attribute& a) {
+  std::vector<Value> out;
+  switch (a.kind) {
+    case Attribute::Kind::Int: out.push_back({false, static_cast<double>(a.i), {}}); break;
+    case Attribute::Kind::Float: out.push_back({false, a.f, {}}); break;
+    case Attribute::Kind::String: out.push_back({true, 0, a.s}); break;
+    case Attribute::Kind::Ints:
+      for (int64_t v : a.ints) out.push_back({false, static_cast<double>(v), {}});
+      break;
+    case Attribute::Kind::Floats:
+      for (double v : a.floats) out.push_back({false, v, {}});
+      break;
+    case Attribute::Kind::Strings:
+      for (const auto& s : a.strings) out.push_back({true, 0, s});
+      break;
+    case Attribute::Kind::Tensor:
+      if (!a.tensor_values) return std::nullopt;
+      for (double v : *a.tensor_values) out.push_back({false, v, {}});
+      break;
+    default:
+      return std::nullopt;
+  }
+  return out;
+}
+
+// How a value reads in a message; type enums are shown by name when the set names types.
+std::string value_text(const Value& v, const std::vector<SetItem>& set) {
+  if (v.is_word) return std::string(v.word);
+  bool names_types = std::any_of(set.begin(), set.end(),
+                                 [](const SetItem& it) { return it.kind == SetItem::Word && type_of_name(it.word); });
+  if (names_types && v.num == std::floor(v.num))
+    return fmt::format("{} ({})", type_label(static_cast<ElemType>(static_cast<int>(v.num))), format_number(v.num));
+  return format_number(v.num);
+}
+
+RuleCheck check_attr_in(const Rule& r, const Ctx& c) {
+  std::string_view name = r.args[0];
+  auto set = *parse_set(r.args[1], true);
+  const Attribute* a = c.node.attribute(name);
+  if (!a) {
+    if (r.args.size() < 3) return holds();
+    std::string_view dflt = std::string_view(r.args[2]).substr(5);
+    Value v{true, 0, dflt};
+    if (double d = 0; parse_number(dflt, d)) v = Value{false, d, {}};
+    if (in_set(set, v)) return holds();
+    return fails(fmt::format("attribute {} is not set and its default {} is not in {}", name, dflt, r.args[1]));
+  }
+  auto values = attribute_values(*a);
+  if (!values)
+    return unknown(fmt::format("value of attribute {} is not known; release requires {}", name, r.args[1]));
+  for (const Value& v : *values)
+    if (!in_set(set, v))
+      return fails(fmt::format("attribute {} is {}; release requires {}", name, value_text(v, set), r.args[1]));
+  return holds();
+}
+
+RuleCheck check_attr_all(const Rule& r, const Ctx& c) {
+  std::string_view name = r.args[0];
+  auto set = *parse_set(r.args[1], false);
+  const Attribute* a = c.node.attribute(name);
+  if (!a) return holds();
+  auto values = attribute_values(*a);
+  if (!values)
+    return unknown(fmt::format("value of attribute {} is not known; release requires every element in {}", name, r.args[1]));
+  for (size_t i = 0; i < values->size(); ++i)
+    if (!in_set(set, (*values)[i]))
+      return fails(fmt::format("attribute {} has {} at position {}; release requires every element in {}", name,
+                               value_text((*values)[i], set), i, r.args[1]));
+  return holds();
+}
+
+RuleCheck check_attr_absent(const Rule& r, const Ctx& c) {
+  if (!c.node.attribute(r.args[0])) return holds();
+  return fails(fmt::format("attribute {} is set; release requires it to be absent", r.args[0]));
+}
+
+RuleCheck check_attr_no_substr(const Rule& r, const Ctx& c) {
+  const Attribute* a = c.node.attribute(r.args[0]);
+  if (!a) return holds();
+  if (a->kind != Attribute::Kind::String)
+    return unknown(fmt::format("attribute {} is not a string; release requires it not to contain \"{}\"", r.args[0], r.args[1]));
+  if (a->s.find(r.args[1]) == std::string::npos) return holds();
+  return fails(fmt::format("attribute {} (\"{}\") contains \"{}\"; release does not support that", r.args[0], a->s, r.args[1]));
+}
+
+RuleCheck check_pads_symmetric(const Rule&, const Ctx& c) {
+  const Attribute* a = c.node.attribute("pads");
+  if (!a) return holds();
+  if (a->kind != Attribute::Kind::Ints || a->ints.size() % 2 != 0)
+    return unknown("attribute pads is not a list of begin and end values; release requires symmetric padding");
+  size_t k = a->ints.size() / 2;
+  for (size_t i = 0; i < k; ++i)
+    if (a->ints[i] != a->ints[i + k])
+      return fails(fmt::format("attribute pads [{}] pads spatial axis {} by {} at the begin and {} at the end; "
+                               "release requires equal begin and end padding",
+                               fmt::join(a->ints, ","), i, a->ints[i], a->ints[i + k]));
+  return holds();
+}
+
+// Activation functions per direction and their ONNX defaults, by recurrent op.
+std::vector<std::string> default_activations(std::string_view op) {
+  if (op == "LSTM") return {"Sigmoid", "Tanh", "Tanh"};
+  if (op == "GRU") return {"Sigmoid", "Tanh"};
+  if (op == "RNN") return {"Tanh"};
+  return {};
+}
+
+RuleCheck check_bidir_same_activations(const Rule&, const Ctx& c) {
+  const Attribute* dir = c.node.attribute("direction");
+  if (!dir || dir->kind != Attribute::Kind::String || dir->s != "bidirectional") return holds();
+  std::vector<std::string> defaults = default_activations(c.node.op_type);
+  const Attribute* acts = c.node.attribute("activations");
+  size_t k = defaults.size();
+  if (acts && k == 0) k = acts->strings.size() / 2;
+  // Missing entries take the ONNX defaults; the halves are compared name by name.
+  auto activation = [&](size_t i) -> std::string {
+    if (acts && i < acts->strings.size()) return acts->strings[i];
+    return defaults.empty() ? std::string() : defaults[i % k];
+  };
+  for (size_t i = 0; i < k; ++i)
+    if (activation(i) != activation(i + k))
+      return fails(fmt::format("bidirectional node uses activation {} forward and {} in reverse (function {}); "
+                               "release requires the same activations in both directions",
+                               activation(i), activation(i + k), i));
+  for (std::string_view list : {"activation_alpha", "activation_beta"}) {
+    const Attribute* a = c.node.attribute(list);
+    if (!a || a->floats.empty()) continue;
+    size_t n = a->floats.size();
+    bool same = n % 2 == 0 && std::equal(a->floats.begin(), a->floats.begin() + static_cast<long>(n / 2),
+                                          a->floats.begin() + static_cast<long>(n / 2));
+    if (!same)
+      return fails(fmt::format("bidirectional node has {} [{}] that differ between the forward and reverse halves; "
+                               "release requires the same activations in both directions",
+                               list, fmt::join(a->floats, ",")));
+  }
+  return holds();
+}
+
+RuleCheck check_opset(const Rule& r, const Ctx& c) {
+  auto set = *parse_set(r.args[0], false);
+  int64_t opset = c.model.default_opset();
+  if (opset <= 0) return unknown(fmt::format("the model does not import the default ONNX domain; release requires opset {}", r.args[0]));
+  if (in_set(set, Value{false, static_cast<double>(opset), {}})) return holds();
+  return fails(fmt::format("the model's default-domain opset is {}; release requires {}", opset, r.args[0]));
+}
+
+// ---------------------------------------------------------------- the vocabulary
+
+using CheckFn = RuleCheck (*)(const Rule&, const Ctx&);
+
+struct RuleSpec {
+  std::string_view name;
+  std::vector<Arg> args;  // in order
+  size_t required;        // leading arguments that must be given
+  CheckFn check;
+};
+
+// One line per rule name (data/trt/README.md describes each).
+const std::vector<RuleSpec>& rule_specs() {
+  static const std::vector<RuleSpec> specs = {
+      {"const_input", {Arg::Index}, 1, check_const_input},
+      {"weights_input", {Arg::Index}, 1, check_weights_input},
+      {"nonconst_input", {Arg::Index}, 1, check_nonconst_input},
+      {"input_present", {Arg::Index}, 1, check_input_present},
+      {"input_absent", {Arg::Index}, 1, check_input_absent},
+      {"value_in", {Arg::Index, Arg::NumSet}, 2, check_value_in},
+      {"input_types", {Arg::IndexOrStar, Arg::TypeSet}, 2, check_input_types},
+      {"rank", {Arg::Index, Arg::NumSet}, 2, check_rank},
+      {"static_shape", {Arg::Index}, 1, check_static_shape},
+      {"static_dim", {Arg::Index, Arg::Axis}, 2, check_static_dim},
+      {"output_unused", {Arg::Index}, 1, check_output_unused},
+      {"attr_in", {Arg::Word, Arg::ValSet, Arg::Default}, 2, check_attr_in},
+      {"attr_all", {Arg::Word, Arg::NumSet}, 2, check_attr_all},
+      {"attr_absent", {Arg::Word}, 1, check_attr_absent},
+      {"attr_no_substr", {Arg::Word, Arg::Str}, 2, check_attr_no_substr},
+      {"pads_symmetric", {}, 0, check_pads_symmetric},
+      {"bidir_same_activations", {}, 0, check_bidir_same_activations},
+      {"opset", {Arg::NumSet}, 1, check_opset},
+  };
+  return specs;
+}
+
+const RuleSpec* find_spec(std::string_view name) {
+  for (const RuleSpec& s : rule_specs())
+    if (s.name == name) return &s;
+  return nullptr;
+}
+
+// Splits at '@' outside parentheses.
+std::vector<std::string_view> split_guards(std::string_view s) {
+  std::vector<std::string_view> out;
+  int depth = 0;
+  size_t start = 0;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '(') ++depth;
+    else if (s[i] == ')') --depth;
+    else if (s[i] == '@' && depth == 0) {
+      out.push_back(s.substr(start, i - start));
+      start = i + 1;
+    }
+  }
+  out.push_back(s.substr(start));
+  return out;
+}
+
+Rule parse_atom(std::string_view text) {
+  auto bad = [&](const std::string& why) {
+    return std::invalid_argument(fmt::format("rule '{}': {}", text, why));
+  };
+  Rule r;
+  r.text = std::string(text);
+  size_t open = text.find('(');
+  std::string_view name = text.substr(0, open);
+  if (name.empty() || !std::all_of(name.begin(), name.end(), [](char ch) { return (ch >= 'a' && ch <= 'z') || ch == '_'; }))
+    throw bad("not of the form name(arg,...)");
+  const RuleSpec* spec = find_spec(name);
+  if (!spec) throw bad(fmt::format("unknown rule name '{}'", name));
+  r.name = std::string(name);
+  if (open != std::string_view::npos) {
+    if (text.back() != ')') throw bad("missing ')'");
+    std::string_view inner = text.substr(open + 1, text.size() - open - 2);
+    if (spec->args.empty()) throw bad(fmt::format("{} takes no arguments", name));
+    if (inner.find_first_of("()") != std::string_view::npos) throw bad("nested parentheses");
+    for (std::string_view a : split(inner, ',')) r.args.emplace_back(a);
+  }
+  if (r.args.size() < spec->required || r.args.size() > spec->args.size())
+    throw bad(spec->required == spec->args.size()
+                  ? fmt::format("{} takes {} argument(s), got {}", name, spec->required, r.args.size())
+                  : fmt::format("{} takes {} to {} arguments, got {}", name, spec->required, spec->args.size(), r.args.size()));
+  for (size_t i = 0; i < r.args.size(); ++i)
+    if (!valid_arg(spec->args[i], r.args[i])) throw bad(fmt::format("argument {} '{}' is malformed", i + 1, r.args[i]));
+  return r;
+}
+
+RuleCheck check_atom(const Rule& r, const Ctx& c) {
+  const RuleSpec* spec = find_spec(r.name);
+  if (!spec) throw std::invalid_argument(fmt::format("rule '{}': unknown rule name '{}'", r.text, r.name));
+  if (r.args.size() < spec->required || r.args.size() > spec->args.size())
+    throw std::invalid_argument(fmt::format("rule '{}': wrong number of arguments", r.text));
+  return spec->check(r, c);
+}
+
+}  // namespace
+
+Rule parse_rule(std::string_view text) {
+  if (text.empty()) throw std::invalid_argument("empty rule");
+  if (text.find_first_of(" \t;") != std::string_view::npos)
+    throw std::invalid_argument(fmt::format("rule '{}': spaces and ';' are not allowed inside a rule", text));
+  auto parts = split_guards(text);
+  Rule r = parse_atom(parts[0]);
+  for (size_t i = 1; i < parts.size(); ++i) r.guards.push_back(parse_atom(parts[i]));
+  r.text = std::string(text);
+  return r;
+}
+
+const std::vector<std::string>& rule_vocabulary() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (const RuleSpec& s : rule_specs()) out.emplace_back(s.name);
+    return out;
+  }();
+  return names;
+}
+
+RuleCheck check_rule(const Rule& rule, const Model& model, const Graph& graph, const Node& node) {
+  Ctx c{model, graph, node};
+  // Guards decide whether the rule applies: a failing guard makes it hold.
+  std::optional<RuleCheck> undecided_guard;
+  for (const Rule& g : rule.guards) {
+    RuleCheck gc = check_atom(g, c);
+    if (gc.outcome == RuleOutcome::Fails) return holds();
+    if (gc.outcome == RuleOutcome::Unknown && !undecided_guard) undecided_guard = gc;
+  }
+  RuleCheck main = check_atom(rule, c);
+  if (main.outcome == RuleOutcome::Holds || !undecided_guard) return main;
+  // The rule would fail (or is undecided) but may not apply.
+  return unknown(fmt::format("{}, if it applies ({})", main.message, undecided_guard->message));
+}
+
+}  // namespace trtlens
