@@ -68,6 +68,8 @@ class KnowledgeBase {
   // Parses release files (contents of data/trt/<release>.tsv). Throws
   // InputError(name, problem) on a malformed file.
   static KnowledgeBase parse(const std::vector<std::pair<std::string, std::string>>& files);
+  // The same, over (name, contents) views that outlive the call.
+  static KnowledgeBase parse_views(const std::vector<std::pair<std::string_view, std::string_view>>& files);
 
   const std::vector<Release>& releases() const { return releases_; }  // oldest first
   // Maps "8.6", "8.6.1" or "8.6.1.6" to its table. Throws UsageError

@@ -5,9 +5,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <optional>
 #include <stdexcept>
+#include <unordered_map>
 
 #include "trtlens/error.h"
 #include "util/embedded.h"
@@ -38,8 +40,12 @@ std::string field(std::string_view s) { return s == "-" ? std::string() : std::s
 std::vector<std::string> words(std::string_view s) {
   std::vector<std::string> out;
   if (s == "-") return out;
-  for (std::string_view w : split(s, ' '))
-    if (!w.empty()) out.emplace_back(w);
+  out.reserve(static_cast<size_t>(std::count(s.begin(), s.end(), ' ')) + 1);
+  for (size_t start = 0; start < s.size();) {
+    size_t end = std::min(s.find(' ', start), s.size());
+    if (end > start) out.emplace_back(s.substr(start, end - start));
+    start = end + 1;
+  }
   return out;
 }
 
@@ -64,14 +70,20 @@ std::optional<OpStatus> parse_status(std::string_view s) {
   return std::nullopt;
 }
 
-Release parse_release(const std::string& file, std::string_view text) {
+using RuleCache = std::unordered_map<std::string_view, Rule>;
+
+Release parse_release(const std::string& file, std::string_view text, RuleCache& rule_cache) {
   Release r;
   bool have_name = false, have_columns = false;
   int line_no = 0;
   auto fail = [&](const std::string& problem) -> InputError {
     return InputError(file, fmt::format("line {}: {}", line_no, problem));
   };
-  for (std::string_view line : split(text, '\n')) {
+  for (size_t start = 0; start < text.size();) {
+    size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = text.substr(start, end - start);
+    start = end + 1;
     ++line_no;
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     if (line.empty()) continue;
@@ -115,9 +127,15 @@ Release parse_release(const std::string& file, std::string_view text) {
       have_columns = true;
       continue;
     }
-    std::vector<std::string_view> cells = split(line, '\t');
-    if (cells.size() != kColumnCount)
-      throw fail(fmt::format("{} fields, expected {}", cells.size(), kColumnCount));
+    std::array<std::string_view, kColumnCount> cells;
+    size_t count = 0;
+    for (size_t from = 0;; ++count) {
+      size_t tab = line.find('\t', from);
+      if (count < kColumnCount) cells[count] = line.substr(from, tab == std::string_view::npos ? tab : tab - from);
+      if (tab == std::string_view::npos) break;
+      from = tab + 1;
+    }
+    if (++count != kColumnCount) throw fail(fmt::format("{} fields, expected {}", count, kColumnCount));
     OpEntry e;
     e.op = std::string(cells[0]);
     auto status = parse_status(cells[1]);
@@ -126,8 +144,15 @@ Release parse_release(const std::string& file, std::string_view text) {
     e.types = words(cells[2]);
     if (cells[3] != "-") {
       for (std::string_view text_rule : split(cells[3], ';')) {
+        // Releases repeat most rules; parse each distinct text once.
+        auto cached = rule_cache.find(text_rule);
+        if (cached != rule_cache.end()) {
+          e.rules.push_back(cached->second);
+          continue;
+        }
         try {
           e.rules.push_back(parse_rule(text_rule));
+          rule_cache.emplace(text_rule, e.rules.back());
         } catch (const std::invalid_argument& ex) {
           throw fail(fmt::format("op {}: {}", e.op, ex.what()));
         }
@@ -186,8 +211,15 @@ std::string Release::citation() const {
 }
 
 KnowledgeBase KnowledgeBase::parse(const std::vector<std::pair<std::string, std::string>>& files) {
+  std::vector<std::pair<std::string_view, std::string_view>> views(files.begin(), files.end());
+  return parse_views(views);
+}
+
+KnowledgeBase KnowledgeBase::parse_views(const std::vector<std::pair<std::string_view, std::string_view>>& files) {
   KnowledgeBase kb;
-  for (const auto& [name, contents] : files) kb.releases_.push_back(parse_release(name, contents));
+  RuleCache rule_cache;  // keys point into `files`, which outlive this call
+  kb.releases_.reserve(files.size());
+  for (const auto& [name, contents] : files) kb.releases_.push_back(parse_release(std::string(name), contents, rule_cache));
   std::sort(kb.releases_.begin(), kb.releases_.end(), [](const Release& a, const Release& b) {
     return std::pair(a.major, a.minor) < std::pair(b.major, b.minor);
   });
@@ -206,12 +238,11 @@ KnowledgeBase KnowledgeBase::parse(const std::vector<std::pair<std::string, std:
 
 const KnowledgeBase& KnowledgeBase::builtin() {
   static const KnowledgeBase kb = [] {
-    std::vector<std::pair<std::string, std::string>> files;
+    std::vector<std::pair<std::string_view, std::string_view>> files;
     for (const EmbeddedFile& f : embedded_files())
-      if (f.path.starts_with("data/trt/") && f.path.ends_with(".tsv"))
-        files.emplace_back(std::string(f.path), std::string(f.contents));
+      if (f.path.starts_with("data/trt/") && f.path.ends_with(".tsv")) files.emplace_back(f.path, f.contents);
     try {
-      return parse(files);
+      return parse_views(files);
     } catch (const InputError& e) {
       // Embedded data is checked by the tests; reaching this is a build bug.
       throw std::runtime_error(std::string("embedded knowledge base: ") + e.what());
