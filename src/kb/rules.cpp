@@ -526,7 +526,7 @@ RuleCheck check_attr_in(const Rule& r, const Ctx& c) {
     Value v{true, 0, dflt};
     if (double d = 0; parse_number(dflt, d)) v = Value{false, d, {}};
     if (in_set(set, v)) return holds();
-    return fails(fmt::format("attribute {} is not set and its default {} is not in {}", name, dflt, r.args[1]));
+    return fails(fmt::format("attribute {} is not set (default {}); release requires {}", name, dflt, r.args[1]));
   }
   auto values = attribute_values(*a);
   if (!values)

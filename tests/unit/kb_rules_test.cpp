@@ -1,0 +1,535 @@
+// The rule vocabulary: parsing, and every rule's check on nodes built here,
+// holding, failing and (where a fact can be unknown) undecided.
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+
+#include "trtlens/kb.h"
+
+namespace trtlens {
+namespace {
+
+// A one-graph model to put nodes and tensor facts in.
+class KbRules : public ::testing::Test {
+ protected:
+  KbRules() {
+    model.opsets.push_back({"", 13});
+    model.graphs.emplace_back();
+  }
+  Graph& graph() { return model.graphs[0]; }
+
+  // A tensor with a known type and shape (-1 = unknown dim, -2 = symbolic "N").
+  TensorInfo& tensor(const std::string& name, ElemType type, std::vector<int64_t> dims, TensorOrigin origin) {
+    TensorInfo& t = graph().tensors[name];
+    t.name = name;
+    t.type = type;
+    t.rank = static_cast<int>(dims.size());
+    t.dims.clear();
+    for (int64_t d : dims) {
+      Dim dim;
+      if (d >= 0) dim.value = d;
+      if (d == -2) dim.param = "N";
+      t.dims.push_back(dim);
+    }
+    t.origin = origin;
+    t.const_foldable = origin == TensorOrigin::Initializer || origin == TensorOrigin::ConstantNode;
+    return t;
+  }
+  TensorInfo& unknown_tensor(const std::string& name, TensorOrigin origin = TensorOrigin::Computed) {
+    TensorInfo& t = graph().tensors[name];
+    t.name = name;
+    t.origin = origin;
+    return t;
+  }
+
+  Node& node(const std::string& op, std::vector<std::string> inputs, std::vector<std::string> outputs = {"y"}) {
+    Node n;
+    n.index = static_cast<int>(graph().nodes.size());
+    n.name = op + "_" + std::to_string(n.index);
+    n.op_type = op;
+    n.inputs = std::move(inputs);
+    n.outputs = std::move(outputs);
+    graph().nodes.push_back(std::move(n));
+    return graph().nodes.back();
+  }
+
+  static Attribute int_attr(const std::string& name, int64_t v) {
+    Attribute a;
+    a.name = name;
+    a.kind = Attribute::Kind::Int;
+    a.i = v;
+    return a;
+  }
+  static Attribute str_attr(const std::string& name, const std::string& v) {
+    Attribute a;
+    a.name = name;
+    a.kind = Attribute::Kind::String;
+    a.s = v;
+    return a;
+  }
+  static Attribute ints_attr(const std::string& name, std::vector<int64_t> v) {
+    Attribute a;
+    a.name = name;
+    a.kind = Attribute::Kind::Ints;
+    a.ints = std::move(v);
+    return a;
+  }
+  static Attribute strings_attr(const std::string& name, std::vector<std::string> v) {
+    Attribute a;
+    a.name = name;
+    a.kind = Attribute::Kind::Strings;
+    a.strings = std::move(v);
+    return a;
+  }
+  static Attribute floats_attr(const std::string& name, std::vector<double> v) {
+    Attribute a;
+    a.name = name;
+    a.kind = Attribute::Kind::Floats;
+    a.floats = std::move(v);
+    return a;
+  }
+
+  // Checks the rule on graph().nodes[index] (nodes are found again by index
+  // because adding nodes moves them).
+  RuleCheck check(const std::string& rule, size_t index = 0) {
+    const Graph& g = graph();
+    return check_rule(parse_rule(rule), model, g, g.nodes.at(index));
+  }
+  RuleOutcome outcome(const std::string& rule, size_t index = 0) { return check(rule, index).outcome; }
+
+  Model model;
+};
+
+constexpr RuleOutcome Holds = RuleOutcome::Holds;
+constexpr RuleOutcome Fails = RuleOutcome::Fails;
+constexpr RuleOutcome Unknown = RuleOutcome::Unknown;
+
+// ---------------------------------------------------------------- parsing
+
+TEST(KbRuleParse, NameArgumentsAndGuards) {
+  Rule r = parse_rule("attr_in(mode,nearest|linear,dflt=nearest)@opset(>=11)@input_absent(3:sizes)");
+  EXPECT_EQ(r.name, "attr_in");
+  EXPECT_EQ(r.args, (std::vector<std::string>{"mode", "nearest|linear", "dflt=nearest"}));
+  ASSERT_EQ(r.guards.size(), 2u);
+  EXPECT_EQ(r.guards[0].name, "opset");
+  EXPECT_EQ(r.guards[0].args, (std::vector<std::string>{">=11"}));
+  EXPECT_EQ(r.guards[1].text, "input_absent(3:sizes)");
+  EXPECT_EQ(r.text, "attr_in(mode,nearest|linear,dflt=nearest)@opset(>=11)@input_absent(3:sizes)");
+  Rule bare = parse_rule("pads_symmetric@rank(0,5)");
+  EXPECT_TRUE(bare.args.empty());
+  ASSERT_EQ(bare.guards.size(), 1u);
+  EXPECT_EQ(bare.guards[0].args, (std::vector<std::string>{"0", "5"}));
+  EXPECT_EQ(parse_rule("value_in(1:K,<3840|-1..-0.5|>=7|<=2|>9)").args[1], "<3840|-1..-0.5|>=7|<=2|>9");
+  EXPECT_EQ(parse_rule("input_types(*,FP32|FP16)").args[0], "*");
+  EXPECT_EQ(parse_rule("static_dim(0,attr:axis:-1)").args[1], "attr:axis:-1");
+  EXPECT_EQ(parse_rule("attr_no_substr(equation,...)").args[1], "...");
+}
+
+TEST(KbRuleParse, RejectsMalformedRules) {
+  for (const char* bad : {"", "rank", "rank(0)", "rank(0,3,4)", "rank(x,3)", "rank(0,three)", "rank(0,3..)",
+                          "nope(1)", "Rank(0,3)", "pads_symmetric()", "pads_symmetric(0)", "const_input(0",
+                          "const_input(-1)", "input_types(0,FP33)", "input_types(0,fp32)", "attr_in(mode)",
+                          "attr_in(mode,a,nearest)", "attr_in(mode,a,dflt=)", "static_dim(0,attr:axis)",
+                          "rank(0, 3)", "rank(0,3);opset(9)", "opset(<10)@", "attr_no_substr(eq,a(b)"}) {
+    EXPECT_THROW(parse_rule(bad), std::invalid_argument) << bad;
+  }
+}
+
+TEST_F(KbRules, UnknownRuleNameThrows) {
+  node("Relu", {"x"});
+  Rule r;
+  r.name = "no_such_rule";
+  r.text = "no_such_rule";
+  EXPECT_THROW(check_rule(r, model, graph(), graph().nodes[0]), std::invalid_argument);
+}
+
+// ---------------------------------------------------------------- one test per rule
+
+TEST_F(KbRules, ConstInput) {
+  tensor("x", ElemType::FLOAT, {1, 3}, TensorOrigin::GraphInput);
+  tensor("init", ElemType::INT64, {2}, TensorOrigin::Initializer);
+  tensor("const", ElemType::INT64, {2}, TensorOrigin::ConstantNode);
+  tensor("shape", ElemType::INT64, {2}, TensorOrigin::Computed).const_foldable = true;
+  tensor("dyn", ElemType::INT64, {2}, TensorOrigin::Computed);
+  unknown_tensor("mystery", TensorOrigin::Unknown);
+  node("Reshape", {"x", "init"});
+  node("Reshape", {"x", "const"});
+  node("Reshape", {"x", ""});
+  node("Reshape", {"x"});
+  node("Reshape", {"x", "shape"});
+  node("Reshape", {"x", "dyn"});
+  node("Reshape", {"x", "mystery"});
+  node("Reshape", {"x", "undescribed"});
+  EXPECT_EQ(outcome("const_input(1:shape)", 0), Holds);
+  EXPECT_EQ(outcome("const_input(1:shape)", 1), Holds);
+  EXPECT_EQ(outcome("const_input(1:shape)", 2), Holds);  // absent
+  EXPECT_EQ(outcome("const_input(1:shape)", 3), Holds);
+  RuleCheck foldable = check("const_input(1:shape)", 4);
+  EXPECT_EQ(foldable.outcome, Fails);
+  EXPECT_NE(foldable.message.find("input 1 shape (shape)"), std::string::npos) << foldable.message;
+  EXPECT_NE(foldable.message.find("fold-constants"), std::string::npos) << foldable.message;
+  RuleCheck dyn = check("const_input(1)", 5);
+  EXPECT_EQ(dyn.outcome, Fails);
+  EXPECT_NE(dyn.message.find("computed at run time"), std::string::npos) << dyn.message;
+  EXPECT_EQ(dyn.message.find("fold"), std::string::npos) << dyn.message;
+  EXPECT_EQ(outcome("const_input(0)", 0), Fails);  // a graph input
+  EXPECT_EQ(outcome("const_input(1)", 6), Unknown);
+  EXPECT_EQ(outcome("const_input(1)", 7), Unknown);
+}
+
+TEST_F(KbRules, ConstInputSeesInitializersOfEnclosingGraphs) {
+  tensor("w", ElemType::FLOAT, {4}, TensorOrigin::Initializer);
+  Graph body;
+  body.path = "Loop_0/body";
+  body.parent = 0;
+  TensorInfo outer;
+  outer.name = "w";
+  outer.origin = TensorOrigin::OuterScope;
+  body.tensors["w"] = outer;
+  Node n;
+  n.op_type = "Reshape";
+  n.inputs = {"x", "w"};
+  body.nodes.push_back(n);
+  model.graphs.push_back(body);
+  const Graph& g = model.graphs[1];
+  EXPECT_EQ(check_rule(parse_rule("const_input(1)"), model, g, g.nodes[0]).outcome, Holds);
+}
+
+TEST_F(KbRules, WeightsInput) {
+  tensor("x", ElemType::FLOAT, {1, 3, 8, 8}, TensorOrigin::GraphInput);
+  tensor("w", ElemType::FLOAT, {4, 3, 3, 3}, TensorOrigin::Initializer);
+  tensor("wq", ElemType::INT8, {4, 3, 3, 3}, TensorOrigin::Initializer);
+  tensor("s", ElemType::FLOAT, {}, TensorOrigin::Initializer);
+  tensor("wdq", ElemType::FLOAT, {4, 3, 3, 3}, TensorOrigin::Computed);
+  tensor("xdq", ElemType::FLOAT, {4, 3, 3, 3}, TensorOrigin::Computed);
+  tensor("wrelu", ElemType::FLOAT, {4, 3, 3, 3}, TensorOrigin::Computed);
+  node("DequantizeLinear", {"wq", "s"}, {"wdq"});   // 0
+  node("DequantizeLinear", {"x", "s"}, {"xdq"});    // 1
+  node("Relu", {"w"}, {"wrelu"});                   // 2
+  node("Conv", {"x", "w"});                         // 3
+  node("Conv", {"x", "wdq"});                       // 4
+  node("Conv", {"x", "xdq"});                       // 5
+  node("Conv", {"x", "wrelu"});                     // 6
+  node("Conv", {"x"});                              // 7
+  EXPECT_EQ(outcome("weights_input(1:W)", 3), Holds);
+  EXPECT_EQ(outcome("weights_input(1:W)", 4), Holds);
+  EXPECT_EQ(outcome("weights_input(1:W)", 7), Holds);
+  RuleCheck dq = check("weights_input(1:W)", 5);
+  EXPECT_EQ(dq.outcome, Fails);
+  EXPECT_NE(dq.message.find("DequantizeLinear"), std::string::npos) << dq.message;
+  EXPECT_EQ(outcome("weights_input(1:W)", 6), Fails);
+  // const_input is stricter: quantized weights are not constants.
+  EXPECT_EQ(outcome("const_input(1:W)", 4), Fails);
+  unknown_tensor("u", TensorOrigin::Unknown);
+  node("Conv", {"x", "u"});  // 8
+  EXPECT_EQ(outcome("weights_input(1)", 8), Unknown);
+}
+
+TEST_F(KbRules, NonconstInput) {
+  tensor("c", ElemType::FLOAT, {2, 2}, TensorOrigin::Initializer);
+  tensor("r", ElemType::FLOAT, {2, 2}, TensorOrigin::Computed);
+  unknown_tensor("u", TensorOrigin::Unknown);
+  node("RandomUniformLike", {"c"});
+  node("RandomUniformLike", {"r"});
+  node("RandomUniformLike", {"u"});
+  RuleCheck c = check("nonconst_input(0)", 0);
+  EXPECT_EQ(c.outcome, Fails);
+  EXPECT_NE(c.message.find("an initializer"), std::string::npos) << c.message;
+  EXPECT_EQ(outcome("nonconst_input(0)", 1), Holds);
+  EXPECT_EQ(outcome("nonconst_input(0)", 2), Unknown);
+}
+
+TEST_F(KbRules, InputPresentAndAbsent) {
+  node("QuantizeLinear", {"x", "s", "zp"});
+  node("QuantizeLinear", {"x", "s", ""});
+  node("QuantizeLinear", {"x", "s"});
+  EXPECT_EQ(outcome("input_present(2:zero_point)", 0), Holds);
+  EXPECT_EQ(outcome("input_present(2:zero_point)", 1), Fails);
+  EXPECT_EQ(outcome("input_present(2:zero_point)", 2), Fails);
+  EXPECT_EQ(outcome("input_absent(2)", 0), Fails);
+  EXPECT_EQ(outcome("input_absent(2)", 1), Holds);
+  EXPECT_EQ(outcome("input_absent(2)", 2), Holds);
+  EXPECT_NE(check("input_absent(2:zero_point)", 0).message.find("input 2 zero_point (zp)"), std::string::npos);
+}
+
+TEST_F(KbRules, ValueIn) {
+  tensor("zero", ElemType::INT8, {1}, TensorOrigin::Initializer).values = std::vector<double>{0};
+  tensor("nonzero", ElemType::INT8, {2}, TensorOrigin::ConstantNode).values = std::vector<double>{0, 128};
+  tensor("big", ElemType::INT8, {10000}, TensorOrigin::Initializer);  // values not read
+  tensor("runtime", ElemType::INT8, {1}, TensorOrigin::Computed);
+  node("QuantizeLinear", {"x", "s", "zero"});
+  node("QuantizeLinear", {"x", "s", "nonzero"});
+  node("QuantizeLinear", {"x", "s", "big"});
+  node("QuantizeLinear", {"x", "s", "runtime"});
+  node("QuantizeLinear", {"x", "s"});
+  EXPECT_EQ(outcome("value_in(2:zero_point,0)", 0), Holds);
+  RuleCheck f = check("value_in(2:zero_point,0)", 1);
+  EXPECT_EQ(f.outcome, Fails);
+  EXPECT_NE(f.message.find("128"), std::string::npos) << f.message;
+  EXPECT_EQ(outcome("value_in(2,0)", 2), Unknown);
+  EXPECT_EQ(outcome("value_in(2,0)", 3), Holds);  // not checked at parse time
+  EXPECT_EQ(outcome("value_in(2,0)", 4), Holds);  // absent
+  // Ranges and comparisons.
+  EXPECT_EQ(outcome("value_in(2,0..128)", 1), Holds);
+  EXPECT_EQ(outcome("value_in(2,<128)", 1), Fails);
+  EXPECT_EQ(outcome("value_in(2,<=128)", 1), Holds);
+  EXPECT_EQ(outcome("value_in(2,>=0)", 1), Holds);
+  EXPECT_EQ(outcome("value_in(2,>0)", 1), Fails);
+  EXPECT_EQ(outcome("value_in(2,0|128)", 1), Holds);
+}
+
+TEST_F(KbRules, InputTypes) {
+  tensor("f", ElemType::FLOAT, {2}, TensorOrigin::GraphInput);
+  tensor("h", ElemType::FLOAT16, {2}, TensorOrigin::GraphInput);
+  tensor("l", ElemType::INT64, {2}, TensorOrigin::GraphInput);
+  unknown_tensor("u");
+  node("Where", {"c", "f", "h"});
+  node("Where", {"c", "f", "l"});
+  node("Where", {"c", "u", "h"});
+  EXPECT_EQ(outcome("input_types(1,FP32|FP16|INT8)", 0), Holds);
+  EXPECT_EQ(outcome("input_types(2,FP32|FP16|INT8)", 0), Holds);
+  RuleCheck f = check("input_types(2,FP32|FP16|INT8)", 1);
+  EXPECT_EQ(f.outcome, Fails);
+  EXPECT_NE(f.message.find("input 2 (l) is INT64; release requires FP32|FP16|INT8"), std::string::npos) << f.message;
+  EXPECT_EQ(outcome("input_types(1,FP32)", 2), Unknown);
+  // '*' judges every present input; an unknown one does not hide a failing one.
+  node("Concat", {"f", "", "h"});
+  node("Concat", {"u", "l"});
+  node("Concat", {"u", "f"});
+  EXPECT_EQ(outcome("input_types(*,FP32|FP16)", 3), Holds);
+  EXPECT_EQ(outcome("input_types(*,FP32)", 3), Fails);
+  EXPECT_EQ(outcome("input_types(*,FP32|FP16)", 4), Fails);
+  EXPECT_EQ(outcome("input_types(*,FP32|FP16)", 5), Unknown);
+}
+
+TEST_F(KbRules, Rank) {
+  tensor("x6", ElemType::FLOAT, {1, 2, 3, 4, 5, 6}, TensorOrigin::GraphInput);
+  tensor("x4", ElemType::FLOAT, {1, 2, 3, 4}, TensorOrigin::GraphInput);
+  unknown_tensor("u");
+  node("Conv", {"x6", "w"});
+  node("Conv", {"x4", "w"});
+  node("Conv", {"u", "w"});
+  RuleCheck f = check("rank(0,3..5)", 0);
+  EXPECT_EQ(f.outcome, Fails);
+  EXPECT_NE(f.message.find("input 0 (x6) has rank 6; release requires 3..5"), std::string::npos) << f.message;
+  EXPECT_EQ(outcome("rank(0,3..5)", 1), Holds);
+  EXPECT_EQ(outcome("rank(0,>=4)", 1), Holds);
+  EXPECT_EQ(outcome("rank(0,2|3)", 1), Fails);
+  RuleCheck u = check("rank(0,3..5)", 2);
+  EXPECT_EQ(u.outcome, Unknown);
+  EXPECT_NE(u.message.find("rank of input 0 (u) is unknown"), std::string::npos) << u.message;
+}
+
+TEST_F(KbRules, StaticShape) {
+  tensor("fixed", ElemType::FLOAT, {1, 3, 8}, TensorOrigin::GraphInput);
+  tensor("named", ElemType::FLOAT, {-2, 3, 8}, TensorOrigin::GraphInput);
+  tensor("unnamed", ElemType::FLOAT, {1, -1, 8}, TensorOrigin::Computed);
+  unknown_tensor("u");
+  node("CumSum", {"fixed"});
+  node("CumSum", {"named"});
+  node("CumSum", {"unnamed"});
+  node("CumSum", {"u"});
+  EXPECT_EQ(outcome("static_shape(0)", 0), Holds);
+  RuleCheck f = check("static_shape(0)", 1);
+  EXPECT_EQ(f.outcome, Fails);
+  EXPECT_NE(f.message.find("dimension 0 (N)"), std::string::npos) << f.message;
+  EXPECT_EQ(outcome("static_shape(0)", 2), Unknown);
+  EXPECT_EQ(outcome("static_shape(0)", 3), Unknown);
+}
+
+TEST_F(KbRules, StaticDim) {
+  tensor("x", ElemType::FLOAT, {-2, 3, 8}, TensorOrigin::GraphInput);
+  unknown_tensor("u");
+  node("Softmax", {"x"});
+  node("Softmax", {"x"}).attributes.push_back(int_attr("axis", 0));
+  node("Softmax", {"x"}).attributes.push_back(int_attr("axis", 7));
+  node("Softmax", {"u"});
+  EXPECT_EQ(outcome("static_dim(0,attr:axis:-1)", 0), Holds);  // default -1 -> axis 2 (8)
+  RuleCheck f = check("static_dim(0,attr:axis:-1)", 1);
+  EXPECT_EQ(f.outcome, Fails);
+  EXPECT_NE(f.message.find("attribute axis"), std::string::npos) << f.message;
+  EXPECT_EQ(outcome("static_dim(0,attr:axis:-1)", 2), Fails);  // outside the rank
+  EXPECT_EQ(outcome("static_dim(0,attr:axis:-1)", 3), Unknown);
+  EXPECT_EQ(outcome("static_dim(0,1)", 0), Holds);
+  EXPECT_EQ(outcome("static_dim(0,-3)", 0), Fails);
+}
+
+TEST_F(KbRules, OutputUnused) {
+  node("MaxPool", {"x"}, {"y"});
+  node("MaxPool", {"x"}, {"y", ""});
+  node("MaxPool", {"x"}, {"y", "idx"});
+  EXPECT_EQ(outcome("output_unused(1:Indices)", 0), Holds);
+  EXPECT_EQ(outcome("output_unused(1:Indices)", 1), Holds);
+  RuleCheck f = check("output_unused(1:Indices)", 2);
+  EXPECT_EQ(f.outcome, Fails);
+  EXPECT_NE(f.message.find("output 1 Indices (idx)"), std::string::npos) << f.message;
+}
+
+TEST_F(KbRules, AttrIn) {
+  node("Resize", {"x"});
+  node("Resize", {"x"}).attributes.push_back(str_attr("mode", "cubic"));
+  node("Resize", {"x"}).attributes.push_back(str_attr("mode", "linear"));
+  EXPECT_EQ(outcome("attr_in(mode,nearest|linear,dflt=nearest)", 0), Holds);
+  EXPECT_EQ(outcome("attr_in(mode,linear,dflt=nearest)", 0), Fails);  // the default is tested
+  EXPECT_EQ(outcome("attr_in(mode,linear)", 0), Holds);               // no default: missing holds
+  RuleCheck f = check("attr_in(mode,nearest|linear,dflt=nearest)", 1);
+  EXPECT_EQ(f.outcome, Fails);
+  EXPECT_NE(f.message.find("attribute mode is cubic; release requires nearest|linear"), std::string::npos) << f.message;
+  EXPECT_EQ(outcome("attr_in(mode,nearest|linear,dflt=nearest)", 2), Holds);
+}
+
+TEST_F(KbRules, AttrInNumbersTypesAndTensors) {
+  node("Cast", {"x"}).attributes.push_back(int_attr("to", 10));  // FLOAT16
+  node("Cast", {"x"}).attributes.push_back(int_attr("to", 7));   // INT64
+  node("LpNormalization", {"x"}).attributes.push_back(int_attr("p", 3));
+  Attribute value;
+  value.name = "value";
+  value.kind = Attribute::Kind::Tensor;
+  value.tensor_values = std::vector<double>{0};
+  node("ConstantOfShape", {"s"}).attributes.push_back(value);
+  value.tensor_values = std::vector<double>{1.5};
+  node("ConstantOfShape", {"s"}).attributes.push_back(value);
+  value.tensor_values.reset();
+  node("ConstantOfShape", {"s"}).attributes.push_back(value);
+  EXPECT_EQ(outcome("attr_in(to,FP32|FP16)", 0), Holds);
+  RuleCheck f = check("attr_in(to,FP32|FP16)", 1);
+  EXPECT_EQ(f.outcome, Fails);
+  EXPECT_NE(f.message.find("INT64 (7)"), std::string::npos) << f.message;
+  EXPECT_EQ(outcome("attr_in(p,1|2,dflt=2)", 2), Fails);
+  EXPECT_EQ(outcome("attr_in(p,1..3,dflt=2)", 2), Holds);
+  EXPECT_EQ(outcome("attr_in(value,0,dflt=0)", 3), Holds);
+  EXPECT_EQ(outcome("attr_in(value,0,dflt=0)", 4), Fails);
+  EXPECT_EQ(outcome("attr_in(value,0,dflt=0)", 5), Unknown);
+}
+
+TEST_F(KbRules, AttrAll) {
+  node("MaxPool", {"x"});
+  node("MaxPool", {"x"}).attributes.push_back(ints_attr("dilations", {1, 1}));
+  node("MaxPool", {"x"}).attributes.push_back(ints_attr("dilations", {1, 2}));
+  EXPECT_EQ(outcome("attr_all(dilations,1)", 0), Holds);
+  EXPECT_EQ(outcome("attr_all(dilations,1)", 1), Holds);
+  RuleCheck f = check("attr_all(dilations,1)", 2);
+  EXPECT_EQ(f.outcome, Fails);
+  EXPECT_NE(f.message.find("dilations has 2 at position 1"), std::string::npos) << f.message;
+}
+
+TEST_F(KbRules, AttrAbsent) {
+  node("Constant", {});
+  node("Constant", {}).attributes.push_back(str_attr("value_string", "hi"));
+  EXPECT_EQ(outcome("attr_absent(value_string)", 0), Holds);
+  RuleCheck f = check("attr_absent(value_string)", 1);
+  EXPECT_EQ(f.outcome, Fails);
+  EXPECT_NE(f.message.find("value_string"), std::string::npos);
+}
+
+TEST_F(KbRules, AttrNoSubstr) {
+  node("Einsum", {"a", "b"});
+  node("Einsum", {"a", "b"}).attributes.push_back(str_attr("equation", "ij,jk->ik"));
+  node("Einsum", {"a", "b"}).attributes.push_back(str_attr("equation", "...ij,...jk->...ik"));
+  EXPECT_EQ(outcome("attr_no_substr(equation,...)", 0), Holds);
+  EXPECT_EQ(outcome("attr_no_substr(equation,...)", 1), Holds);
+  RuleCheck f = check("attr_no_substr(equation,...)", 2);
+  EXPECT_EQ(f.outcome, Fails);
+  EXPECT_NE(f.message.find("...ij,...jk->...ik"), std::string::npos) << f.message;
+}
+
+TEST_F(KbRules, PadsSymmetric) {
+  node("ConvTranspose", {"x", "w"});
+  node("ConvTranspose", {"x", "w"}).attributes.push_back(ints_attr("pads", {1, 2, 1, 2}));
+  node("ConvTranspose", {"x", "w"}).attributes.push_back(ints_attr("pads", {0, 1, 1, 1}));
+  node("ConvTranspose", {"x", "w"}).attributes.push_back(ints_attr("pads", {0, 1, 1}));
+  EXPECT_EQ(outcome("pads_symmetric", 0), Holds);
+  EXPECT_EQ(outcome("pads_symmetric", 1), Holds);
+  RuleCheck f = check("pads_symmetric", 2);
+  EXPECT_EQ(f.outcome, Fails);
+  EXPECT_NE(f.message.find("spatial axis 0 by 0 at the begin and 1 at the end"), std::string::npos) << f.message;
+  EXPECT_EQ(outcome("pads_symmetric", 3), Unknown);
+}
+
+TEST_F(KbRules, BidirSameActivations) {
+  node("LSTM", {"x", "w", "r"});  // 0: forward
+  node("LSTM", {"x", "w", "r"}).attributes.push_back(str_attr("direction", "bidirectional"));  // 1: defaults
+  {
+    Node& n = node("LSTM", {"x", "w", "r"});  // 2: same halves
+    n.attributes.push_back(str_attr("direction", "bidirectional"));
+    n.attributes.push_back(strings_attr("activations", {"Sigmoid", "Tanh", "Relu", "Sigmoid", "Tanh", "Relu"}));
+  }
+  {
+    Node& n = node("LSTM", {"x", "w", "r"});  // 3: different halves
+    n.attributes.push_back(str_attr("direction", "bidirectional"));
+    n.attributes.push_back(strings_attr("activations", {"Sigmoid", "Tanh", "Tanh", "Sigmoid", "Tanh", "Relu"}));
+  }
+  {
+    Node& n = node("GRU", {"x", "w", "r"});  // 4: only the forward half given, reverse takes defaults
+    n.attributes.push_back(str_attr("direction", "bidirectional"));
+    n.attributes.push_back(strings_attr("activations", {"Relu", "Tanh"}));
+  }
+  {
+    Node& n = node("RNN", {"x", "w", "r"});  // 5: alphas differ
+    n.attributes.push_back(str_attr("direction", "bidirectional"));
+    n.attributes.push_back(strings_attr("activations", {"LeakyRelu", "LeakyRelu"}));
+    n.attributes.push_back(floats_attr("activation_alpha", {0.1, 0.2}));
+  }
+  {
+    Node& n = node("RNN", {"x", "w", "r"});  // 6: same alphas
+    n.attributes.push_back(str_attr("direction", "bidirectional"));
+    n.attributes.push_back(strings_attr("activations", {"LeakyRelu", "LeakyRelu"}));
+    n.attributes.push_back(floats_attr("activation_alpha", {0.1, 0.1}));
+  }
+  EXPECT_EQ(outcome("bidir_same_activations", 0), Holds);
+  EXPECT_EQ(outcome("bidir_same_activations", 1), Holds);
+  EXPECT_EQ(outcome("bidir_same_activations", 2), Holds);
+  RuleCheck f = check("bidir_same_activations", 3);
+  EXPECT_EQ(f.outcome, Fails);
+  EXPECT_NE(f.message.find("Tanh forward and Relu in reverse"), std::string::npos) << f.message;
+  EXPECT_EQ(outcome("bidir_same_activations", 4), Fails);
+  EXPECT_EQ(outcome("bidir_same_activations", 5), Fails);
+  EXPECT_EQ(outcome("bidir_same_activations", 6), Holds);
+}
+
+TEST_F(KbRules, Opset) {
+  node("Dropout", {"x"});
+  EXPECT_EQ(outcome("opset(<14)"), Holds);
+  RuleCheck f = check("opset(<10)");
+  EXPECT_EQ(f.outcome, Fails);
+  EXPECT_NE(f.message.find("opset is 13"), std::string::npos) << f.message;
+  EXPECT_EQ(outcome("opset(8|13)"), Holds);
+  model.opsets = {{"ai.onnx", 9}};
+  EXPECT_EQ(outcome("opset(<10)"), Holds);
+  model.opsets = {{"com.microsoft", 1}};
+  EXPECT_EQ(outcome("opset(<10)"), Unknown);
+}
+
+// ---------------------------------------------------------------- guards
+
+TEST_F(KbRules, GuardsDecideWhetherARuleApplies) {
+  tensor("x5", ElemType::FLOAT, {1, 1, 4, 4, 4}, TensorOrigin::GraphInput);
+  tensor("x4", ElemType::FLOAT, {1, 1, 4, 4}, TensorOrigin::GraphInput);
+  unknown_tensor("u");
+  node("ConvTranspose", {"x5", "w"}).attributes.push_back(ints_attr("pads", {0, 0, 0, 1, 1, 1}));
+  node("ConvTranspose", {"x4", "w"}).attributes.push_back(ints_attr("pads", {0, 0, 1, 1}));
+  node("ConvTranspose", {"u", "w"}).attributes.push_back(ints_attr("pads", {0, 0, 1, 1}));
+  node("ConvTranspose", {"u", "w"}).attributes.push_back(ints_attr("pads", {0, 0, 0, 0}));
+  EXPECT_EQ(outcome("pads_symmetric@rank(0,5)", 0), Fails);   // guard holds, rule fails
+  EXPECT_EQ(outcome("pads_symmetric@rank(0,5)", 1), Holds);   // guard fails: not applicable
+  RuleCheck u = check("pads_symmetric@rank(0,5)", 2);         // guard unknown, rule fails
+  EXPECT_EQ(u.outcome, Unknown);
+  EXPECT_NE(u.message.find("if it applies"), std::string::npos) << u.message;
+  EXPECT_EQ(outcome("pads_symmetric@rank(0,5)", 3), Holds);   // guard unknown, rule holds anyway
+}
+
+TEST_F(KbRules, SeveralGuardsMustAllHold) {
+  model.opsets = {{"", 13}};
+  node("Resize", {"x", "", "scales"}).attributes.push_back(str_attr("coordinate_transformation_mode", "half_pixel"));
+  node("Resize", {"x", "", "", "sizes"}).attributes.push_back(str_attr("coordinate_transformation_mode", "half_pixel"));
+  const char* rule =
+      "attr_in(coordinate_transformation_mode,asymmetric,dflt=half_pixel)@attr_in(mode,nearest,dflt=nearest)"
+      "@input_absent(3:sizes)@opset(>=11)";
+  EXPECT_EQ(outcome(rule, 0), Fails);
+  EXPECT_EQ(outcome(rule, 1), Holds);  // sizes given: not applicable
+  model.opsets = {{"", 10}};
+  EXPECT_EQ(outcome(rule, 0), Holds);  // opset below 11: not applicable
+}
+
+}  // namespace
+}  // namespace trtlens
