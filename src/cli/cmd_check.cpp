@@ -1,13 +1,66 @@
+// trtlens check MODEL --trt R --precision P: per-node verdicts for one runtime.
 #include <CLI/CLI.hpp>
 
 #include "cli/app.h"
+#include "cli/output.h"
+#include "render/check_output.h"
+#include "trtlens/error.h"
 
 namespace trtlens::cli {
+namespace {
 
-// Placeholder until the check subcommand lands.
+struct CheckOptions {
+  std::string model, release, precision = "fp32", format = "text", output;
+  std::vector<std::string> only;
+};
+
+std::vector<Verdict> parse_verdicts(const std::vector<std::string>& names) {
+  std::vector<Verdict> out;
+  for (const auto& name : names) {
+    bool found = false;
+    for (Verdict v : kAllVerdicts) {
+      std::string upper = name;
+      for (auto& c : upper) c = static_cast<char>(std::toupper(c));
+      if (verdict_name(v) == upper) {
+        out.push_back(v);
+        found = true;
+      }
+    }
+    if (!found)
+      throw UsageError("unknown verdict '" + name + "'; use SUPPORTED, FALLBACK, IMPLICIT_CAST, UNSUPPORTED or UNKNOWN");
+  }
+  return out;
+}
+
+}  // namespace
+
 void add_check_command(CLI::App& app, int& exit_code) {
-  (void)app;
-  (void)exit_code;
+  auto opt = std::make_shared<CheckOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "check", "Annotate every node of an ONNX model for one TensorRT release and precision "
+               "(exit 0: converts, 1: does not, 2: bad input)");
+  cmd->add_option("model", opt->model, "the .onnx file")->required();
+  cmd->add_option("--trt", opt->release, "TensorRT release: 8.6, 8.6.1 or 8.6.1.6 (default: the newest known)");
+  cmd->add_option("--precision", opt->precision, "fp32, fp16, bf16, int8, fp8 or best")->capture_default_str();
+  cmd->add_option("--format", opt->format, "text, json or markdown")
+      ->check(CLI::IsMember({"text", "json", "markdown"}))
+      ->capture_default_str();
+  cmd->add_option("--only", opt->only, "text/markdown: list only nodes with these verdicts (e.g. UNSUPPORTED,FALLBACK)")
+      ->delimiter(',');
+  cmd->add_option("-o,--output", opt->output, "write to this file instead of stdout");
+  cmd->callback([opt, &exit_code]() {
+    const KnowledgeBase& kb = KnowledgeBase::builtin();
+    const Release& release = opt->release.empty() ? kb.releases().back() : kb.resolve(opt->release);
+    Precision precision = parse_precision(opt->precision);
+    CheckView view{color_for(opt->output), parse_verdicts(opt->only)};
+    Model model = load_model(opt->model);
+    Annotations a = annotate(model, release, precision);
+    std::string text = opt->format == "json"       ? check_json(model, a)
+                       : opt->format == "markdown" ? check_markdown(model, a, view)
+                                                   : check_text(model, a, view);
+    emit(text, opt->output);
+    exit_code = a.converts ? kExitOk : kExitNotConverting;
+  });
 }
 
 }  // namespace trtlens::cli

@@ -1,13 +1,57 @@
+// trtlens matrix MODEL [--diff A B]: every release × precision, or the verdict
+// changes between two releases.
 #include <CLI/CLI.hpp>
 
 #include "cli/app.h"
+#include "cli/output.h"
+#include "render/check_output.h"
+#include "trtlens/error.h"
 
 namespace trtlens::cli {
+namespace {
 
-// Placeholder until the matrix subcommand lands.
+struct MatrixOptions {
+  std::string model, precision = "fp32", format = "text", output;
+  std::vector<std::string> diff;
+};
+
+}  // namespace
+
 void add_matrix_command(CLI::App& app, int& exit_code) {
-  (void)app;
-  (void)exit_code;
+  auto opt = std::make_shared<MatrixOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "matrix", "Verdict counts for every TensorRT release × precision, the minimum release that converts the "
+                "model, or (--diff A B) the nodes whose verdict changes between two releases");
+  cmd->add_option("model", opt->model, "the .onnx file")->required();
+  cmd->add_option("--diff", opt->diff, "two releases to compare, e.g. --diff 8.6 10.0")->expected(2);
+  cmd->add_option("--precision", opt->precision, "precision for --diff")->capture_default_str();
+  cmd->add_option("--format", opt->format, "text, json or markdown")
+      ->check(CLI::IsMember({"text", "json", "markdown"}))
+      ->capture_default_str();
+  cmd->add_option("-o,--output", opt->output, "write to this file instead of stdout");
+  cmd->callback([opt, &exit_code]() {
+    const KnowledgeBase& kb = KnowledgeBase::builtin();
+    if (!opt->diff.empty()) {
+      const Release& from = kb.resolve(opt->diff[0]);
+      const Release& to = kb.resolve(opt->diff[1]);
+      Precision p = parse_precision(opt->precision);
+      Model model = load_model(opt->model);
+      Annotations a = annotate(model, from, p), b = annotate(model, to, p);
+      std::string text = opt->format == "json"       ? diff_json(model, a, b)
+                         : opt->format == "markdown" ? diff_markdown(model, a, b)
+                                                     : diff_text(model, a, b, color_for(opt->output));
+      emit(text, opt->output);
+      exit_code = kExitOk;
+      return;
+    }
+    Model model = load_model(opt->model);
+    Matrix mx = compute_matrix(model, kb);
+    std::string text = opt->format == "json"       ? matrix_json(model, mx)
+                       : opt->format == "markdown" ? matrix_markdown(model, mx)
+                                                   : matrix_text(model, mx, color_for(opt->output));
+    emit(text, opt->output);
+    exit_code = mx.min_converting ? kExitOk : kExitNotConverting;
+  });
 }
 
 }  // namespace trtlens::cli

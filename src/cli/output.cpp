@@ -1,0 +1,21 @@
+#include "cli/output.h"
+
+#include <cstdio>
+
+#include "render/table.h"
+#include "util/files.h"
+
+namespace trtlens::cli {
+
+void emit(const std::string& text, const std::string& path) {
+  if (!path.empty()) {
+    write_file_atomic(path, text);
+    return;
+  }
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  std::fflush(stdout);
+}
+
+bool color_for(const std::string& path) { return path.empty() && stdout_wants_color(); }
+
+}  // namespace trtlens::cli

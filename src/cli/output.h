@@ -1,0 +1,14 @@
+// Where a command's output goes: stdout, or a file written all-or-nothing.
+#pragma once
+#include <string>
+
+namespace trtlens::cli {
+
+// Prints `text` to stdout, or writes it to `path` (write_file_atomic) when
+// `path` is non-empty. Throws InputError when the file cannot be written.
+void emit(const std::string& text, const std::string& path);
+
+// Colour for text output going to stdout (a terminal, NO_COLOR unset).
+bool color_for(const std::string& path);
+
+}  // namespace trtlens::cli

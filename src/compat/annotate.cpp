@@ -1,0 +1,513 @@
+// The verdict model of DESIGN.md: one Verdict per node for (release, precision).
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "compat/annotator.h"
+#include "trtlens/error.h"
+
+namespace trtlens {
+namespace {
+
+// Severity order for combining findings: the worst one is the node's verdict.
+int severity(Verdict v) {
+  switch (v) {
+    case Verdict::SUPPORTED: return 0;
+    case Verdict::IMPLICIT_CAST: return 1;
+    case Verdict::FALLBACK: return 2;
+    case Verdict::UNKNOWN: return 3;
+    case Verdict::UNSUPPORTED: return 4;
+  }
+  return 0;
+}
+
+bool is_quantized_type(ElemType t) {
+  return t == ElemType::INT8 || t == ElemType::UINT8 || t == ElemType::INT4 || t == ElemType::UINT4 ||
+         t == ElemType::FLOAT8E4M3FN || t == ElemType::FLOAT8E5M2 || t == ElemType::FLOAT8E4M3FNUZ ||
+         t == ElemType::FLOAT8E5M2FNUZ || t == ElemType::FLOAT4E2M1;
+}
+
+bool in_list(const std::vector<std::string>& list, std::string_view t) {
+  return std::find(list.begin(), list.end(), t) != list.end();
+}
+
+// Hints for a failed rule, by rule name: the graph change that satisfies it.
+std::string rule_hint(const Rule& r, const Node& n) {
+  const std::string& k = r.name;
+  if (k == "const_input" || k == "weights_input")
+    return fmt::format("make input {} of {} a constant: fold constants first (e.g. polygraphy surgeon sanitize "
+                       "--fold-constants) or export with constant folding",
+                       r.args.empty() ? "?" : r.args[0], n.op_type);
+  if (k == "nonconst_input") return "feed this input from a runtime tensor instead of a constant";
+  if (k == "input_present") return fmt::format("provide optional input {} explicitly", r.args.empty() ? "?" : r.args[0]);
+  if (k == "input_absent") return fmt::format("drop optional input {}", r.args.empty() ? "?" : r.args[0]);
+  if (k == "value_in") return fmt::format("change the constant values of input {}", r.args.empty() ? "?" : r.args[0]);
+  if (k == "input_types") return "insert a Cast to one of the accepted element types before this node";
+  if (k == "rank") return "reshape the input to a supported rank (e.g. Unsqueeze/Reshape around the node)";
+  if (k == "static_shape" || k == "static_dim") return "give the input fixed dimensions (static shapes at export, or trtexec --shapes with min=opt=max)";
+  if (k == "output_unused") return "remove the consumers of that optional output (or drop it from the node's outputs)";
+  if (k == "attr_in" || k == "attr_all")
+    return fmt::format("set attribute '{}' to an accepted value ({})", r.args.empty() ? "?" : r.args[0],
+                       r.args.size() > 1 ? r.args[1] : "?");
+  if (k == "attr_absent") return fmt::format("remove attribute '{}'", r.args.empty() ? "?" : r.args[0]);
+  if (k == "attr_no_substr") return fmt::format("rewrite attribute '{}' without '{}'", r.args.empty() ? "?" : r.args[0],
+                                                r.args.size() > 1 ? r.args[1] : "?");
+  if (k == "pads_symmetric") return "use equal begin and end pads (or an explicit Pad node before it)";
+  if (k == "bidir_same_activations") return "use the same activations for both directions";
+  if (k == "opset") return "export with an opset the rule accepts (torch.onnx.export opset_version=...)";
+  return {};
+}
+
+}  // namespace
+
+Annotator::Annotator(const Model& model, const KnowledgeBase& kb) : model_(model), kb_(kb) {
+  facts_.resize(model.graphs.size());
+  for (size_t gi = 0; gi < model.graphs.size(); ++gi) {
+    const Graph& g = model.graphs[gi];
+    GraphFacts& f = facts_[gi];
+    f.quant.assign(g.nodes.size(), ElemType::UNDEFINED);
+    std::unordered_map<std::string, int> producer;
+    std::unordered_map<std::string, std::vector<int>> consumers;
+    for (const auto& n : g.nodes) {
+      for (const auto& o : n.outputs) producer.emplace(o, n.index);
+      for (const auto& i : n.inputs)
+        if (!i.empty()) consumers[i].push_back(n.index);
+    }
+    auto type_of = [&](const std::string& name) {
+      const TensorInfo* t = g.find(name, model.graphs);
+      return t ? t->type : ElemType::UNDEFINED;
+    };
+    // Q/DQ regions: a DequantizeLinear's consumers compute in its quantized
+    // type (TensorRT fuses DQ into them), and so does the producer of a
+    // QuantizeLinear's input (fused with the Q on its output).
+    for (const auto& n : g.nodes) {
+      if (!n.domain.empty()) continue;
+      if (n.op_type == "DequantizeLinear" && !n.inputs.empty()) {
+        has_qdq_ = true;
+        ElemType q = type_of(n.inputs[0]);
+        if (!is_quantized_type(q)) continue;
+        f.quant[static_cast<size_t>(n.index)] = q;
+        for (const auto& o : n.outputs)
+          if (auto it = consumers.find(o); it != consumers.end())
+            for (int c : it->second) f.quant[static_cast<size_t>(c)] = q;
+      } else if (n.op_type == "QuantizeLinear" && !n.inputs.empty() && !n.outputs.empty()) {
+        has_qdq_ = true;
+        ElemType q = type_of(n.outputs[0]);
+        if (!is_quantized_type(q)) continue;
+        f.quant[static_cast<size_t>(n.index)] = q;
+        if (auto it = producer.find(n.inputs[0]); it != producer.end()) f.quant[static_cast<size_t>(it->second)] = q;
+      }
+    }
+  }
+  // The float type the model carries: the type of most float tensors feeding nodes.
+  std::unordered_map<int, int> votes;
+  for (const auto& g : model.graphs)
+    for (const auto& [name, t] : g.tensors)
+      if (is_float(t.type) && !is_quantized_type(t.type)) ++votes[static_cast<int>(t.type)];
+  int best = 0;
+  for (const auto& [type, count] : votes)
+    if (count > best) {
+      best = count;
+      model_float_ = static_cast<ElemType>(type);
+    }
+}
+
+NodeVerdict Annotator::judge(int gi, const Node& n, const Release& r, Precision p) const {
+  const Graph& g = model_.graphs[static_cast<size_t>(gi)];
+  NodeVerdict v;
+  v.graph = gi;
+  v.index = n.index;
+  auto add = [&](Verdict level, std::string rule, std::string message, std::string source) {
+    if (severity(level) > severity(v.verdict)) v.verdict = level;
+    v.reasons.push_back({std::move(rule), std::move(message), std::move(source)});
+  };
+  const std::string cite = r.citation();
+  const std::string op_cite = cite + ", op " + n.op_type;
+  bool custom_domain = !n.domain.empty();
+
+  // Local function calls are judged by their bodies (Annotator::run).
+  if (model_.is_local_function(n.domain, n.op_type)) {
+    v.precision = "-";
+    return v;
+  }
+
+  const OpEntry* e = r.find(n.op_type);
+  auto later_release_hint = [&]() {
+    if (const Release* next = kb_.first_supporting(n.op_type, &r))
+      v.hints.push_back(fmt::format("{} is supported from TensorRT {}", n.op_type, next->name));
+    else if (const Release* any = kb_.first_supporting(n.op_type, nullptr); any && any->major * 100 + any->minor <
+                                                                                    r.major * 100 + r.minor)
+      v.hints.push_back(fmt::format("{} was supported in earlier releases (from TensorRT {}), not in {}", n.op_type,
+                                    any->name, r.name));
+  };
+  if (!e) {
+    v.precision = "-";
+    if (custom_domain) {
+      add(Verdict::UNSUPPORTED, "domain",
+          fmt::format("'{}' is an op of domain '{}', not a built-in ONNX op; TensorRT {} imports it only through a "
+                      "registered plugin of that name",
+                      n.op_type, n.domain, r.name),
+          cite);
+      v.hints.push_back(n.domain == "ai.onnx.ml"
+                            ? "TensorRT has no ai.onnx.ml ops: run this part outside TensorRT or replace it"
+                            : fmt::format("write and register a TensorRT plugin named '{}' (or replace the op with "
+                                          "standard ONNX ops before export)",
+                                          n.op_type));
+    } else {
+      add(Verdict::UNSUPPORTED, "status",
+          fmt::format("{} is not in the support matrix of TensorRT {}", n.op_type, r.name), op_cite);
+      later_release_hint();
+      v.hints.push_back(fmt::format("replace {} with supported ops, or provide a TensorRT plugin named '{}'",
+                                    n.op_type, n.op_type));
+    }
+    return v;
+  }
+
+  if (e->status == OpStatus::N) {
+    if (e->importer == "yes") {
+      add(Verdict::UNKNOWN, "status",
+          fmt::format("the TensorRT {} table marks {} not supported, but that release's parser registers an "
+                      "importer for it; only a real build can tell",
+                      r.name, n.op_type),
+          op_cite);
+    } else {
+      add(Verdict::UNSUPPORTED, "status", fmt::format("TensorRT {} marks {} not supported (N)", r.name, n.op_type),
+          op_cite);
+      later_release_hint();
+    }
+  } else if (e->importer == "no") {
+    add(Verdict::UNSUPPORTED, "importer",
+        fmt::format("the TensorRT {} table lists {} as supported, but that release's parser has no importer for it",
+                    r.name, n.op_type),
+        op_cite);
+    later_release_hint();
+  } else if (e->importer == "rejected") {
+    add(Verdict::UNSUPPORTED, "importer",
+        fmt::format("a static checker of the TensorRT {} parser rejects {} outright", r.name, n.op_type), op_cite);
+    later_release_hint();
+  } else if (e->status == OpStatus::EXPERIMENTAL) {
+    add(Verdict::SUPPORTED, "status", fmt::format("TensorRT {} marks {} experimental", r.name, n.op_type), op_cite);
+  } else if (e->status == OpStatus::PLUGIN) {
+    add(Verdict::SUPPORTED, "status",
+        fmt::format("imported through the {} plugin{}", e->plugin.empty() ? "a" : e->plugin,
+                    e->plugin.empty() ? "" : ""),
+        op_cite);
+  }
+  if (custom_domain)
+    add(Verdict::SUPPORTED, "domain",
+        fmt::format("the parser dispatches on op_type only: this '{}' node of domain '{}' goes to the built-in {} "
+                    "importer",
+                    n.op_type, n.domain, n.op_type),
+        op_cite);
+
+  // Structured rules of the table row.
+  bool status_ok = severity(v.verdict) < severity(Verdict::UNKNOWN);
+  if (status_ok) {
+    for (const Rule& rule : e->rules) {
+      RuleCheck c = check_rule(rule, model_, g, n);
+      if (c.outcome == RuleOutcome::Holds) continue;
+      bool fails = c.outcome == RuleOutcome::Fails;
+      add(fails ? Verdict::UNSUPPORTED : Verdict::UNKNOWN, rule.text, c.message, op_cite + ", rule " + rule.text);
+      if (fails) {
+        std::string h = rule_hint(rule, n);
+        if (!h.empty()) v.hints.push_back(std::move(h));
+      }
+    }
+  }
+
+  // Element types: every tensor must be a type the release has; input 0 (the
+  // data input) must be among the op's stated types; narrowing is IMPLICIT_CAST.
+  std::vector<std::string> int64_tensors, double_tensors;
+  ElemType node_float = ElemType::UNDEFINED;  // the float type the node computes in
+  ElemType first_type = ElemType::UNDEFINED;
+  auto visit = [&](const std::string& name, int input_index) {
+    if (name.empty()) return;
+    const TensorInfo* t = g.find(name, model_.graphs);
+    if (!t || t->type == ElemType::UNDEFINED) return;
+    if (first_type == ElemType::UNDEFINED) first_type = t->type;
+    if (is_float(t->type) && !is_quantized_type(t->type) && node_float == ElemType::UNDEFINED) node_float = t->type;
+    std::string_view tn = elem_type_trt_name(t->type);
+    bool known = in_list(r.types, tn) || in_list(r.types_limited, tn);
+    if (t->type == ElemType::INT64 && (r.major < 9 || !known)) {
+      int64_tensors.push_back(name);
+    } else if (t->type == ElemType::DOUBLE) {
+      double_tensors.push_back(name);
+    } else if (!known) {
+      add(Verdict::UNSUPPORTED, "types",
+          fmt::format("tensor '{}' is {}, an element type TensorRT {} does not support", name,
+                      elem_type_name(t->type), r.name),
+          cite + ", data types");
+      return;
+    }
+    if (input_index == 0 && !e->types.empty()) {
+      std::string_view as = t->type == ElemType::INT64 && r.major < 9 ? "INT32"
+                            : t->type == ElemType::DOUBLE          ? "FP32"
+                                                                   : tn;
+      if (!e->has_type(as) && !(is_quantized_type(t->type) && f_quant(gi, n) != ElemType::UNDEFINED)) {
+        std::string list;
+        for (const auto& s : e->types) list += (list.empty() ? "" : " ") + s;
+        add(Verdict::UNSUPPORTED, "types",
+            fmt::format("input 0 ('{}') is {}; {} in TensorRT {} supports {}", name, as, n.op_type, r.name, list),
+            op_cite + ", supported types");
+      }
+    }
+  };
+  for (size_t i = 0; i < n.inputs.size(); ++i) visit(n.inputs[i], static_cast<int>(i));
+  for (const auto& o : n.outputs) visit(o, -1);
+  auto quoted = [](const std::vector<std::string>& names) {
+    std::string s;
+    for (size_t i = 0; i < names.size() && i < 4; ++i) s += (i ? ", '" : "'") + names[i] + "'";
+    if (names.size() > 4) s += fmt::format(" and {} more", names.size() - 4);
+    return s;
+  };
+  if (!int64_tensors.empty()) {
+    add(Verdict::IMPLICIT_CAST, "int64",
+        fmt::format("INT64 tensor{} {} narrowed to INT32 (TensorRT {} has no native INT64; values outside the INT32 "
+                    "range are clamped)",
+                    int64_tensors.size() > 1 ? "s" : "", quoted(int64_tensors) + (int64_tensors.size() > 1 ? " are" : " is"),
+                    r.name),
+        cite + ", data types");
+    if (r.major < 9) v.hints.push_back("TensorRT 9.0 and later handle INT64 natively for ops whose types include it");
+  }
+  if (!double_tensors.empty())
+    add(Verdict::IMPLICIT_CAST, "double",
+        fmt::format("DOUBLE tensor{} {} narrowed to FP32", double_tensors.size() > 1 ? "s" : "",
+                    quoted(double_tensors) + (double_tensors.size() > 1 ? " are" : " is")),
+        cite + ", data types");
+
+  if (v.verdict == Verdict::UNSUPPORTED) {
+    v.precision = "-";
+    return v;
+  }
+  precision(v, gi, n, r, p, *e, node_float, first_type, add);
+  return v;
+}
+
+ElemType Annotator::f_quant(int gi, const Node& n) const {
+  return facts_[static_cast<size_t>(gi)].quant[static_cast<size_t>(n.index)];
+}
+
+void Annotator::precision(NodeVerdict& v, int gi, const Node& n, const Release& r, Precision p, const OpEntry& e,
+                          ElemType node_float, ElemType first_type, const AddFn& add) const {
+  const std::string op_cite = r.citation() + ", op " + n.op_type;
+  // Integer and bool nodes are judged by their own types, whatever the precision.
+  if (node_float == ElemType::UNDEFINED && f_quant(gi, n) == ElemType::UNDEFINED) {
+    if (first_type == ElemType::UNDEFINED) {
+      v.precision = "-";
+    } else {
+      v.precision = first_type == ElemType::INT64 && r.major < 9 ? "INT32" : std::string(elem_type_trt_name(first_type));
+    }
+    return;
+  }
+  auto supports = [&](std::string_view t) {
+    return e.types.empty() ? in_list(r.types, t) : e.has_type(t);
+  };
+  ElemType q = f_quant(gi, n);
+  if (q != ElemType::UNDEFINED) {
+    // Inside a Q/DQ region the layer runs at the quantized type (explicit quantization).
+    v.precision = std::string(elem_type_trt_name(q));
+    return;
+  }
+  std::string native(elem_type_trt_name(node_float == ElemType::DOUBLE ? ElemType::FLOAT : node_float));
+  auto fallback = [&](const std::string& to, std::string rule, std::string message, std::string source,
+                      std::string hint) {
+    v.precision = to;
+    add(Verdict::FALLBACK, std::move(rule), std::move(message), std::move(source));
+    if (!hint.empty()) v.hints.push_back(std::move(hint));
+  };
+  auto first_with = [&](std::string_view t) -> const Release* {
+    for (const auto& rel : kb_.releases()) {
+      if (rel.major * 100 + rel.minor <= r.major * 100 + r.minor) continue;
+      if (const OpEntry* oe = rel.find(n.op_type); oe && oe->has_type(t)) return &rel;
+    }
+    return nullptr;
+  };
+  auto no_kernel_hint = [&](std::string_view t) {
+    if (const Release* later = first_with(t))
+      return fmt::format("{} has {} kernels from TensorRT {}", n.op_type, t, later->name);
+    return std::string();
+  };
+
+  if (r.major >= 11) {
+    // Strongly typed only: the precision is the model's own type.
+    std::string asked = p == Precision::BEST || p == Precision::FP32 ? native : std::string(precision_name(p));
+    for (auto& c : asked) c = static_cast<char>(std::toupper(c));
+    if (p == Precision::BEST || asked == native) {
+      v.precision = native;
+    } else if (p == Precision::INT8 || p == Precision::FP8) {
+      fallback(native, "precision",
+               fmt::format("TensorRT {} has no implicit quantization: only Q/DQ regions run at {}; this node runs "
+                           "at its own type {}",
+                           r.name, asked, native),
+               r.citation(), "quantize the model first (insert Q/DQ nodes, e.g. with TensorRT Model Optimizer)");
+    } else {
+      fallback(native, "precision",
+               fmt::format("TensorRT {} builds strongly typed networks only (no {} builder flag): this node runs at "
+                           "its own type {}",
+                           r.name, precision_name(p), native),
+               r.citation(),
+               fmt::format("convert the model to {} first (e.g. ModelOpt AutoCast), then build", asked));
+    }
+    return;
+  }
+
+  switch (p) {
+    case Precision::FP32:
+      v.precision = "FP32";
+      return;
+    case Precision::FP16:
+      if (supports("FP16")) v.precision = "FP16";
+      else
+        fallback("FP32", "precision", fmt::format("{} has no FP16 kernel in TensorRT {}; it runs at FP32 with "
+                                                  "reformat layers at its boundary", n.op_type, r.name),
+                 op_cite + ", supported types", no_kernel_hint("FP16"));
+      return;
+    case Precision::BF16:
+      if (!in_list(r.types, "BF16"))
+        fallback("FP32", "precision", fmt::format("TensorRT {} has no BF16 (BF16 arrives in 9.0); runs at FP32",
+                                                  r.name), r.citation() + ", data types",
+                 "use TensorRT 9.0 or later for BF16");
+      else if (supports("BF16")) v.precision = "BF16";
+      else
+        fallback("FP32", "precision", fmt::format("{} has no BF16 kernel in TensorRT {}; it runs at FP32", n.op_type,
+                                                  r.name), op_cite + ", supported types", no_kernel_hint("BF16"));
+      return;
+    case Precision::INT8:
+      if (has_qdq_)
+        fallback(supports("FP16") ? "FP32" : "FP32", "precision",
+                 "outside the model's Q/DQ regions: with explicit quantization this node runs at FP32",
+                 r.citation(), "add Q/DQ around this node if it should run at INT8");
+      else if (r.major >= 10)
+        fallback("FP32", "precision",
+                 fmt::format("from TensorRT 10.0 INT8 is reached only through Q/DQ nodes; implicit (calibration) "
+                             "INT8 is deprecated, so this FP32 model runs at FP32 in {}", r.name),
+                 r.citation() + ", data types", "quantize the model (insert Q/DQ nodes, e.g. with TensorRT Model Optimizer)");
+      else if (supports("INT8")) v.precision = "INT8";
+      else
+        fallback("FP32", "precision", fmt::format("{} has no INT8 kernel in TensorRT {}; it runs at FP32 with "
+                                                  "reformat layers at its boundary", n.op_type, r.name),
+                 op_cite + ", supported types", "");
+      return;
+    case Precision::FP8:
+      if (!in_list(r.types, "FP8") && !in_list(r.types_limited, "FP8"))
+        fallback("FP32", "precision", fmt::format("TensorRT {} has no FP8 (FP8 arrives in 9.0); runs at FP32", r.name),
+                 r.citation() + ", data types", "use TensorRT 9.0 or later with a Q/DQ (FP8) model");
+      else
+        fallback("FP32", "precision",
+                 fmt::format("FP8 is reached only through Q/DQ nodes in TensorRT {}; this node is outside any FP8 "
+                             "Q/DQ region and runs at FP32", r.name),
+                 r.citation() + ", data types", "quantize to FP8 with Q/DQ nodes (e.g. TensorRT Model Optimizer)");
+      return;
+    case Precision::BEST:
+      if (!has_qdq_ && r.major < 10 && supports("INT8")) v.precision = "INT8";
+      else if (supports("FP16")) v.precision = "FP16";
+      else v.precision = "FP32";
+      return;
+  }
+}
+
+Annotations Annotator::run(const Release& r, Precision p) const {
+  Annotations a;
+  a.release = &r;
+  a.precision = p;
+  a.nodes.reserve(model_.node_count());
+  std::vector<size_t> graph_start(model_.graphs.size());
+  for (size_t gi = 0; gi < model_.graphs.size(); ++gi) {
+    graph_start[gi] = a.nodes.size();
+    for (const auto& n : model_.graphs[gi].nodes) a.nodes.push_back(judge(static_cast<int>(gi), n, r, p));
+  }
+  // Local function calls take the worst verdict of their body.
+  for (size_t gi = 0; gi < model_.graphs.size(); ++gi)
+    for (const auto& n : model_.graphs[gi].nodes) {
+      if (!model_.is_local_function(n.domain, n.op_type)) continue;
+      NodeVerdict& v = a.nodes[graph_start[gi] + static_cast<size_t>(n.index)];
+      for (const auto& f : model_.functions) {
+        if (f.name != n.op_type || f.domain != n.domain) continue;
+        const Graph& body = model_.graphs[static_cast<size_t>(f.graph)];
+        Verdict worst = Verdict::SUPPORTED;
+        int bad = 0;
+        for (size_t k = 0; k < body.nodes.size(); ++k) {
+          Verdict bv = a.nodes[graph_start[static_cast<size_t>(f.graph)] + k].verdict;
+          if (severity(bv) > severity(worst)) worst = bv;
+          if (bv == Verdict::UNSUPPORTED) ++bad;
+        }
+        v.verdict = worst;
+        v.reasons.push_back({"function",
+                             fmt::format("local function '{}' is imported node by node; judged by its body (graph "
+                                         "'{}'): {} of {} nodes unsupported",
+                                         n.op_type, body.path, bad, body.nodes.size()),
+                             r.citation()});
+        if (r.major * 100 + r.minor >= 1007)
+          v.hints.push_back(fmt::format("from TensorRT 10.7 a registered plugin named '{}' takes precedence over "
+                                        "the local function",
+                                        n.op_type));
+      }
+    }
+  for (const auto& v : a.nodes) ++a.summary[static_cast<size_t>(v.verdict)];
+  a.converts = a.summary[static_cast<size_t>(Verdict::UNSUPPORTED)] == 0;
+
+  int64_t opset = model_.default_opset();
+  if (r.opset_max > 0 && !r.opset_max_is_bound && opset > r.opset_max)
+    a.notes.push_back(fmt::format("the model's opset {} is newer than the highest opset TensorRT {} names ({}); ops "
+                                  "whose definition changed may not import",
+                                  opset, r.name, r.opset_max));
+  if (r.opset_min > 0 && opset > 0 && opset < r.opset_min)
+    a.notes.push_back(fmt::format("the model's opset {} is older than the lowest opset TensorRT {} names ({})", opset,
+                                  r.name, r.opset_min));
+  if (r.major >= 11 && p != Precision::FP32 && p != Precision::BEST) {
+    std::string asked(precision_name(p));
+    for (auto& c : asked) c = static_cast<char>(std::toupper(c));
+    if (asked != elem_type_trt_name(model_float_) || p == Precision::INT8 || p == Precision::FP8)
+      a.notes.push_back(fmt::format(
+          "TensorRT {} builds strongly typed networks only: the precision is the one the model's own types carry "
+          "({}); the fp16/bf16/int8 builder flags are gone. Convert the model to {} first (e.g. ModelOpt AutoCast "
+          "for FP16/BF16, Q/DQ quantization for INT8/FP8)",
+          r.name, elem_type_trt_name(model_float_), asked));
+  } else if (p == Precision::INT8 && !has_qdq_ && r.major >= 10) {
+    a.notes.push_back(fmt::format("from TensorRT 10.0 INT8 is reached only through Q/DQ nodes and implicit "
+                                  "(calibration) INT8 is deprecated: this model has no Q/DQ nodes, so {} runs it at "
+                                  "FP32",
+                                  r.name));
+  } else if (p == Precision::INT8 && !has_qdq_) {
+    a.notes.push_back("implicit INT8 needs a calibration cache or per-tensor dynamic ranges at build time");
+  }
+  return a;
+}
+
+Annotations annotate(const Model& model, const Release& release, Precision precision) {
+  return Annotator(model, KnowledgeBase::builtin()).run(release, precision);
+}
+
+std::string_view precision_name(Precision p) {
+  switch (p) {
+    case Precision::FP32: return "fp32";
+    case Precision::FP16: return "fp16";
+    case Precision::BF16: return "bf16";
+    case Precision::INT8: return "int8";
+    case Precision::FP8: return "fp8";
+    case Precision::BEST: return "best";
+  }
+  return "fp32";
+}
+
+Precision parse_precision(std::string_view text) {
+  std::string lower(text);
+  for (auto& c : lower) c = static_cast<char>(std::tolower(c));
+  for (Precision p : kAllPrecisions)
+    if (precision_name(p) == lower) return p;
+  throw UsageError(fmt::format("unknown precision '{}'; use one of fp32, fp16, bf16, int8, fp8, best", text));
+}
+
+std::string_view verdict_name(Verdict v) {
+  switch (v) {
+    case Verdict::SUPPORTED: return "SUPPORTED";
+    case Verdict::FALLBACK: return "FALLBACK";
+    case Verdict::IMPLICIT_CAST: return "IMPLICIT_CAST";
+    case Verdict::UNSUPPORTED: return "UNSUPPORTED";
+    case Verdict::UNKNOWN: return "UNKNOWN";
+  }
+  return "UNKNOWN";
+}
+
+}  // namespace trtlens

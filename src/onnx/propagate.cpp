@@ -1,0 +1,322 @@
+#include "onnx/propagate.h"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <set>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "trtlens/error.h"
+
+namespace trtlens {
+namespace {
+
+std::string graph_label(const Graph& g) { return g.path.empty() ? "the main graph" : "graph '" + g.path + "'"; }
+
+std::string node_label(const Node& n) {
+  return fmt::format("node {} ('{}', {})", n.index, n.name, n.op_type);
+}
+
+ElemType attr_type(const Node& n, const char* name, ElemType fallback) {
+  const Attribute* a = n.attribute(name);
+  return a && a->kind == Attribute::Kind::Int ? static_cast<ElemType>(a->i) : fallback;
+}
+
+ElemType input(const std::vector<ElemType>& in, size_t i) { return i < in.size() ? in[i] : ElemType::UNDEFINED; }
+
+ElemType first_known(const std::vector<ElemType>& in) {
+  for (ElemType t : in)
+    if (t != ElemType::UNDEFINED) return t;
+  return ElemType::UNDEFINED;
+}
+
+bool one_of(const std::string& op, std::initializer_list<const char*> ops) {
+  return std::any_of(ops.begin(), ops.end(), [&](const char* o) { return op == o; });
+}
+
+// Ops whose output 0 has the rank of input 0.
+bool keeps_rank(const std::string& op) {
+  return one_of(op, {"Relu", "Sigmoid", "Tanh", "Cast", "CastLike", "Identity", "Neg", "Abs", "Exp", "Log", "Sqrt",
+                     "Erf", "Softmax", "LogSoftmax", "LeakyRelu", "Clip", "Dropout", "BatchNormalization",
+                     "InstanceNormalization", "LayerNormalization", "GroupNormalization", "RMSNormalization", "Gelu",
+                     "HardSwish", "HardSigmoid", "Not", "Reciprocal", "Floor", "Ceil", "Round", "Sign", "Elu", "Selu",
+                     "Softplus", "Softsign", "Mish", "Swish", "QuantizeLinear", "DequantizeLinear", "Sin", "Cos",
+                     "PRelu", "ThresholdedRelu", "Celu", "IsNaN", "IsInf", "CumSum", "LpNormalization",
+                     "RotaryEmbedding"});
+}
+
+bool nondeterministic(const std::string& op) {
+  return one_of(op, {"RandomNormal", "RandomNormalLike", "RandomUniform", "RandomUniformLike", "Multinomial",
+                     "Bernoulli"});
+}
+
+struct GraphOrder {
+  std::vector<int> order;                  // node indices, topological
+  std::unordered_set<std::string> outer;   // names read from enclosing graphs
+};
+
+class Propagator {
+ public:
+  explicit Propagator(Model& m) : m_(m), orders_(m.graphs.size()) {}
+
+  void run() {
+    structure(0);
+    for (const auto& f : m_.functions) structure(f.graph);
+    propagate(0);
+    for (const auto& f : m_.functions) propagate(f.graph);
+  }
+
+ private:
+  // Phase 1: every input produced, no cycle; records the topological order.
+  // Returns the names this graph (and its subgraphs) read from enclosing graphs.
+  void structure(int gi) {
+    Graph& g = m_.graphs[static_cast<size_t>(gi)];
+    std::unordered_map<std::string, int> producer;
+    producer.reserve(g.nodes.size() * 2);
+    for (const auto& n : g.nodes)
+      for (const auto& o : n.outputs)
+        if (!o.empty()) producer.emplace(o, n.index);
+
+    std::vector<std::vector<int>> consumers(g.nodes.size());
+    std::vector<int> indegree(g.nodes.size(), 0);
+    GraphOrder& ord = orders_[static_cast<size_t>(gi)];
+    auto resolve = [&](const Node& n, const std::string& name) {
+      if (auto p = producer.find(name); p != producer.end()) {
+        consumers[static_cast<size_t>(p->second)].push_back(n.index);
+        ++indegree[static_cast<size_t>(n.index)];
+        return;
+      }
+      auto t = g.tensors.find(name);
+      if (t != g.tensors.end() &&
+          (t->second.origin == TensorOrigin::GraphInput || t->second.origin == TensorOrigin::Initializer))
+        return;
+      if (g.parent >= 0 && m_.graphs[static_cast<size_t>(g.parent)].find(name, m_.graphs)) {
+        ord.outer.insert(name);
+        TensorInfo& info = g.tensors[name];
+        info.name = name;
+        info.origin = TensorOrigin::OuterScope;
+        return;
+      }
+      throw InputError(m_.path, fmt::format("{} in {} reads tensor '{}', which no node, graph input or "
+                                            "initializer produces",
+                                            node_label(n), graph_label(g), name));
+    };
+    for (const auto& n : g.nodes) {
+      for (const auto& in : n.inputs)
+        if (!in.empty()) resolve(n, in);
+      for (const auto& a : n.attributes)
+        for (int sub : a.graphs) {
+          structure(sub);
+          for (const auto& name : orders_[static_cast<size_t>(sub)].outer) {
+            const Graph& sg = m_.graphs[static_cast<size_t>(sub)];
+            (void)sg;
+            resolve(n, name);  // the owning node depends on what its body reads
+          }
+        }
+    }
+    // Kahn's algorithm, keeping the file order among ready nodes.
+    std::vector<int> ready;
+    for (size_t i = 0; i < g.nodes.size(); ++i)
+      if (indegree[i] == 0) ready.push_back(static_cast<int>(i));
+    std::reverse(ready.begin(), ready.end());
+    ord.order.reserve(g.nodes.size());
+    while (!ready.empty()) {
+      int n = ready.back();
+      ready.pop_back();
+      ord.order.push_back(n);
+      for (int c : consumers[static_cast<size_t>(n)])
+        if (--indegree[static_cast<size_t>(c)] == 0) ready.push_back(c);
+    }
+    if (ord.order.size() != g.nodes.size()) throw InputError(m_.path, cycle_message(g, producer, indegree));
+  }
+
+  std::string cycle_message(const Graph& g, const std::unordered_map<std::string, int>& producer,
+                            const std::vector<int>& indegree) {
+    // Walk producers backwards from a blocked node until a node repeats: that is a cycle.
+    int start = 0;
+    while (indegree[static_cast<size_t>(start)] == 0) ++start;
+    std::vector<int> path;
+    std::vector<int> seen(g.nodes.size(), -1);
+    int cur = start;
+    while (seen[static_cast<size_t>(cur)] < 0) {
+      seen[static_cast<size_t>(cur)] = static_cast<int>(path.size());
+      path.push_back(cur);
+      int next = -1;
+      for (const auto& in : g.nodes[static_cast<size_t>(cur)].inputs) {
+        auto p = producer.find(in);
+        if (p != producer.end() && indegree[static_cast<size_t>(p->second)] > 0) {
+          next = p->second;
+          break;
+        }
+      }
+      if (next < 0) break;
+      cur = next;
+    }
+    std::string chain;
+    size_t from = seen[static_cast<size_t>(cur)] >= 0 ? static_cast<size_t>(seen[static_cast<size_t>(cur)]) : 0;
+    for (size_t i = path.size(); i-- > from;) {
+      const Node& n = g.nodes[static_cast<size_t>(path[i])];
+      chain += fmt::format("{}'{}' ({}) -> ", chain.empty() ? "" : "", n.name.empty() ? std::to_string(n.index) : n.name,
+                           n.op_type);
+    }
+    const Node& n = g.nodes[static_cast<size_t>(path[path.size() - 1])];
+    chain += "'" + (n.name.empty() ? std::to_string(n.index) : n.name) + "'";
+    return fmt::format("{} has a cycle: {}", graph_label(g), chain);
+  }
+
+  // Phase 2: types, Constant values, ranks, constness, in topological order.
+  void propagate(int gi) {
+    for (int ni : orders_[static_cast<size_t>(gi)].order) {
+      Graph& g = m_.graphs[static_cast<size_t>(gi)];
+      const Node& n = g.nodes[static_cast<size_t>(ni)];
+      for (const auto& a : n.attributes)
+        for (int sub : a.graphs) propagate(sub);
+      node(m_.graphs[static_cast<size_t>(gi)], n);
+    }
+  }
+
+  void node(Graph& g, const Node& n) {
+    std::vector<ElemType> in_types;
+    in_types.reserve(n.inputs.size());
+    bool all_const = !n.inputs.empty();
+    const TensorInfo* first_input = nullptr;
+    for (const auto& name : n.inputs) {
+      if (name.empty()) {
+        in_types.push_back(ElemType::UNDEFINED);
+        continue;
+      }
+      const TensorInfo* t = g.find(name, m_.graphs);
+      if (!first_input) first_input = t;
+      in_types.push_back(t ? t->type : ElemType::UNDEFINED);
+      if (!t || !t->const_foldable) all_const = false;
+    }
+    bool has_subgraph = std::any_of(n.attributes.begin(), n.attributes.end(),
+                                    [](const Attribute& a) { return !a.graphs.empty(); });
+    bool is_constant = n.op_type == "Constant" && n.domain.empty();
+    bool foldable = is_constant || (all_const && !has_subgraph && !nondeterministic(n.op_type));
+    // TensorRT folds Shape/Size of a tensor whose dimensions are all fixed.
+    if ((n.op_type == "Shape" || n.op_type == "Size") && first_input && first_input->rank >= 0 &&
+        std::all_of(first_input->dims.begin(), first_input->dims.end(), [](const Dim& d) { return d.fixed(); }))
+      foldable = true;
+
+    for (size_t k = 0; k < n.outputs.size(); ++k) {
+      if (n.outputs[k].empty()) continue;
+      TensorInfo& out = g.tensors[n.outputs[k]];
+      out.const_foldable = foldable;
+      if (is_constant) {
+        constant(out, n);
+        continue;
+      }
+      if (out.type == ElemType::UNDEFINED) {
+        out.type = infer_output_type(n, k, in_types, m_);
+        if (out.type != ElemType::UNDEFINED) out.type_source = "trtlens";
+      }
+      if (k == 0 && out.rank < 0 && first_input && first_input->rank >= 0 && keeps_rank(n.op_type)) {
+        out.rank = first_input->rank;
+        out.dims.assign(static_cast<size_t>(out.rank), Dim{});
+      }
+    }
+  }
+
+  static void constant(TensorInfo& out, const Node& n) {
+    for (const auto& a : n.attributes) {
+      if (a.name == "value") {
+        out.type = a.tensor_type;
+        out.rank = static_cast<int>(a.tensor_dims.size());
+        out.dims.clear();
+        for (int64_t d : a.tensor_dims) out.dims.push_back(Dim{d, {}});
+        out.values = a.tensor_values;
+      } else if (a.name == "value_float" || a.name == "value_int") {
+        out.type = a.name == "value_float" ? ElemType::FLOAT : ElemType::INT64;
+        out.rank = 0;
+        out.dims.clear();
+        out.values = std::vector<double>{a.name == "value_float" ? a.f : static_cast<double>(a.i)};
+      } else if (a.name == "value_floats" || a.name == "value_ints") {
+        bool f = a.name == "value_floats";
+        out.type = f ? ElemType::FLOAT : ElemType::INT64;
+        out.rank = 1;
+        size_t count = f ? a.floats.size() : a.ints.size();
+        out.dims = {Dim{static_cast<int64_t>(count), {}}};
+        std::vector<double> v;
+        if (f) v.assign(a.floats.begin(), a.floats.end());
+        else for (int64_t i : a.ints) v.push_back(static_cast<double>(i));
+        out.values = std::move(v);
+      } else if (a.name == "value_string" || a.name == "value_strings") {
+        out.type = ElemType::STRING;
+        out.rank = a.name == "value_string" ? 0 : 1;
+      } else if (a.name == "sparse_value") {
+        out.type = a.tensor_type;
+      } else {
+        continue;
+      }
+      out.type_source = "trtlens";
+      out.origin = TensorOrigin::ConstantNode;
+      return;
+    }
+  }
+
+  Model& m_;
+  std::vector<GraphOrder> orders_;
+};
+
+ElemType subgraph_output_type(const Node& n, size_t k, const Model& m) {
+  for (const auto& a : n.attributes)
+    for (int sub : a.graphs) {
+      const Graph& sg = m.graphs[static_cast<size_t>(sub)];
+      // Loop bodies output the condition first; If branches and Scan bodies do not.
+      size_t idx = n.op_type == "Loop" ? k + 1 : k;
+      if (idx < sg.outputs.size()) {
+        const TensorInfo* t = sg.find(sg.outputs[idx], m.graphs);
+        if (t && t->type != ElemType::UNDEFINED) return t->type;
+      }
+    }
+  return ElemType::UNDEFINED;
+}
+
+}  // namespace
+
+ElemType infer_output_type(const Node& n, size_t k, const std::vector<ElemType>& in, const Model& m) {
+  const std::string& op = n.op_type;
+  if (!n.domain.empty()) return ElemType::UNDEFINED;  // custom ops: no rule
+  if (one_of(op, {"Shape", "Size", "NonZero", "ArgMax", "ArgMin", "NonMaxSuppression"})) return ElemType::INT64;
+  if (one_of(op, {"Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual", "Not", "And", "Or", "Xor", "IsNaN",
+                  "IsInf", "RegexFullMatch", "OptionalHasElement"}))
+    return ElemType::BOOL;
+  if (one_of(op, {"StringNormalizer", "StringConcat"}) || (op == "StringSplit" && k == 0)) return ElemType::STRING;
+  if (op == "StringSplit") return ElemType::INT64;
+  if ((op == "TopK" || op == "MaxPool") && k == 1) return ElemType::INT64;
+  if (op == "Unique" && k >= 1) return ElemType::INT64;
+  if (op == "Cast") return attr_type(n, "to", ElemType::UNDEFINED);
+  if (op == "CastLike") return input(in, 1);
+  if (op == "ConstantOfShape") {
+    const Attribute* a = n.attribute("value");
+    return a ? a->tensor_type : ElemType::FLOAT;
+  }
+  if (one_of(op, {"EyeLike", "RandomNormalLike", "RandomUniformLike", "Bernoulli"}))
+    return attr_type(n, "dtype", input(in, 0));
+  if (one_of(op, {"RandomNormal", "RandomUniform"})) return attr_type(n, "dtype", ElemType::FLOAT);
+  if (op == "Multinomial") return attr_type(n, "dtype", ElemType::INT32);
+  if (op == "QuantizeLinear") {
+    ElemType t = attr_type(n, "output_dtype", ElemType::UNDEFINED);
+    if (t != ElemType::UNDEFINED) return t;
+    return input(in, 2) != ElemType::UNDEFINED ? input(in, 2) : ElemType::UINT8;
+  }
+  if (op == "DynamicQuantizeLinear") return k == 1 ? ElemType::FLOAT : ElemType::UINT8;
+  if (op == "DequantizeLinear") return input(in, 1) != ElemType::UNDEFINED ? input(in, 1) : ElemType::FLOAT;
+  if (op == "QLinearConv" || op == "QLinearMatMul") {
+    size_t zp = op == "QLinearConv" ? 7 : 7;
+    return input(in, zp) != ElemType::UNDEFINED ? input(in, zp) : input(in, 0);
+  }
+  if (op == "MatMulInteger" || op == "ConvInteger") return ElemType::INT32;
+  if (op == "Where") return input(in, 1);
+  if (op == "OneHot") return input(in, 2);
+  if (op == "LayerNormalization" && k >= 1) return attr_type(n, "stash_type", ElemType::FLOAT);
+  if (op == "If" || op == "Loop" || op == "Scan") return subgraph_output_type(n, k, m);
+  if (op == "SequenceLength") return ElemType::INT64;
+  return first_known(in);
+}
+
+void check_structure_and_propagate(Model& m) { Propagator(m).run(); }
+
+}  // namespace trtlens

@@ -1,0 +1,28 @@
+// Reads an ONNX file's protobuf wire format without copying tensor payloads.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace trtlens {
+
+// external_data location that marks a payload left in the model file itself
+// (offset/length entries point into the .onnx file).
+inline constexpr std::string_view kEmbeddedLocation = "\x01trtlens:embedded";
+// external_data location that marks a typed payload (float_data, int64_data, ...)
+// that was dropped: its values are not available.
+inline constexpr std::string_view kDroppedLocation = "\x01trtlens:dropped";
+
+// Tensor payloads larger than this (bytes) are not copied.
+inline constexpr uint64_t kInlinePayloadLimit = 16 * 1024;
+
+// Re-serializes the ModelProto in `file` (the whole .onnx, usually
+// memory-mapped) with every tensor payload above kInlinePayloadLimit replaced
+// by an external_data reference (kEmbeddedLocation / kDroppedLocation). The
+// skipped bytes are never read, so the result's size and the pages touched do
+// not grow with weight size, and files past protobuf's 2 GB parse limit work.
+// Throws std::runtime_error("<what is broken> at byte N") for malformed or
+// truncated wire format.
+std::string strip_payloads(std::string_view file);
+
+}  // namespace trtlens

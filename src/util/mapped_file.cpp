@@ -1,0 +1,40 @@
+#include "util/mapped_file.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "trtlens/error.h"
+
+namespace trtlens {
+
+MappedFile::MappedFile(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw InputError(path, std::string("cannot open: ") + std::strerror(errno));
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || S_ISDIR(st.st_mode)) {
+    ::close(fd);
+    throw InputError(path, "cannot open: not a regular file");
+  }
+  size_ = static_cast<size_t>(st.st_size);
+  if (size_ > 0) {
+    data_ = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (data_ == MAP_FAILED) {
+      int err = errno;
+      ::close(fd);
+      data_ = nullptr;
+      throw InputError(path, std::string("cannot map: ") + std::strerror(err));
+    }
+  }
+  ::close(fd);
+}
+
+MappedFile::~MappedFile() {
+  if (data_) ::munmap(data_, size_);
+}
+
+}  // namespace trtlens
