@@ -1,0 +1,536 @@
+#include "render/report_data.h"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <queue>
+#include <stdexcept>
+#include <unordered_map>
+
+#include "render/graphviz.h"
+
+namespace trtlens {
+
+using Json = nlohmann::json;
+
+std::string format_shape(const TensorInfo& t) {
+  if (t.rank < 0) return "?";
+  std::string s = "[";
+  for (size_t i = 0; i < t.dims.size(); ++i) {
+    if (i) s += ", ";
+    const Dim& d = t.dims[i];
+    if (d.fixed()) s += std::to_string(d.value);
+    else if (!d.param.empty()) s += d.param;
+    else s += "?";
+  }
+  return s + "]";
+}
+
+namespace {
+
+std::string format_double(double v) { return fmt::format("{:g}", v); }
+
+template <class T, class F>
+std::string format_list(const std::vector<T>& v, size_t max_items, F one) {
+  std::string s = "[";
+  for (size_t i = 0; i < v.size() && i < max_items; ++i) {
+    if (i) s += ", ";
+    s += one(v[i]);
+  }
+  if (v.size() > max_items) s += fmt::format(", ... ({} in all)", v.size());
+  return s + "]";
+}
+
+}  // namespace
+
+std::string format_attribute(const Attribute& a, size_t max_items) {
+  using K = Attribute::Kind;
+  auto quote = [](const std::string& s) { return "\"" + s + "\""; };
+  switch (a.kind) {
+    case K::Int: return std::to_string(a.i);
+    case K::Float: return format_double(a.f);
+    case K::String: return quote(a.s);
+    case K::Ints: return format_list(a.ints, max_items, [](int64_t x) { return std::to_string(x); });
+    case K::Floats: return format_list(a.floats, max_items, format_double);
+    case K::Strings: return format_list(a.strings, max_items, quote);
+    case K::Tensor: {
+      std::string s = fmt::format("tensor {} [", elem_type_name(a.tensor_type));
+      for (size_t i = 0; i < a.tensor_dims.size(); ++i) s += (i ? ", " : "") + std::to_string(a.tensor_dims[i]);
+      s += "]";
+      if (a.tensor_values) s += " = " + format_list(*a.tensor_values, max_items, format_double);
+      return s;
+    }
+    case K::Graph: return "graph";
+    case K::Graphs: return fmt::format("{} graphs", a.graphs.size());
+    case K::Tensors: return "tensors";
+    default: return "?";
+  }
+}
+
+namespace {
+
+constexpr size_t kPrecisions = kAllPrecisions.size();
+
+// Items a region's drawing is made of (the page knows these codes).
+enum ItemKind { kItemNode = 0, kItemInput = 1, kItemOutput = 2, kItemFromRegion = 3, kItemToRegion = 4 };
+
+// Box sizes in points, estimated from label lengths so Graphviz needs no fonts.
+double node_width(const Node& n) {
+  double op = static_cast<double>(n.op_type.size()) * 7.6 + 34;  // room for the badge
+  double name = static_cast<double>(std::min<size_t>(n.name.size(), 30)) * 6.1 + 18;
+  return std::clamp(std::max(op, name), 84.0, 210.0);
+}
+double tensor_width(const std::string& name) {
+  return std::clamp(static_cast<double>(std::min<size_t>(name.size(), 30)) * 6.1 + 22, 60.0, 200.0);
+}
+
+const char* origin_name(TensorOrigin o) {
+  switch (o) {
+    case TensorOrigin::GraphInput: return "input";
+    case TensorOrigin::Initializer: return "initializer";
+    case TensorOrigin::ConstantNode: return "constant";
+    case TensorOrigin::Computed: return "computed";
+    case TensorOrigin::OuterScope: return "outer";
+    default: return "unknown";
+  }
+}
+
+class Interner {
+ public:
+  int id(const std::string& s) {
+    auto [it, fresh] = ids_.try_emplace(s, static_cast<int>(list_.size()));
+    if (fresh) list_.push_back(s);
+    return it->second;
+  }
+  const std::vector<std::string>& list() const { return list_; }
+
+ private:
+  std::unordered_map<std::string, int> ids_;
+  std::vector<std::string> list_;
+};
+
+}  // namespace
+
+struct ReportBuilder::Impl {
+  const Model& model;
+  std::vector<const Release*> releases;
+  ReportOptions options;
+  size_t runtimes = 0;                 // releases.size() * kPrecisions
+  std::vector<size_t> graph_offset;    // flat node id of each graph's first node
+  std::vector<std::unordered_map<int, size_t>> position;  // per graph: Node::index -> position
+  size_t node_total = 0;
+
+  Interner strings;                    // every reason, hint and note text
+  Interner reason_keys;                // "rule\x1fmessage\x1fsource" (as string ids)
+  std::vector<std::array<int, 3>> reasons;
+  Interner detail_keys;
+  std::vector<Json> details;           // [verdict, precision, [reason], [hint]]
+  // node_detail[flat * runtimes + k]: detail id, -1 when runtime k was never added.
+  std::vector<int> node_detail;
+  std::vector<std::vector<int>> notes;  // per runtime: note string ids
+
+  Impl(const Model& m, std::vector<const Release*> r, ReportOptions o)
+      : model(m), releases(std::move(r)), options(std::move(o)) {
+    runtimes = releases.size() * kPrecisions;
+    for (const Graph& g : model.graphs) {
+      graph_offset.push_back(node_total);
+      std::unordered_map<int, size_t> pos;
+      for (size_t i = 0; i < g.nodes.size(); ++i) pos[g.nodes[i].index] = i;
+      position.push_back(std::move(pos));
+      node_total += g.nodes.size();
+    }
+    node_detail.assign(node_total * runtimes, -1);
+    notes.resize(runtimes);
+  }
+
+  // Runtimes are ordered precision-major (k = p * releases + r): neighbouring
+  // releases mostly agree, so run-length coding of a node's row stays short.
+  size_t runtime_index(size_t release_index, Precision p) const {
+    return static_cast<size_t>(p) * releases.size() + release_index;
+  }
+
+  int detail_id(const NodeVerdict& nv) {
+    std::string key = std::to_string(static_cast<int>(nv.verdict)) + '\x1e' + nv.precision + '\x1e';
+    std::vector<int> rs, hs;
+    for (const Reason& r : nv.reasons) {
+      int a = strings.id(r.rule), b = strings.id(r.message), c = strings.id(r.source);
+      int id = reason_keys.id(fmt::format("{}\x1f{}\x1f{}", a, b, c));
+      if (id == static_cast<int>(reasons.size())) reasons.push_back({a, b, c});
+      rs.push_back(id);
+      key += std::to_string(id) + ',';
+    }
+    key += '\x1e';
+    for (const std::string& h : nv.hints) {
+      hs.push_back(strings.id(h));
+      key += std::to_string(hs.back()) + ',';
+    }
+    int id = detail_keys.id(key);
+    if (id == static_cast<int>(details.size()))
+      details.push_back(Json::array({static_cast<int>(nv.verdict), nv.precision, rs, hs}));
+    return id;
+  }
+
+  void add(size_t release_index, Precision p, const Annotations& ann) {
+    if (release_index >= releases.size()) throw std::out_of_range("report: release index out of range");
+    size_t k = runtime_index(release_index, p);
+    for (const NodeVerdict& nv : ann.nodes) {
+      if (nv.graph < 0 || static_cast<size_t>(nv.graph) >= model.graphs.size()) continue;
+      auto it = position[nv.graph].find(nv.index);
+      if (it == position[nv.graph].end()) continue;
+      size_t flat = graph_offset[nv.graph] + it->second;
+      node_detail[flat * runtimes + k] = detail_id(nv);
+    }
+    notes[k].clear();
+    for (const std::string& n : ann.notes) notes[k].push_back(strings.id(n));
+  }
+
+  Json json_out();
+  Json graph_json(size_t gi, Interner& profiles, std::vector<Json>& profile_list, int unknown_detail);
+  Json op_table();
+};
+
+namespace {
+
+struct RegionItem {
+  int kind = kItemNode;
+  int ref = 0;      // node position or tensor id or region
+  int extra = -1;   // for kItemFromRegion: the region the tensor comes from
+  double width = 0, height = 0;
+};
+
+}  // namespace
+
+Json ReportBuilder::Impl::graph_json(size_t gi, Interner& profiles, std::vector<Json>& profile_list,
+                                     int unknown_detail) {
+  const Graph& g = model.graphs[gi];
+  Json out;
+  out["path"] = g.path;
+  out["parent"] = g.parent;
+  out["parent_node"] = g.parent_node;
+  out["kind"] = g.path.rfind("fn:", 0) == 0 ? "function" : (g.parent >= 0 ? "subgraph" : "main");
+
+  // Tensors the graph names, numbered in order of first use.
+  Interner tensor_ids;
+  Json tensors = Json::array();
+  auto tensor = [&](const std::string& name) {
+    int id = tensor_ids.id(name);
+    if (id == static_cast<int>(tensors.size())) {
+      const TensorInfo* t = g.find(name, model.graphs);
+      if (t)
+        tensors.push_back(Json::array({name, std::string(elem_type_name(t->type)), format_shape(*t),
+                                       origin_name(t->origin)}));
+      else
+        tensors.push_back(Json::array({name, "UNDEFINED", "?", "unknown"}));
+    }
+    return id;
+  };
+  Json ins = Json::array(), outs = Json::array();
+  for (const auto& n : g.inputs) ins.push_back(tensor(n));
+  for (const auto& n : g.outputs) outs.push_back(tensor(n));
+
+  // Which node of this graph produces each tensor.
+  std::unordered_map<std::string, size_t> producer;
+  for (size_t i = 0; i < g.nodes.size(); ++i)
+    for (const auto& o : g.nodes[i].outputs)
+      if (!o.empty()) producer.emplace(o, i);
+
+  // Topological order (Kahn, ties by position), so regions are runs of the
+  // data flow even if the file's node order is not topological.
+  size_t n = g.nodes.size();
+  std::vector<std::vector<size_t>> consumers(n);
+  std::vector<int> indegree(n, 0);
+  for (size_t i = 0; i < n; ++i)
+    for (const auto& in : g.nodes[i].inputs) {
+      auto p = producer.find(in);
+      if (in.empty() || p == producer.end() || p->second == i) continue;
+      consumers[p->second].push_back(i);
+      ++indegree[i];
+    }
+  std::priority_queue<size_t, std::vector<size_t>, std::greater<>> ready;
+  for (size_t i = 0; i < n; ++i)
+    if (indegree[i] == 0) ready.push(i);
+  std::vector<size_t> order;
+  while (!ready.empty()) {
+    size_t i = ready.top();
+    ready.pop();
+    order.push_back(i);
+    for (size_t c : consumers[i])
+      if (--indegree[c] == 0) ready.push(c);
+  }
+  for (size_t i = 0; i < n && order.size() < n; ++i)  // a cycle (the loader rejects them): keep the rest
+    if (indegree[i] > 0) order.push_back(i);
+
+  size_t region_size = std::max<size_t>(options.region_nodes, 1);
+  size_t region_count = n <= region_size ? 1 : (n + region_size - 1) / region_size;
+  size_t per_region = (n + region_count - 1) / std::max<size_t>(region_count, 1);
+  std::vector<int> region(n, 0);
+  for (size_t r = 0; r < order.size(); ++r) region[order[r]] = static_cast<int>(per_region ? r / per_region : 0);
+
+  // Nodes.
+  std::map<std::pair<std::string, std::string>, int> function_graph;
+  for (const auto& f : model.functions) function_graph[{f.domain, f.name}] = f.graph;
+  Json nodes = Json::array();
+  std::vector<int> row(runtimes);
+  for (size_t i = 0; i < n; ++i) {
+    const Node& node = g.nodes[i];
+    Json jn;
+    jn["ix"] = node.index;
+    jn["n"] = node.name;
+    jn["op"] = node.op_type;
+    if (!node.domain.empty()) jn["d"] = node.domain;
+    Json ji = Json::array(), jo = Json::array();
+    for (const auto& t : node.inputs) ji.push_back(t.empty() ? -1 : tensor(t));
+    for (const auto& t : node.outputs) jo.push_back(t.empty() ? -1 : tensor(t));
+    jn["i"] = ji;
+    jn["o"] = jo;
+    Json attrs = Json::array();
+    std::vector<int> subs;
+    for (const Attribute& a : node.attributes) {
+      attrs.push_back(Json::array({a.name, format_attribute(a), a.graphs}));
+      subs.insert(subs.end(), a.graphs.begin(), a.graphs.end());
+    }
+    if (!attrs.empty()) jn["a"] = attrs;
+    if (!subs.empty()) jn["s"] = subs;
+    auto fg = function_graph.find({node.domain, node.op_type});
+    if (fg != function_graph.end()) jn["f"] = fg->second;
+    jn["r"] = region[i];
+
+    // Verdict row, run-length coded: [detail, count, detail, count, ...].
+    size_t flat = graph_offset[gi] + i;
+    Json rle = Json::array();
+    std::string key;
+    for (size_t k = 0; k < runtimes; ++k) {
+      int d = node_detail[flat * runtimes + k];
+      row[k] = d < 0 ? unknown_detail : d;
+    }
+    for (size_t k = 0; k < runtimes;) {
+      size_t e = k;
+      while (e < runtimes && row[e] == row[k]) ++e;
+      rle.push_back(row[k]);
+      rle.push_back(e - k);
+      key += std::to_string(row[k]) + '*' + std::to_string(e - k) + ',';
+      k = e;
+    }
+    int pid = profiles.id(key);
+    if (pid == static_cast<int>(profile_list.size())) profile_list.push_back(std::move(rle));
+    jn["p"] = pid;
+    nodes.push_back(std::move(jn));
+  }
+
+  // Regions: items and edges, each laid out by dot on its own.
+  std::vector<std::vector<RegionItem>> items(region_count);
+  struct EdgeRef {
+    int from, to, tensor;
+  };
+  std::vector<std::vector<EdgeRef>> edges(region_count);
+  std::vector<int> node_item(n, -1);
+  for (size_t i = 0; i < n; ++i) {
+    auto& list = items[region[i]];
+    node_item[i] = static_cast<int>(list.size());
+    list.push_back({kItemNode, static_cast<int>(i), -1, node_width(g.nodes[i]), 38});
+  }
+  auto add_item = [&](int r, std::map<std::pair<int, int>, int>& cache, int kind, int ref, int extra,
+                      double w) {
+    auto key = std::make_pair(ref, extra);
+    auto it = cache.find(key);
+    if (it != cache.end()) return it->second;
+    int id = static_cast<int>(items[r].size());
+    items[r].push_back({kind, ref, extra, w, 24});
+    cache[key] = id;
+    return id;
+  };
+  std::vector<std::map<std::pair<int, int>, int>> input_items(region_count), from_items(region_count),
+      to_items(region_count), output_items(region_count);
+  std::unordered_map<std::string, bool> is_graph_input;
+  for (const auto& in : g.inputs) {
+    const TensorInfo* t = g.find(in, model.graphs);
+    is_graph_input[in] = !t || t->origin != TensorOrigin::Initializer;
+  }
+  std::vector<std::map<std::tuple<int, int, int>, bool>> seen(region_count);
+  auto add_edge = [&](int r, int from, int to, int t) {
+    if (seen[r].emplace(std::make_tuple(from, to, t), true).second) edges[r].push_back({from, to, t});
+  };
+  for (size_t i = 0; i < n; ++i) {
+    int r = region[i];
+    for (const auto& in : g.nodes[i].inputs) {
+      if (in.empty()) continue;
+      int t = tensor(in);
+      auto p = producer.find(in);
+      if (p != producer.end()) {
+        if (p->second == i) continue;
+        int pr = region[p->second];
+        if (pr == r) {
+          add_edge(r, node_item[p->second], node_item[i], t);
+        } else {
+          int from = add_item(r, from_items[r], kItemFromRegion, t, pr, tensor_width(in));
+          add_edge(r, from, node_item[i], t);
+          int to = add_item(pr, to_items[pr], kItemToRegion, r, r, 110);
+          add_edge(pr, node_item[p->second], to, t);
+        }
+      } else if (is_graph_input.count(in) && is_graph_input[in]) {
+        int from = add_item(r, input_items[r], kItemInput, t, -1, tensor_width(in));
+        add_edge(r, from, node_item[i], t);
+      }
+    }
+  }
+  for (const auto& o : g.outputs) {
+    int t = tensor(o);
+    auto p = producer.find(o);
+    if (p == producer.end()) continue;
+    int r = region[p->second];
+    int to = add_item(r, output_items[r], kItemOutput, t, -1, tensor_width(o));
+    add_edge(r, node_item[p->second], to, t);
+  }
+
+  Json regions = Json::array();
+  for (size_t r = 0; r < region_count; ++r) {
+    DotGraph dg;
+    dg.graph_attrs = {{"rankdir", "TB"}, {"nodesep", "0.3"}, {"ranksep", "0.4"}};
+    dg.node_defaults = {{"shape", "box"}, {"fixedsize", "true"}, {"label", ""}};
+    for (size_t k = 0; k < items[r].size(); ++k) {
+      const RegionItem& it = items[r][k];
+      dg.nodes.push_back({"i" + std::to_string(k),
+                          {{"width", fmt::format("{:.3f}", it.width / 72.0)},
+                           {"height", fmt::format("{:.3f}", it.height / 72.0)}}});
+    }
+    for (const EdgeRef& e : edges[r])
+      dg.edges.push_back({"i" + std::to_string(e.from), "i" + std::to_string(e.to), {}});
+    GraphLayout lay = items[r].empty() ? GraphLayout{} : layout_graph(dg);
+    Json jitems = Json::array();
+    for (size_t k = 0; k < items[r].size(); ++k) {
+      const RegionItem& it = items[r][k];
+      const NodeBox& b = lay.nodes[k];
+      jitems.push_back(Json::array({it.kind, it.ref, std::lround(b.x), std::lround(b.y), std::lround(it.width),
+                                    std::lround(it.height), it.extra}));
+    }
+    Json jedges = Json::array();
+    for (size_t k = 0; k < edges[r].size(); ++k) {
+      const EdgeRoute& route = lay.edges[k];
+      Json pts = Json::array();
+      for (const auto& [x, y] : route.points) {
+        pts.push_back(std::lround(x));
+        pts.push_back(std::lround(y));
+      }
+      if (!route.points.empty()) {
+        pts.push_back(std::lround(route.arrow_tip.first));
+        pts.push_back(std::lround(route.arrow_tip.second));
+      }
+      jedges.push_back(Json::array({edges[r][k].from, edges[r][k].to, edges[r][k].tensor, std::move(pts)}));
+    }
+    regions.push_back({{"w", std::lround(lay.width)}, {"h", std::lround(lay.height)}, {"items", jitems},
+                       {"edges", jedges}});
+  }
+  for (size_t i = 0; i < n; ++i) nodes[i]["b"] = node_item[i];
+
+  out["tensors"] = std::move(tensors);
+  out["inputs"] = std::move(ins);
+  out["outputs"] = std::move(outs);
+  out["nodes"] = std::move(nodes);
+  out["regions"] = std::move(regions);
+  return out;
+}
+
+Json ReportBuilder::Impl::op_table() {
+  // For every default-domain op the model uses: its entry in each release.
+  std::map<std::string, bool> used;
+  for (const Graph& g : model.graphs)
+    for (const Node& nd : g.nodes)
+      if (nd.domain.empty() || nd.domain == "ai.onnx") used[nd.op_type] = true;
+  Interner entries;
+  Json entry_list = Json::array();
+  Json ops = Json::object();
+  for (const auto& [op, unused] : used) {
+    (void)unused;
+    Json row = Json::array();
+    for (const Release* rel : releases) {
+      const OpEntry* e = rel->find(op);
+      if (!e) {
+        row.push_back(-1);
+        continue;
+      }
+      std::string types;
+      for (const auto& t : e->types) types += (types.empty() ? "" : ", ") + t;
+      std::string rules;
+      for (const auto& r : e->rules) rules += (rules.empty() ? "" : "; ") + r.text;
+      std::string status(op_status_name(e->status));
+      int id = entries.id(status + '\x1f' + types + '\x1f' + rules + '\x1f' + e->note + '\x1f' + e->plugin);
+      if (id == static_cast<int>(entry_list.size()))
+        entry_list.push_back(Json::array({status, types, rules, e->note, e->plugin}));
+      row.push_back(id);
+    }
+    ops[op] = std::move(row);
+  }
+  return {{"entries", entry_list}, {"ops", ops}};
+}
+
+Json ReportBuilder::Impl::json_out() {
+  Json out;
+  out["schema_version"] = 1;
+  out["title"] = options.title;
+  Json m;
+  m["path"] = model.path;
+  m["ir_version"] = model.ir_version;
+  m["producer"] = model.producer_name + (model.producer_version.empty() ? "" : " " + model.producer_version);
+  Json opsets = Json::array();
+  for (const auto& o : model.opsets) opsets.push_back(Json::array({o.domain, o.version}));
+  m["opsets"] = opsets;
+  m["nodes"] = node_total;
+  out["model"] = m;
+
+  Json rels = Json::array();
+  for (const Release* r : releases) rels.push_back({{"name", r->name}, {"date", r->date}, {"basis", r->basis}});
+  out["releases"] = rels;
+  Json precs = Json::array();
+  for (Precision p : kAllPrecisions) precs.push_back(std::string(precision_name(p)));
+  out["precisions"] = precs;
+  Json verdicts = Json::array();
+  for (Verdict v : kAllVerdicts) verdicts.push_back(std::string(verdict_name(v)));
+  out["verdicts"] = verdicts;
+  int initial_release = options.initial_release;
+  if (initial_release < 0 || static_cast<size_t>(initial_release) >= releases.size())
+    initial_release = static_cast<int>(releases.size()) - 1;
+  out["initial"] = Json::array({initial_release, static_cast<int>(options.initial_precision)});
+
+  // A runtime never added reads as UNKNOWN with a reason saying so.
+  int unknown_detail = -1;
+  if (std::find(node_detail.begin(), node_detail.end(), -1) != node_detail.end()) {
+    NodeVerdict nv;
+    nv.verdict = Verdict::UNKNOWN;
+    nv.precision = "-";
+    nv.reasons.push_back({"analysis", "this runtime was not analysed for this report", ""});
+    unknown_detail = detail_id(nv);
+  }
+  Interner profiles;
+  std::vector<Json> profile_list;
+  Json graphs = Json::array();
+  for (size_t gi = 0; gi < model.graphs.size(); ++gi)
+    graphs.push_back(graph_json(gi, profiles, profile_list, unknown_detail));
+  out["graphs"] = std::move(graphs);
+  out["profiles"] = profile_list;
+  out["details"] = details;
+  Json jreasons = Json::array();
+  for (const auto& r : reasons) jreasons.push_back(Json::array({r[0], r[1], r[2]}));
+  out["reasons"] = jreasons;
+  out["notes"] = notes;
+  out["kb"] = op_table();
+  out["strings"] = strings.list();
+  return out;
+}
+
+ReportBuilder::ReportBuilder(const Model& model, std::vector<const Release*> releases, ReportOptions options)
+    : impl_(std::make_unique<Impl>(model, std::move(releases), std::move(options))) {}
+ReportBuilder::~ReportBuilder() = default;
+
+void ReportBuilder::add(size_t release_index, Precision precision, const Annotations& annotations) {
+  impl_->add(release_index, precision, annotations);
+}
+
+std::string ReportBuilder::json() const {
+  // Model strings may hold invalid UTF-8; replace rather than throw.
+  return impl_->json_out().dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+}  // namespace trtlens

@@ -1,0 +1,56 @@
+// The data a report page carries: the model's graphs laid out (region by
+// region for big graphs), and the verdict of every node for every
+// (release, precision) pair, de-duplicated so a 10,000-node model stays small.
+#pragma once
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "trtlens/compat.h"
+#include "trtlens/kb.h"
+#include "trtlens/model.h"
+
+namespace trtlens {
+
+struct ReportOptions {
+  std::string title;             // page title, usually the model file name
+  int initial_release = -1;      // index into the releases given; -1 = the newest
+  Precision initial_precision = Precision::FP32;
+  // Graphs with more nodes than this are laid out and shown one region (a run
+  // of this many nodes in topological order) at a time, so neither Graphviz
+  // nor the browser ever handles the whole of a huge graph at once.
+  size_t region_nodes = 500;
+};
+
+// Folds the annotations of every runtime into the page data, one runtime at a
+// time, so the annotations of 198 runtimes never sit in memory together.
+class ReportBuilder {
+ public:
+  // `releases` is the selector's list, oldest first; the runtimes are
+  // (release, precision) for every release and every kAllPrecisions entry.
+  ReportBuilder(const Model& model, std::vector<const Release*> releases, ReportOptions options);
+  ~ReportBuilder();
+  ReportBuilder(const ReportBuilder&) = delete;
+  ReportBuilder& operator=(const ReportBuilder&) = delete;
+
+  // Records the annotations of releases[release_index] at `precision`.
+  // Runtimes never added show every node as UNKNOWN.
+  void add(size_t release_index, Precision precision, const Annotations& annotations);
+
+  // The page data as JSON (schema in docs/report.md). Lays the graphs out
+  // with Graphviz. Throws std::runtime_error if Graphviz fails.
+  std::string json() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Shape as the page shows it: "[1, 3, 224, 224]", "[N, 3, ?, ?]", "?" for an
+// unknown rank, "[]" for a scalar.
+std::string format_shape(const TensorInfo& t);
+// An attribute's value for people, long lists cut after `max_items`.
+std::string format_attribute(const Attribute& a, size_t max_items = 32);
+
+}  // namespace trtlens
