@@ -1,0 +1,223 @@
+#include "trt_env/build.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <ctime>
+#include <filesystem>
+#include <fmt/core.h>
+#include <nlohmann/json.hpp>
+#include <regex>
+
+#include "trt_env/process.h"
+#include "trtlens/error.h"
+#include "util/files.h"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace trtlens {
+namespace {
+
+// "1.41 GHz" -> 1.41, "8.0" -> 8.0; other values stay text ("80994 MiB").
+json value_of(const std::string& v) {
+  static const std::regex num(R"(^(-?[0-9]+(\.[0-9]+)?)( (GHz|MHz|bits|qps|ms))?$)");
+  std::smatch m;
+  if (std::regex_match(v, m, num)) return std::stod(m[1]);
+  return v;
+}
+
+// "min = 0.85 ms, max = 0.87 ms, mean = ..." -> [0.85, 0.87, ...]
+json numbers_of(const std::string& v) {
+  static const std::regex num(R"(= (-?[0-9]+(\.[0-9]+)?(e-?[0-9]+)?))");
+  json out = json::array();
+  for (std::sregex_iterator it(v.begin(), v.end(), num), end; it != end; ++it) out.push_back(std::stod((*it)[1]));
+  if (out.empty()) return value_of(v);
+  return out;
+}
+
+json section_json(const TrtexecLog& log, std::string_view name, bool numbers) {
+  json out = json::object();
+  if (const auto* s = log.section(name))
+    for (const auto& [k, v] : *s) out[k] = numbers ? numbers_of(v) : json(v);
+  return out;
+}
+
+json device_json(const TrtexecLog& log) {
+  json out = json::object();
+  if (const auto* s = log.section("Device Information"))
+    for (const auto& [k, v] : *s) out[k] = value_of(v);
+  return out;
+}
+
+void copy_file(const std::string& from, const std::string& to) {
+  std::error_code ec;
+  fs::copy_file(from, to, fs::copy_options::overwrite_existing, ec);
+  if (ec) throw InputError(to, "cannot write: " + ec.message());
+}
+
+std::string now_utc() {
+  std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+}  // namespace
+
+const std::vector<std::string>& engine_file_suffixes() {
+  static const std::vector<std::string> s = {"",
+                                             ".graph.json",
+                                             ".profile.json",
+                                             ".timing.json",
+                                             ".build.metadata.json",
+                                             ".profile.metadata.json",
+                                             ".trtexec.log"};
+  return s;
+}
+
+std::string default_cache_dir() {
+  const char* xdg = std::getenv("XDG_CACHE_HOME");
+  if (xdg && *xdg) return (fs::path(xdg) / "trtlens").string();
+  const char* home = std::getenv("HOME");
+  return (fs::path(home && *home ? home : ".") / ".cache" / "trtlens").string();
+}
+
+std::vector<std::string> precision_flags(const std::string& precision) {
+  std::vector<std::string> flags;
+  size_t start = 0;
+  while (start <= precision.size()) {
+    size_t end = precision.find(',', start);
+    if (end == std::string::npos) end = precision.size();
+    std::string p = precision.substr(start, end - start);
+    for (char& c : p) c = char(std::tolower(static_cast<unsigned char>(c)));
+    start = end + 1;
+    if (p == "fp32") continue;  // trtexec's default
+    if (p == "fp16" || p == "bf16" || p == "int8" || p == "fp8" || p == "best") flags.push_back("--" + p);
+    else throw UsageError("unknown precision '" + p + "'; use fp32, fp16, bf16, int8, fp8 or best");
+  }
+  return flags;
+}
+
+std::string build_metadata_json(const TrtexecLog& log) {
+  json j;
+  j["model_options"] = section_json(log, "Model Options", false);
+  j["build_options"] = section_json(log, "Build Options", false);
+  return j.dump(2) + "\n";
+}
+
+std::string profile_metadata_json(const TrtexecLog& log) {
+  json j;
+  j["performance_summary"] = section_json(log, "Performance summary", true);
+  j["inference_options"] = section_json(log, "Inference Options", false);
+  j["device_information"] = device_json(log);
+  return j.dump(2) + "\n";
+}
+
+BuildOutcome build_engine(const BuildRequest& req, const std::function<void(const std::string&)>& on_line) {
+  BuildOutcome out;
+  std::string model_hash = sha256_file(req.model);  // throws InputError for a missing model
+  std::vector<std::string> flags = precision_flags(req.precision);
+  out.trtexec = find_trtexec(req.trtexec, req.search);
+  if (out.trtexec.empty())
+    throw UsageError("trtexec not found (looked in PATH" +
+                     std::string(req.search.system ? " and /usr/src/tensorrt/bin" : "") +
+                     "); install TensorRT or give --trtexec PATH");
+  out.prefix = req.prefix.empty() ? req.model + ".engine" : req.prefix;
+
+  // The TensorRT beside trtexec (<root>/bin/trtexec -> <root>/lib) comes first.
+  SearchOptions search = req.search;
+  search.paths.insert(search.paths.begin(), fs::path(fs::absolute(out.trtexec)).parent_path().parent_path().string());
+  EnvReport env = discover_trt(search);
+  out.trt_version = env.installs.empty() || !env.installs.front().version.known() ? "unknown"
+                                                                                   : env.installs.front().version.str();
+  for (const auto& g : env.gpus) out.gpu += (out.gpu.empty() ? "" : "; ") + g.name;
+  if (out.gpu.empty()) out.gpu = "none";
+
+  if (!req.shapes.empty()) flags.push_back("--shapes=" + req.shapes);
+  for (const auto& a : req.extra_args) flags.push_back(a);
+  std::string key_text = fmt::format("model-sha256={}\ntensorrt={}\ngpu={}\n", model_hash, out.trt_version, out.gpu);
+  for (const auto& f : flags) key_text += "flag=" + f + "\n";
+  out.key = sha256_hex(key_text);
+  std::string cache = req.cache_dir.empty() ? default_cache_dir() : req.cache_dir;
+  out.cache_entry = (fs::path(cache) / "engines" / out.key).string();
+  const auto& suffixes = engine_file_suffixes();
+
+  auto entry_complete = [&] {
+    for (const auto& s : suffixes)
+      if (!fs::exists(out.cache_entry + "/engine" + s)) return false;
+    return fs::exists(out.cache_entry + "/key.txt");
+  };
+  auto deliver = [&] {
+    std::error_code ec;
+    fs::path dir = fs::path(out.prefix).parent_path();
+    if (!dir.empty()) fs::create_directories(dir, ec);
+    for (const auto& s : suffixes) {
+      copy_file(out.cache_entry + "/engine" + s, out.prefix + s);
+      out.files.push_back(out.prefix + s);
+    }
+  };
+  if (!req.force && entry_complete()) {
+    out.cached = true;
+    deliver();
+    return out;
+  }
+
+  // trtexec writes into a staging folder of the cache; only a complete,
+  // successful build becomes an entry, and only then are the user's files replaced.
+  std::error_code ec;
+  fs::create_directories(fs::path(cache) / "engines", ec);
+  if (ec) throw InputError(cache, "cannot create the engine cache: " + ec.message());
+  std::string tmpl = (fs::path(cache) / "engines" / ".build-XXXXXX").string();
+  if (!::mkdtemp(tmpl.data())) throw InputError(cache, "cannot create a build folder in the engine cache");
+  std::string staging = tmpl;
+  std::string eng = staging + "/engine";
+  std::vector<std::string> argv = {out.trtexec,
+                                   "--onnx=" + req.model,
+                                   "--saveEngine=" + eng,
+                                   "--profilingVerbosity=detailed",
+                                   "--exportLayerInfo=" + eng + ".graph.json",
+                                   "--exportProfile=" + eng + ".profile.json",
+                                   "--exportTimes=" + eng + ".timing.json",
+                                   "--separateProfileRun"};
+  argv.insert(argv.end(), flags.begin(), flags.end());
+  std::string log_text, last_error;
+  ProcessResult pr = run_process(argv, [&](const std::string& line) {
+    log_text += line + "\n";
+    if (line.find("[E]") != std::string::npos || line.find("ERROR") != std::string::npos) last_error = line;
+    on_line(line);
+  });
+  write_file_atomic(eng + ".trtexec.log", log_text);
+  auto fail = [&](const std::string& why) {
+    std::string kept = out.prefix + ".trtexec.log";
+    copy_file(eng + ".trtexec.log", kept);
+    fs::remove_all(staging, ec);
+    throw InputError(req.model, why + "; its log is in " + kept);
+  };
+  if (!pr.started) fail("cannot run " + out.trtexec + ": " + pr.error);
+  if (pr.exit_code != 0)
+    fail(fmt::format("trtexec failed ({}{}){}", pr.signal ? "killed by signal " : "exit status ",
+                     pr.signal ? pr.signal : pr.exit_code, last_error.empty() ? "" : ": " + last_error));
+  for (const auto& s : {std::string(), std::string(".graph.json"), std::string(".profile.json"), std::string(".timing.json")})
+    if (!fs::exists(eng + s)) fail("trtexec succeeded but did not write " + fs::path(eng + s).filename().string());
+  TrtexecLog log = parse_trtexec_log(log_text);
+  write_file_atomic(eng + ".build.metadata.json", build_metadata_json(log));
+  write_file_atomic(eng + ".profile.metadata.json", profile_metadata_json(log));
+  if (!log.trt_version.empty() && out.trt_version != "unknown") {
+    auto a = parse_trt_version(log.trt_version), b = parse_trt_version(out.trt_version);
+    if (a && b && !a->agrees_with(*b))
+      out.warning = fmt::format("trtexec reports TensorRT {}, but the library found for the cache key is {}; the "
+                                "cache entry is keyed by {}",
+                                log.trt_version, out.trt_version, out.trt_version);
+  }
+  write_file_atomic(staging + "/key.txt", key_text + "built=" + now_utc() + "\ntrtexec=" + out.trtexec + "\n" +
+                                              (log.trt_version.empty() ? "" : "trtexec-tensorrt=" + log.trt_version + "\n"));
+  fs::remove_all(out.cache_entry, ec);
+  fs::rename(staging, out.cache_entry, ec);
+  if (ec) throw InputError(out.cache_entry, "cannot store the engine in the cache: " + ec.message());
+  deliver();
+  return out;
+}
+
+}  // namespace trtlens
