@@ -1,13 +1,271 @@
+// `trtlens engine ...`: explore built engines from trtexec's JSON files.
 #include <CLI/CLI.hpp>
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <memory>
 
 #include "cli/app.h"
+#include "render/engine_render.h"
+#include "render/table.h"
+#include "trtlens/engine.h"
+#include "trtlens/error.h"
+#include "util/files.h"
 
 namespace trtlens::cli {
 
-// Placeholder until the engine subcommand lands.
+namespace {
+
+// Where a plan's files come from: a prefix/graph/folder, or explicit paths.
+struct PlanArgs {
+  std::vector<std::string> plans;
+  std::string graph, profile, timing, profile_metadata, build_metadata;
+  int opt_profile = 0;
+};
+
+void add_plan_options(CLI::App* sub, PlanArgs& a, bool many) {
+  auto* pos = sub->add_option("plan", a.plans,
+                              many ? "plans: path prefixes (resnet.onnx.engine), graph.json files or folders"
+                                   : "plan: path prefix (resnet.onnx.engine), its graph.json, or a folder");
+  if (!many) pos->expected(0, 1);
+  sub->add_option("--graph-json", a.graph, "graph.json path (trtexec --exportLayerInfo); overrides the plan's");
+  sub->add_option("--profile-json", a.profile, "profile.json path (trtexec --exportProfile)");
+  sub->add_option("--timing-json", a.timing, "timing.json path (trtexec --exportTimes)");
+  sub->add_option("--profile-metadata", a.profile_metadata, "profile.metadata.json path");
+  sub->add_option("--build-metadata", a.build_metadata, "build.metadata.json path");
+  sub->add_option("--opt-profile", a.opt_profile, "optimization profile whose layers to show (default 0)");
+}
+
+std::vector<EnginePlan> load_plans(const PlanArgs& a, size_t min_count) {
+  std::vector<PlanFiles> files;
+  for (const auto& p : a.plans) files.push_back(find_plan_files(p));
+  if (!a.graph.empty()) {
+    if (files.size() > 1) throw UsageError("--graph-json names one plan; give one plan or none");
+    if (files.empty()) files.emplace_back();
+    files[0] = PlanFiles{a.graph, "", "", "", ""};
+  }
+  bool explicit_any = !a.profile.empty() || !a.timing.empty() || !a.profile_metadata.empty() || !a.build_metadata.empty();
+  if (explicit_any) {
+    if (files.size() != 1) throw UsageError("explicit file options apply to one plan");
+    if (!a.profile.empty()) files[0].profile = a.profile;
+    if (!a.timing.empty()) files[0].timing = a.timing;
+    if (!a.profile_metadata.empty()) files[0].profile_metadata = a.profile_metadata;
+    if (!a.build_metadata.empty()) files[0].build_metadata = a.build_metadata;
+  }
+  if (files.size() < min_count)
+    throw UsageError(min_count == 1 ? "give a plan (path prefix, graph.json or folder) or --graph-json"
+                                    : fmt::format("give at least {} plans", min_count));
+  std::vector<EnginePlan> plans;
+  plans.reserve(files.size());
+  for (const auto& f : files) plans.push_back(load_plan(f, LoadOptions{a.opt_profile}));
+  return plans;
+}
+
+void emit(const std::string& text, const std::string& output) {
+  if (output.empty() || output == "-") {
+    fmt::print("{}", text);
+  } else {
+    write_file_atomic(output, text);
+  }
+}
+
+bool want_color(const std::string& output) { return (output.empty() || output == "-") && stdout_wants_color(); }
+
+// "type=Convolution", "precision=INT8", "name~Conv", "fused=yes", ...
+bool layer_matches(const EngineLayer& l, const std::string& filter) {
+  auto eq = filter.find('=');
+  auto ti = filter.find('~');
+  bool contains = ti != std::string::npos && (eq == std::string::npos || ti < eq);
+  auto at = contains ? ti : eq;
+  if (at == std::string::npos) throw UsageError("filter " + filter + ": expected key=value or key~text");
+  std::string key = filter.substr(0, at), val = filter.substr(at + 1);
+  std::string field;
+  if (key == "type") field = l.type;
+  else if (key == "subtype") field = l.subtype;
+  else if (key == "precision") field = l.precision;
+  else if (key == "name") field = l.name;
+  else if (key == "origin") field = l.origin;
+  else if (key == "tactic") field = l.tactic;
+  else if (key == "fused") field = l.is_fused() ? "yes" : "no";
+  else throw UsageError("filter key " + key + ": known keys are type, subtype, precision, name, origin, tactic, fused");
+  if (contains) return field.find(val) != std::string::npos;
+  // Case-insensitive equality: "int8" finds INT8.
+  return field.size() == val.size() && std::equal(field.begin(), field.end(), val.begin(), [](char a, char b) {
+           return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
+         });
+}
+
+}  // namespace
+
 void add_engine_command(CLI::App& app, int& exit_code) {
-  (void)app;
-  (void)exit_code;
+  auto* eng = app.add_subcommand("engine", "Explore a built TensorRT engine from trtexec's JSON files (as TREx does)");
+  eng->require_subcommand(1);
+
+  // summary
+  {
+    auto a = std::make_shared<PlanArgs>();
+    auto format = std::make_shared<std::string>("text");
+    auto output = std::make_shared<std::string>();
+    auto top = std::make_shared<int>(10);
+    auto* s = eng->add_subcommand("summary", "Layers, latency by type and precision, slowest layers, reformats, "
+                                             "fused layers, device and builder settings");
+    add_plan_options(s, *a, false);
+    s->add_option("--format", *format, "text, json, csv or markdown")->capture_default_str();
+    s->add_option("--top", *top, "how many slowest layers to list")->capture_default_str();
+    s->add_option("-o,--output", *output, "write to this file instead of stdout");
+    s->callback([a, format, output, top, &exit_code] {
+      auto f = parse_output_format(*format);
+      auto plans = load_plans(*a, 1);
+      const auto& plan = plans[0];
+      auto sum = summarize(plan, *top);
+      auto findings = lint(plan);
+      emit(render_engine_summary(plan, sum, &findings, f, want_color(*output)), *output);
+      exit_code = kExitOk;
+    });
+  }
+  // layers
+  {
+    auto a = std::make_shared<PlanArgs>();
+    auto format = std::make_shared<std::string>("text");
+    auto output = std::make_shared<std::string>();
+    auto sort = std::make_shared<std::string>("index");
+    auto filters = std::make_shared<std::vector<std::string>>();
+    auto limit = std::make_shared<size_t>(0);
+    auto* s = eng->add_subcommand("layers", "The per-layer table: type, precision, tensors, tactic, latency");
+    add_plan_options(s, *a, false);
+    s->add_option("--format", *format, "text, json, csv or markdown")->capture_default_str();
+    s->add_option("--sort", *sort, "index, latency, name, type or precision")->capture_default_str();
+    s->add_option("--filter", *filters,
+                  "keep layers where key=value (case-insensitive) or key~text; keys: type, subtype, precision, "
+                  "name, origin, tactic, fused (yes/no); repeatable, all must hold");
+    s->add_option("--limit", *limit, "show at most this many layers (0: all)");
+    s->add_option("-o,--output", *output, "write to this file instead of stdout");
+    s->callback([a, format, output, sort, filters, limit, &exit_code] {
+      auto f = parse_output_format(*format);
+      if (*sort != "index" && *sort != "latency" && *sort != "name" && *sort != "type" && *sort != "precision")
+        throw UsageError("unknown sort key " + *sort + "; known: index, latency, name, type, precision");
+      auto plans = load_plans(*a, 1);
+      const auto& plan = plans[0];
+      std::vector<size_t> rows;
+      for (size_t i = 0; i < plan.layers.size(); ++i) {
+        bool ok = true;
+        for (const auto& flt : *filters) ok = ok && layer_matches(plan.layers[i], flt);
+        if (ok) rows.push_back(i);
+      }
+      const auto& L = plan.layers;
+      if (*sort == "latency")
+        std::stable_sort(rows.begin(), rows.end(), [&](size_t x, size_t y) { return L[x].avg_ms > L[y].avg_ms; });
+      else if (*sort == "name")
+        std::stable_sort(rows.begin(), rows.end(), [&](size_t x, size_t y) { return L[x].name < L[y].name; });
+      else if (*sort == "type")
+        std::stable_sort(rows.begin(), rows.end(), [&](size_t x, size_t y) { return L[x].type < L[y].type; });
+      else if (*sort == "precision")
+        std::stable_sort(rows.begin(), rows.end(), [&](size_t x, size_t y) { return L[x].precision < L[y].precision; });
+      if (*limit > 0 && rows.size() > *limit) rows.resize(*limit);
+      emit(render_engine_layers(plan, rows, f), *output);
+      exit_code = kExitOk;
+    });
+  }
+  // lint
+  {
+    auto a = std::make_shared<PlanArgs>();
+    auto format = std::make_shared<std::string>("text");
+    auto output = std::make_shared<std::string>();
+    auto only = std::make_shared<std::vector<std::string>>();
+    auto fail_on = std::make_shared<std::string>("none");
+    auto list = std::make_shared<bool>(false);
+    auto* s = eng->add_subcommand("lint", "Linters in the spirit of TREx's: convolutions, Q/DQ, reformats, "
+                                          "slices, slow layers");
+    add_plan_options(s, *a, false);
+    s->add_option("--format", *format, "text, json, csv or markdown")->capture_default_str();
+    s->add_option("--linter", *only, "run only these linters (repeatable); see --list");
+    s->add_flag("--list", *list, "list the linters and exit");
+    s->add_option("--fail-on", *fail_on, "exit 1 when a finding is at least this severe: none, info, warning, error")
+        ->capture_default_str();
+    s->add_option("-o,--output", *output, "write to this file instead of stdout");
+    s->callback([a, format, output, only, fail_on, list, &exit_code] {
+      if (*list) {
+        for (const auto& l : linters()) fmt::print("{:<24} {}\n", l.name, l.description);
+        exit_code = kExitOk;
+        return;
+      }
+      auto f = parse_output_format(*format);
+      int threshold = -1;
+      if (*fail_on == "info") threshold = 0;
+      else if (*fail_on == "warning") threshold = 1;
+      else if (*fail_on == "error") threshold = 2;
+      else if (*fail_on != "none") throw UsageError("--fail-on " + *fail_on + ": expected none, info, warning or error");
+      auto plans = load_plans(*a, 1);
+      auto findings = lint(plans[0], *only);
+      emit(render_engine_lint(plans[0], findings, f, want_color(*output)), *output);
+      exit_code = kExitOk;
+      for (const auto& x : findings)
+        if (threshold >= 0 && static_cast<int>(x.severity) >= threshold) exit_code = kExitNotConverting;
+    });
+  }
+  // compare
+  {
+    auto a = std::make_shared<PlanArgs>();
+    auto format = std::make_shared<std::string>("text");
+    auto output = std::make_shared<std::string>();
+    auto max_layers = std::make_shared<size_t>(40);
+    auto* s = eng->add_subcommand("compare", "Plans side by side: total latency, latency per layer type, layers "
+                                             "per precision, layers matched by name");
+    add_plan_options(s, *a, true);
+    s->add_option("--format", *format, "text, json, csv or markdown")->capture_default_str();
+    s->add_option("--max-layers", *max_layers, "matched layers to list in text output")->capture_default_str();
+    s->add_option("-o,--output", *output, "write to this file instead of stdout");
+    s->callback([a, format, output, max_layers, &exit_code] {
+      auto f = parse_output_format(*format);
+      if (!a->graph.empty()) throw UsageError("compare takes plans, not --graph-json");
+      auto plans = load_plans(*a, 2);
+      std::vector<const EnginePlan*> ptrs;
+      for (const auto& p : plans) ptrs.push_back(&p);
+      auto c = compare_plans(ptrs);
+      emit(render_engine_compare(c, f, f == OutputFormat::Text ? *max_layers : static_cast<size_t>(-1)), *output);
+      exit_code = kExitOk;
+    });
+  }
+  // graph
+  {
+    auto a = std::make_shared<PlanArgs>();
+    auto output = std::make_shared<std::string>();
+    auto dot = std::make_shared<bool>(false);
+    auto* s = eng->add_subcommand("graph", "The plan's data-dependency graph as SVG (Graphviz): layers coloured by "
+                                           "type, tensors coloured by precision");
+    add_plan_options(s, *a, false);
+    s->add_option("-o,--output", *output, "SVG file to write")->required();
+    s->callback([a, output, dot, &exit_code] {
+      auto plans = load_plans(*a, 1);
+      std::string svg;
+      try {
+        svg = render_svg(engine_dot_graph(plans[0]));
+      } catch (const std::runtime_error& e) {
+        throw InputError(plans[0].files.graph, std::string("cannot draw the graph: ") + e.what());
+      }
+      write_file_atomic(*output, svg);
+      for (const auto& n : plans[0].notes) fmt::print(stderr, "note: {}\n", n);
+      exit_code = kExitOk;
+    });
+  }
+  // report
+  {
+    auto a = std::make_shared<PlanArgs>();
+    auto output = std::make_shared<std::string>();
+    auto graph_max = std::make_shared<size_t>(1500);
+    auto* s = eng->add_subcommand("report", "A self-contained HTML report card of one or more plans (no network)");
+    add_plan_options(s, *a, true);
+    s->add_option("-o,--output", *output, "HTML file to write")->required();
+    s->add_option("--graph-max-layers", *graph_max, "draw the graph only for plans of at most this many layers")
+        ->capture_default_str();
+    s->callback([a, output, graph_max, &exit_code] {
+      auto plans = load_plans(*a, 1);
+      std::vector<const EnginePlan*> ptrs;
+      for (const auto& p : plans) ptrs.push_back(&p);
+      write_file_atomic(*output, render_engine_report(ptrs, *graph_max));
+      exit_code = kExitOk;
+    });
+  }
 }
 
 }  // namespace trtlens::cli

@@ -1,0 +1,40 @@
+// Helpers shared by the engine loader, summary, linters and renderers.
+#pragma once
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "trtlens/engine.h"
+
+namespace trtlens::engine_detail {
+
+// Precision ("FP16") and TensorRT layout ("HWC8") of an inspector format
+// description, or of the 11.x "Format" plus "Datatype" pair.
+void parse_format(std::string_view format, std::string& precision, std::string& layout);
+
+// Bytes per element of a precision ("FP16" → 2); 0 when unknown.
+int element_size(std::string_view precision);
+
+// "1x3x224x224"; "?" for a dynamic dimension.
+std::string dims_text(const std::vector<int64_t>& dims);
+
+// "0.123" with enough digits for small layers.
+std::string ms_text(double ms);
+std::string percent_text(double pct);
+
+// Layers consuming each tensor, by layer index (built once per plan).
+struct TensorUse {
+  std::vector<int> producers, consumers;
+};
+struct TensorIndex {
+  std::vector<std::string> names;       // tensor names, index order
+  std::vector<TensorUse> uses;          // same order
+  std::unordered_map<std::string, int> by_name;
+  int find(const std::string& name) const;  // -1 when unknown
+};
+TensorIndex index_tensors(const EnginePlan& plan);
+
+bool is_float_precision(std::string_view p);
+
+}  // namespace trtlens::engine_detail

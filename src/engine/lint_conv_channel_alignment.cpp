@@ -1,0 +1,29 @@
+// Convolution channel counts that are not Tensor-Core friendly (TREx ConvLinter.alignment_lint).
+#include <fmt/format.h>
+
+#include "trtlens/engine.h"
+
+namespace trtlens::lint_impl {
+
+void conv_channel_alignment(const EnginePlan& plan, std::vector<Finding>& out) {
+  for (const auto& l : plan.layers) {
+    if (l.type != "Convolution" || l.inputs.empty() || l.outputs.empty()) continue;
+    const auto& in = l.inputs[0].dims;
+    const auto& o = l.outputs[0].dims;
+    if (in.size() != 4 || o.size() != 4) continue;  // TREx checks NCHW convolutions only
+    const int64_t c = in[1], k = o[1];
+    const int64_t align = l.precision == "INT8" ? 16 : 8;
+    if (c % align == 0 && k % align == 0) continue;
+    // A network's first convolution (3 colour channels) cannot be aligned; say so.
+    Severity sev = c <= 4 ? Severity::Info : Severity::Warning;
+    out.push_back({"conv-channel-alignment", l.name, sev,
+                   fmt::format("channels not aligned for Tensor Cores: C={} K={} ({} wants multiples of {})", c, k,
+                               l.precision.empty() ? "this precision" : l.precision, align),
+                   c <= 4 ? fmt::format("an input layer with {} channels is expected to be unaligned; padding the "
+                                        "input to {} channels may still help",
+                                        c, align <= 8 ? 4 : align)
+                          : fmt::format("change the model so both channel counts are multiples of {}", align)});
+  }
+}
+
+}  // namespace trtlens::lint_impl

@@ -1,0 +1,27 @@
+// Reduced-precision convolutions not run on Tensor Cores (TREx ConvLinter.tc_lint).
+#include <fmt/format.h>
+
+
+#include "trtlens/engine.h"
+
+namespace trtlens::lint_impl {
+
+void conv_tensor_cores(const EnginePlan& plan, std::vector<Finding>& out) {
+  for (const auto& l : plan.layers) {
+    if (l.type != "Convolution" || l.precision == "FP32" || l.precision.empty()) continue;
+    // Tensor-Core kernels name their MMA instruction family in the tactic name.
+    const std::string& t = l.tactic;
+    bool tc = false;
+    for (const char* k : {"imma", "hmma", "xmma", "i88", "884"}) tc |= t.find(k) != std::string::npos;
+    if (tc) continue;
+    bool small = !l.inputs.empty() && l.inputs[0].dims.size() == 4 && l.inputs[0].dims[1] < 32;
+    out.push_back({"conv-tensor-cores", l.name, small ? Severity::Info : Severity::Warning,
+                   fmt::format("{} convolution is not accelerated by Tensor Cores (tactic {})", l.precision,
+                               t.empty() ? "not named; built without detailed verbosity?" : t),
+                   small ? std::string("it has few input channels (< 32), so acceleration may not be possible")
+                         : std::string("Tensor Cores accelerate large convolutions and GEMMs; check channel "
+                                       "alignment and that the precision allows a Tensor-Core tactic")});
+  }
+}
+
+}  // namespace trtlens::lint_impl

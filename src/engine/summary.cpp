@@ -1,0 +1,96 @@
+// Engine summary: the figures of TREx's summary and report card, grouped.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+#include "engine/internal.h"
+#include "trtlens/engine.h"
+
+namespace trtlens {
+
+namespace {
+
+std::vector<GroupStat> group(const EnginePlan& plan, double total, bool by_type) {
+  std::map<std::string, GroupStat> m;
+  for (const auto& l : plan.layers) {
+    std::string key = by_type ? l.type : (l.precision.empty() ? std::string("none") : l.precision);
+    auto& g = m[key];
+    g.key = key;
+    ++g.count;
+    g.latency_ms += l.avg_ms;
+  }
+  std::vector<GroupStat> v;
+  v.reserve(m.size());
+  for (auto& [k, g] : m) {
+    g.percent = total > 0 ? 100.0 * g.latency_ms / total : 0.0;
+    v.push_back(g);
+  }
+  std::stable_sort(v.begin(), v.end(), [](const GroupStat& a, const GroupStat& b) {
+    if (a.latency_ms != b.latency_ms) return a.latency_ms > b.latency_ms;
+    return a.count > b.count;
+  });
+  return v;
+}
+
+// Why a reformat layer exists, from what the file says: its Origin and the
+// name TensorRT gives inserted copies ("Reformatting CopyNode for Input Tensor 0 to X").
+std::string reformat_reason(const EngineLayer& l, const std::string& from, const std::string& to) {
+  std::string conv = from == to ? fmt::format("copies {}", from) : fmt::format("converts {} to {}", from, to);
+  if (l.origin == "QDQ")
+    return fmt::format("a Quantize/Dequantize node of the ONNX graph, run as a reformat; {}", conv);
+  static constexpr std::string_view in_tag = "Reformatting CopyNode for Input Tensor ";
+  static constexpr std::string_view out_tag = "Reformatting CopyNode for Output Tensor ";
+  std::string_view n = l.name;
+  for (auto [tag, what] : {std::pair{in_tag, "input"}, std::pair{out_tag, "output"}}) {
+    if (n.rfind(tag, 0) != 0) continue;
+    std::string_view rest = n.substr(tag.size());
+    auto sp = rest.find(" to ");
+    if (sp == std::string_view::npos) break;
+    return fmt::format("inserted by TensorRT{}: {} {} of '{}' needs {} (producer gives {})",
+                       l.origin.empty() ? "" : " (Origin " + l.origin + ")", what, rest.substr(0, sp),
+                       rest.substr(sp + 4), to, from);
+  }
+  if (!l.origin.empty()) return fmt::format("Origin {}: {}", l.origin, conv);
+  return conv;
+}
+
+}  // namespace
+
+EngineSummary summarize(const EnginePlan& plan, int slowest) {
+  EngineSummary s;
+  s.layers = static_cast<int>(plan.layers.size());
+  s.total_latency_ms = plan.total_latency_ms();
+  s.by_type = group(plan, s.total_latency_ms, true);
+  s.by_precision = group(plan, s.total_latency_ms, false);
+  std::vector<const EngineLayer*> order;
+  order.reserve(plan.layers.size());
+  for (const auto& l : plan.layers) {
+    order.push_back(&l);
+    for (const auto& t : l.inputs) s.activations_bytes += t.size_bytes();
+    for (const auto& t : l.outputs) s.activations_bytes += t.size_bytes();
+    s.weights_bytes += l.weights_bytes;
+    if (l.is_fused()) s.fused.push_back(&l);
+    if (l.is_reformat()) {
+      ReformatInfo r;
+      r.layer = &l;
+      r.from = l.inputs.empty() ? "?" : l.inputs[0].short_format();
+      r.to = l.outputs.empty() ? "?" : l.outputs[0].short_format();
+      r.reason = reformat_reason(l, r.from, r.to);
+      s.reformats.push_back(std::move(r));
+      ++s.reformat_count;
+      s.reformat_ms += l.avg_ms;
+    }
+  }
+  s.reformat_percent = s.total_latency_ms > 0 ? 100.0 * s.reformat_ms / s.total_latency_ms : 0.0;
+  size_t n = std::min<size_t>(static_cast<size_t>(std::max(slowest, 0)), order.size());
+  std::partial_sort(order.begin(), order.begin() + static_cast<long>(n), order.end(),
+                    [](const EngineLayer* a, const EngineLayer* b) {
+                      if (a->avg_ms != b->avg_ms) return a->avg_ms > b->avg_ms;
+                      return a->file_index < b->file_index;
+                    });
+  s.slowest.assign(order.begin(), order.begin() + static_cast<long>(n));
+  return s;
+}
+
+}  // namespace trtlens

@@ -1,0 +1,38 @@
+// Rendering of engine plans: summary, layer table, lint findings and
+// comparisons as text, json, csv or markdown; the plan graph; the HTML report.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "render/graphviz.h"
+#include "trtlens/engine.h"
+
+namespace trtlens {
+
+enum class OutputFormat { Text, Json, Csv, Markdown };
+// "text", "json", "csv", "markdown" (or "md"); throws UsageError otherwise.
+OutputFormat parse_output_format(const std::string& s);
+
+inline constexpr int kEngineSchemaVersion = 1;
+
+// `findings` may be null (lint not run).
+std::string render_engine_summary(const EnginePlan& plan, const EngineSummary& s, const std::vector<Finding>* findings,
+                                  OutputFormat f, bool color);
+// `rows` are indices into plan.layers, in display order.
+std::string render_engine_layers(const EnginePlan& plan, const std::vector<size_t>& rows, OutputFormat f);
+std::string render_engine_lint(const EnginePlan& plan, const std::vector<Finding>& findings, OutputFormat f, bool color);
+std::string render_engine_compare(const PlanComparison& c, OutputFormat f, size_t max_layers);
+
+// The data-dependency graph: layers as nodes coloured by type, tensors as
+// edges coloured by precision (FP32 red, FP16 orange, INT8 green).
+DotGraph engine_dot_graph(const EnginePlan& plan);
+// Fill colour of a layer type and colour of a precision (TREx's palettes).
+std::string engine_type_color(const std::string& type);
+std::string engine_precision_color(const std::string& precision);
+
+// The self-contained HTML report card of one or more plans. The graph is
+// drawn for plans of at most `graph_max_layers` layers (Graphviz time grows
+// quickly); larger plans say why it is missing.
+std::string render_engine_report(const std::vector<const EnginePlan*>& plans, size_t graph_max_layers);
+
+}  // namespace trtlens
