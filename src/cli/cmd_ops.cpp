@@ -1,13 +1,352 @@
+// `trtlens ops [OP] [--trt R]`: what the knowledge base says about ONNX ops,
+// per TensorRT release (status, element types, rules, plugin, notes).
 #include <CLI/CLI.hpp>
+#include <fmt/core.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cctype>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <set>
 
 #include "cli/app.h"
+#include "render/table.h"
+#include "trtlens/error.h"
+#include "trtlens/kb.h"
 
 namespace trtlens::cli {
+namespace {
 
-// Placeholder until the ops subcommand lands.
+// Keys in the order written: schema_version first.
+using json = nlohmann::ordered_json;
+
+constexpr int kSchemaVersion = 1;
+
+struct OpsArgs {
+  std::string op;
+  std::string trt;
+  std::string format = "text";
+};
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diag = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+// Every op any release lists, sorted case-insensitively (as the tables are).
+std::vector<std::string> all_ops(const KnowledgeBase& kb) {
+  std::set<std::string> names;
+  for (const Release& r : kb.releases())
+    for (const auto& [name, e] : r.ops) names.insert(name);
+  std::vector<std::string> out(names.begin(), names.end());
+  std::stable_sort(out.begin(), out.end(), [](const std::string& a, const std::string& b) { return lower(a) < lower(b); });
+  return out;
+}
+
+// The op as the tables spell it; a case-insensitive match is accepted. Throws
+// UsageError with suggestions for an op no release lists.
+std::string canonical_op(const KnowledgeBase& kb, const std::string& op) {
+  std::vector<std::string> ops = all_ops(kb);
+  if (std::find(ops.begin(), ops.end(), op) != ops.end()) return op;
+  std::string low = lower(op);
+  for (const auto& name : ops)
+    if (lower(name) == low) return name;
+  std::vector<std::string> close;
+  for (const auto& name : ops)
+    if (edit_distance(lower(name), low) <= 2 || (low.size() >= 4 && lower(name).find(low) != std::string::npos))
+      close.push_back(name);
+  std::string hint = close.empty() ? "run `trtlens ops` for the list"
+                                   : fmt::format("did you mean {}?", fmt::join(close.begin(), close.begin() + std::min<size_t>(close.size(), 5), ", "));
+  throw UsageError(fmt::format("unknown op '{}': no TensorRT release from {} to {} lists it; {}", op,
+                               kb.releases().front().name, kb.releases().back().name, hint));
+}
+
+std::string dash(const std::string& s) { return s.empty() ? "-" : s; }
+std::string join_types(const std::vector<std::string>& t) { return t.empty() ? "-" : fmt::format("{}", fmt::join(t, " ")); }
+std::vector<std::string> rule_texts(const OpEntry& e) {
+  std::vector<std::string> out;
+  for (const Rule& r : e.rules) out.push_back(r.text);
+  return out;
+}
+
+std::string status_cell(OpStatus s, bool color) {
+  const char* code = s == OpStatus::Y ? "32" : s == OpStatus::N ? "31" : "33";
+  return colorize(std::string(op_status_name(s)), code, color);
+}
+
+bool supports(const OpEntry* e) { return e && e->status != OpStatus::N; }
+
+// "5.1-8.6, 10.4-11.1": the runs of consecutive releases where `pick` holds.
+template <class Pred>
+std::string release_ranges(const KnowledgeBase& kb, Pred pick) {
+  std::vector<std::string> runs;
+  const auto& rs = kb.releases();
+  for (size_t i = 0; i < rs.size();) {
+    if (!pick(rs[i])) {
+      ++i;
+      continue;
+    }
+    size_t j = i;
+    while (j + 1 < rs.size() && pick(rs[j + 1])) ++j;
+    runs.push_back(i == j ? rs[i].name : rs[i].name + "-" + rs[j].name);
+    i = j + 1;
+  }
+  return runs.empty() ? "-" : fmt::format("{}", fmt::join(runs, ", "));
+}
+
+json entry_json(const OpEntry& e) {
+  auto opt = [](const std::string& s) { return s.empty() ? json(nullptr) : json(s); };
+  return json{{"op", e.op},
+              {"status", op_status_name(e.status)},
+              {"types", e.types},
+              {"rules", rule_texts(e)},
+              {"plugin", opt(e.plugin)},
+              {"importer", opt(e.importer)},
+              {"basis", opt(e.basis)},
+              {"rules_src", opt(e.rules_src)},
+              {"note", opt(e.note)}};
+}
+
+json release_json(const Release& r) {
+  return json{{"release", r.name},
+              {"citation", r.citation()},
+              {"source", r.source},
+              {"date", r.date},
+              {"basis", r.basis},
+              {"opset_min", r.opset_min == 0 ? json(nullptr) : json(r.opset_min)},
+              {"opset_max", r.opset_max == 0 ? json(nullptr) : json(r.opset_max)},
+              {"opset_max_is_lower_bound", r.opset_max_is_bound},
+              {"types", r.types},
+              {"types_limited", r.types_limited},
+              {"notes", r.notes.empty() ? json(nullptr) : json(r.notes)}};
+}
+
+// "opsets 9-20", "opsets up to 17", "opsets 9 to at least 21".
+std::string opset_text(const Release& r) {
+  if (r.opset_max == 0) return r.opset_min ? fmt::format("opsets from {}", r.opset_min) : "opsets not stated";
+  std::string max = r.opset_max_is_bound ? fmt::format("at least {}", r.opset_max) : std::to_string(r.opset_max);
+  if (r.opset_min == 0) return fmt::format("opsets up to {}", max);
+  return r.opset_max_is_bound ? fmt::format("opsets {} to {}", r.opset_min, max) : fmt::format("opsets {}-{}", r.opset_min, max);
+}
+
+std::string render_table(const Table& t, const std::string& format) {
+  return format == "markdown" ? to_markdown(t) : to_text(t);
+}
+
+// ---------------------------------------------------------------- one op
+
+void print_op(const KnowledgeBase& kb, const std::string& op, const Release* only, const std::string& format) {
+  std::vector<const Release*> releases;
+  for (const Release& r : kb.releases())
+    if (!only || &r == only) releases.push_back(&r);
+
+  if (format == "json") {
+    json out{{"schema_version", kSchemaVersion}, {"op", op}, {"releases", json::array()}};
+    for (const Release* r : releases) {
+      const OpEntry* e = r->find(op);
+      json row = e ? entry_json(*e) : json{{"op", op}, {"status", nullptr}};
+      row.erase("op");
+      row["release"] = r->name;
+      row["citation"] = r->citation();
+      row["listed"] = e != nullptr;
+      out["releases"].push_back(row);
+    }
+    fmt::print("{}\n", out.dump(2));
+    return;
+  }
+
+  bool md = format == "markdown";
+  bool color = !md && stdout_wants_color();
+  std::string out;
+  auto heading = [&](const std::string& h) { out += md ? "## " + h + "\n\n" : h + "\n"; };
+
+  if (only) {
+    const OpEntry* e = only->find(op);
+    heading(fmt::format("{} at TensorRT {} ({})", op, only->name, only->citation()));
+    if (!md) out += "\n";
+    if (!e) {
+      const Release* next = kb.first_supporting(op, only);
+      out += fmt::format("not listed in the {} table{}\n", only->name,
+                         next ? fmt::format("; supported from {}", next->name) : "");
+      fmt::print("{}", out);
+      return;
+    }
+    Table t;
+    t.header = {"field", "value"};
+    t.rows.push_back({"status", status_cell(e->status, color)});
+    t.rows.push_back({"types", join_types(e->types)});
+    std::vector<std::string> rules = rule_texts(*e);
+    if (rules.empty()) t.rows.push_back({"rules", "-"});
+    for (size_t i = 0; i < rules.size(); ++i) t.rows.push_back({i == 0 ? "rules" : "", rules[i]});
+    t.rows.push_back({"plugin", dash(e->plugin)});
+    t.rows.push_back({"importer", dash(e->importer)});
+    t.rows.push_back({"rules from", dash(e->rules_src)});
+    t.rows.push_back({"note", dash(e->note)});
+    out += render_table(t, format);
+    if (e->status == OpStatus::N) {
+      if (const Release* next = kb.first_supporting(op, only))
+        out += fmt::format("\nsupported from {}\n", next->name);
+    }
+    fmt::print("{}", out);
+    return;
+  }
+
+  heading(fmt::format("{}: TensorRT support per release", op));
+  if (!md) out += "\n";
+  Table t;
+  t.header = {"release", "status", "types", "rules", "importer"};
+  for (const Release* r : releases) {
+    const OpEntry* e = r->find(op);
+    if (!e) continue;
+    t.rows.push_back({r->name, status_cell(e->status, color), join_types(e->types), std::to_string(e->rules.size()),
+                      dash(e->importer)});
+  }
+  t.numeric = {false, false, false, true, false};
+  out += render_table(t, format);
+  std::string missing = release_ranges(kb, [&](const Release& r) { return r.find(op) == nullptr; });
+  std::string untyped = release_ranges(kb, [&](const Release& r) {
+    const OpEntry* e = r.find(op);
+    return supports(e) && e->types.empty();
+  });
+  if (missing != "-" || untyped != "-") out += "\n";
+  if (missing != "-") out += fmt::format("not listed in: {}\n", missing);
+  if (untyped != "-")
+    out += fmt::format("types not stated for the op in: {} (see `trtlens ops --trt R` for the release's types)\n", untyped);
+
+  // Rules, plugins and notes, each with the releases it applies to.
+  auto grouped = [&](const std::string& title, auto value_of) {
+    std::vector<std::string> values;
+    for (const Release* r : releases) {
+      const OpEntry* e = r->find(op);
+      if (!e) continue;
+      for (const std::string& v : value_of(*e))
+        if (std::find(values.begin(), values.end(), v) == values.end()) values.push_back(v);
+    }
+    if (values.empty()) return;
+    Table g;
+    g.header = {"releases", title};
+    for (const std::string& v : values) {
+      std::string where = release_ranges(kb, [&](const Release& r) {
+        const OpEntry* e = r.find(op);
+        if (!e) return false;
+        auto vs = value_of(*e);
+        return std::find(vs.begin(), vs.end(), v) != vs.end();
+      });
+      g.rows.push_back({where, v});
+    }
+    out += "\n";
+    heading(title == "rule" ? "Rules (each must hold for a node to import)" : title == "plugin" ? "Plugins" : "Notes");
+    if (md) out += "\n";
+    out += render_table(g, format);
+  };
+  grouped("rule", [](const OpEntry& e) { return rule_texts(e); });
+  grouped("plugin", [](const OpEntry& e) { return e.plugin.empty() ? std::vector<std::string>{} : std::vector{e.plugin}; });
+  grouped("note", [](const OpEntry& e) { return e.note.empty() ? std::vector<std::string>{} : std::vector{e.note}; });
+  fmt::print("{}", out);
+}
+
+// ---------------------------------------------------------------- every op
+
+void print_release(const KnowledgeBase& kb, const Release& r, const std::string& format) {
+  (void)kb;
+  if (format == "json") {
+    json rel = release_json(r);
+    rel["ops"] = json::array();
+    for (const auto& [name, e] : r.ops) rel["ops"].push_back(entry_json(e));
+    fmt::print("{}\n", json{{"schema_version", kSchemaVersion}, {"releases", json::array({rel})}}.dump(2));
+    return;
+  }
+  bool md = format == "markdown";
+  bool color = !md && stdout_wants_color();
+  std::string out = md ? fmt::format("## ONNX ops at TensorRT {}\n\n", r.name) : fmt::format("ONNX ops at TensorRT {}\n", r.name);
+  out += fmt::format("{}; {}; types {}{}\n", r.citation(), opset_text(r), join_types(r.types),
+                     r.types_limited.empty() ? "" : fmt::format(" (limited: {})", join_types(r.types_limited)));
+  out += "\n";
+  Table t;
+  t.header = {"op", "status", "types", "rules", "plugin"};
+  t.numeric = {false, false, false, true, false};
+  std::vector<const OpEntry*> entries;
+  for (const auto& [name, e] : r.ops) entries.push_back(&e);
+  std::stable_sort(entries.begin(), entries.end(), [](const OpEntry* a, const OpEntry* b) { return lower(a->op) < lower(b->op); });
+  int supported = 0;
+  for (const OpEntry* e : entries) {
+    supported += supports(e);
+    t.rows.push_back({e->op, status_cell(e->status, color), join_types(e->types), std::to_string(e->rules.size()),
+                      e->plugin.empty() ? "-" : (e->plugin.size() > 40 ? e->plugin.substr(0, 37) + "..." : e->plugin)});
+  }
+  out += render_table(t, format);
+  out += fmt::format("\n{} ops listed, {} supported (Y, PLUGIN or EXPERIMENTAL). `trtlens ops OP --trt {}` shows an op's rules.\n",
+                     entries.size(), supported, r.name);
+  fmt::print("{}", out);
+}
+
+void print_all(const KnowledgeBase& kb, const std::string& format) {
+  if (format == "json") {
+    json rels = json::array();
+    for (const Release& r : kb.releases()) {
+      json rel = release_json(r);
+      rel["ops"] = json::array();
+      for (const auto& [name, e] : r.ops) rel["ops"].push_back(entry_json(e));
+      rels.push_back(std::move(rel));
+    }
+    fmt::print("{}\n", json{{"schema_version", kSchemaVersion}, {"releases", std::move(rels)}}.dump(2));
+    return;
+  }
+  bool md = format == "markdown";
+  bool color = !md && stdout_wants_color();
+  const Release& latest = kb.releases().back();
+  std::string out = md ? "## ONNX ops across TensorRT releases\n\n" : "ONNX ops across TensorRT releases\n\n";
+  Table t;
+  t.header = {"op", "supported in", fmt::format("status {}", latest.name), fmt::format("types {}", latest.name)};
+  for (const std::string& op : all_ops(kb)) {
+    const OpEntry* e = latest.find(op);
+    t.rows.push_back({op, release_ranges(kb, [&](const Release& r) { return supports(r.find(op)); }),
+                      e ? status_cell(e->status, color) : "-", e ? join_types(e->types) : "-"});
+  }
+  out += render_table(t, format);
+  out += fmt::format("\n{} releases: {}. `trtlens ops OP` shows one op per release; `--trt R` one release.\n",
+                     kb.releases().size(), release_ranges(kb, [](const Release&) { return true; }));
+  fmt::print("{}", out);
+}
+
+}  // namespace
+
 void add_ops_command(CLI::App& app, int& exit_code) {
-  (void)app;
-  (void)exit_code;
+  auto args = std::make_shared<OpsArgs>();
+  CLI::App* sub = app.add_subcommand("ops", "ONNX ops TensorRT imports, per release: status, element types, rules");
+  sub->add_option("op", args->op, "ONNX op_type (e.g. Resize); omit for every op");
+  sub->add_option("--trt", args->trt, "TensorRT release: 8.6, 8.6.1 or 8.6.1.6 (default: every release)");
+  sub->add_option("--format", args->format, "text, json or markdown")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"text", "json", "markdown"}));
+  sub->callback([args, &exit_code] {
+    const KnowledgeBase& kb = KnowledgeBase::builtin();
+    const Release* release = args->trt.empty() ? nullptr : &kb.resolve(args->trt);
+    if (!args->op.empty())
+      print_op(kb, canonical_op(kb, args->op), release, args->format);
+    else if (release)
+      print_release(kb, *release, args->format);
+    else
+      print_all(kb, args->format);
+    exit_code = kExitOk;
+  });
 }
 
 }  // namespace trtlens::cli
