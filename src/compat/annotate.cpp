@@ -221,12 +221,15 @@ NodeVerdict Annotator::judge(int gi, const Node& n, const Release& r, Precision 
   std::vector<std::string> int64_tensors, double_tensors;
   ElemType node_float = ElemType::UNDEFINED;  // the float type the node computes in
   ElemType first_type = ElemType::UNDEFINED;
+  bool reads_metadata_only = !custom_domain && (n.op_type == "Shape" || n.op_type == "Size");
   auto visit = [&](const std::string& name, int input_index) {
     if (name.empty()) return;
     const TensorInfo* t = g.find(name, model_.graphs);
     if (!t || t->type == ElemType::UNDEFINED) return;
     if (first_type == ElemType::UNDEFINED) first_type = t->type;
-    if (is_float(t->type) && !is_quantized_type(t->type) && node_float == ElemType::UNDEFINED) node_float = t->type;
+    // Shape and Size read only metadata: they never compute in a float type.
+    if (is_float(t->type) && !is_quantized_type(t->type) && node_float == ElemType::UNDEFINED && !reads_metadata_only)
+      node_float = t->type;
     std::string_view tn = elem_type_trt_name(t->type);
     bool known = in_list(r.types, tn) || in_list(r.types_limited, tn);
     if (t->type == ElemType::INT64 && (r.major < 9 || !known)) {
@@ -255,6 +258,10 @@ NodeVerdict Annotator::judge(int gi, const Node& n, const Release& r, Precision 
   };
   for (size_t i = 0; i < n.inputs.size(); ++i) visit(n.inputs[i], static_cast<int>(i));
   for (const auto& o : n.outputs) visit(o, -1);
+  // Integer and bool nodes run at the type they produce.
+  if (!n.outputs.empty() && !n.outputs[0].empty())
+    if (const TensorInfo* out0 = g.find(n.outputs[0], model_.graphs); out0 && out0->type != ElemType::UNDEFINED)
+      first_type = out0->type;
   auto quoted = [](const std::vector<std::string>& names) {
     std::string s;
     for (size_t i = 0; i < names.size() && i < 4; ++i) s += (i ? ", '" : "'") + names[i] + "'";

@@ -1,0 +1,74 @@
+// Builds small ONNX models in tests (onnx::ModelProto through libonnx's protobuf).
+#pragma once
+#include <cstdint>
+#include <initializer_list>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace onnx {
+class ModelProto;
+class GraphProto;
+class NodeProto;
+}  // namespace onnx
+
+namespace trtlens::test {
+
+// ONNX element type numbers used in tests.
+enum : int { kFloat = 1, kUint8 = 2, kInt8 = 3, kInt32 = 6, kInt64 = 7, kBool = 9, kFloat16 = 10, kDouble = 11, kBfloat16 = 16 };
+
+class GraphBuilder {
+ public:
+  explicit GraphBuilder(onnx::GraphProto* g) : g_(g) {}
+  // A graph input of element type `type` and shape `dims` (-1 = symbolic "N").
+  GraphBuilder& input(const std::string& name, int type, std::vector<int64_t> dims);
+  GraphBuilder& output(const std::string& name, int type, std::vector<int64_t> dims);
+  // An untyped output (its type is left to inference).
+  GraphBuilder& output(const std::string& name);
+  // An initializer with float or int64 values (raw_data), or `payload_bytes`
+  // of zero bytes of raw data (for size tests).
+  GraphBuilder& init_float(const std::string& name, std::vector<int64_t> dims, std::vector<float> values);
+  GraphBuilder& init_int64(const std::string& name, std::vector<int64_t> dims, std::vector<int64_t> values);
+  GraphBuilder& init_external(const std::string& name, std::vector<int64_t> dims, const std::string& location,
+                              int64_t offset, int64_t length);
+  // Adds a node; returns it for attributes.
+  onnx::NodeProto& node(const std::string& op_type, std::vector<std::string> inputs, std::vector<std::string> outputs,
+                        const std::string& name = "", const std::string& domain = "");
+  onnx::GraphProto* proto() { return g_; }
+
+ private:
+  onnx::GraphProto* g_;
+};
+
+// Attribute setters on a node.
+void attr_int(onnx::NodeProto& n, const std::string& name, int64_t v);
+void attr_ints(onnx::NodeProto& n, const std::string& name, std::vector<int64_t> v);
+void attr_float(onnx::NodeProto& n, const std::string& name, float v);
+void attr_string(onnx::NodeProto& n, const std::string& name, const std::string& v);
+// A tensor attribute (Constant.value) with int64 values.
+void attr_tensor_int64(onnx::NodeProto& n, const std::string& name, std::vector<int64_t> dims, std::vector<int64_t> v);
+// A graph attribute (If branches, Loop body); returns a builder for it.
+GraphBuilder attr_graph(onnx::NodeProto& n, const std::string& name, const std::string& graph_name);
+
+class ModelBuilder {
+ public:
+  explicit ModelBuilder(int64_t opset = 13);
+  ~ModelBuilder();
+  GraphBuilder graph();
+  ModelBuilder& opset(const std::string& domain, int64_t version);
+  // A local function `name` in `domain` with inputs/outputs; returns a builder for its nodes
+  // (GraphBuilder::node only).
+  onnx::NodeProto& function_node(const std::string& function, const std::string& domain, const std::string& op_type,
+                                 std::vector<std::string> inputs, std::vector<std::string> outputs);
+  void add_function(const std::string& name, const std::string& domain, std::vector<std::string> inputs,
+                    std::vector<std::string> outputs);
+  // Serialized ModelProto.
+  std::string bytes() const;
+  // Writes the model to `path`; returns path.
+  std::string save(const std::string& path) const;
+
+ private:
+  std::unique_ptr<onnx::ModelProto> m_;
+};
+
+}  // namespace trtlens::test

@@ -1,0 +1,260 @@
+// The verdict model (DESIGN.md) on small models built in the test.
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+
+#include "support/onnx_builder.h"
+#include "support/paths.h"
+#include "trtlens/compat.h"
+
+namespace trtlens {
+namespace {
+
+using namespace trtlens::test;
+
+const KnowledgeBase& kb() { return KnowledgeBase::builtin(); }
+
+const NodeVerdict& verdict_of(const Model& m, const Annotations& a, const std::string& name) {
+  for (const auto& v : a.nodes)
+    if (m.graphs[static_cast<size_t>(v.graph)].nodes[static_cast<size_t>(v.index)].name == name) return v;
+  throw std::runtime_error("no node " + name);
+}
+
+bool mentions(const NodeVerdict& v, const std::string& text) {
+  for (const auto& r : v.reasons)
+    if (r.message.find(text) != std::string::npos) return true;
+  return false;
+}
+
+bool hints(const NodeVerdict& v, const std::string& text) {
+  for (const auto& h : v.hints)
+    if (h.find(text) != std::string::npos) return true;
+  return false;
+}
+
+// x(FP32) -> Conv -> BatchNormalization -> Shape -> Reshape(x, shape) ...
+Model conv_bn_model(const std::string& name) {
+  std::string dir = temp_dir(name);
+  ModelBuilder mb(13);
+  auto g = mb.graph();
+  g.input("x", kFloat, {1, 3, 8, 8});
+  g.init_float("w", {4, 3, 3, 3}, std::vector<float>(108, 0.1f));
+  g.init_float("scale", {4}, {1, 1, 1, 1}).init_float("bias", {4}, {0, 0, 0, 0});
+  g.init_float("mean", {4}, {0, 0, 0, 0}).init_float("var", {4}, {1, 1, 1, 1});
+  g.node("Conv", {"x", "w"}, {"c"}, "conv");
+  g.node("BatchNormalization", {"c", "scale", "bias", "mean", "var"}, {"bn"}, "bn");
+  g.node("Shape", {"x"}, {"s"}, "shape");
+  g.node("Flatten", {"bn"}, {"f"}, "flatten");
+  g.node("Reshape", {"f", "s"}, {"r"}, "reshape");
+  g.output("r");
+  return load_model(mb.save(dir + "/m.onnx"));
+}
+
+TEST(CompatVerdicts, PlainModelSupportedAtFp16) {
+  Model m = conv_bn_model("compat_fp16");
+  Annotations a = annotate(m, kb().resolve("8.6"), Precision::FP16);
+  EXPECT_TRUE(a.converts);
+  const NodeVerdict& conv = verdict_of(m, a, "conv");
+  EXPECT_EQ(conv.verdict, Verdict::SUPPORTED);
+  EXPECT_EQ(conv.precision, "FP16");
+  EXPECT_EQ(a.summary[static_cast<size_t>(Verdict::UNSUPPORTED)], 0);
+}
+
+TEST(CompatVerdicts, BatchNormalizationFallsBackAtInt8In86) {
+  Model m = conv_bn_model("compat_bn_int8");
+  Annotations a = annotate(m, kb().resolve("8.6.1.6"), Precision::INT8);
+  const NodeVerdict& bn = verdict_of(m, a, "bn");
+  EXPECT_EQ(bn.verdict, Verdict::FALLBACK);
+  EXPECT_EQ(bn.precision, "FP32");
+  EXPECT_TRUE(mentions(bn, "no INT8 kernel"));
+  EXPECT_EQ(verdict_of(m, a, "conv").precision, "INT8");  // Conv lists INT8 in 8.6
+  ASSERT_FALSE(bn.reasons.empty());
+  EXPECT_NE(bn.reasons[0].source.find("8.6"), std::string::npos);
+}
+
+TEST(CompatVerdicts, Int64IsImplicitCastIn8xAndNativeFrom90) {
+  Model m = conv_bn_model("compat_int64");
+  Annotations a86 = annotate(m, kb().resolve("8.6"), Precision::FP32);
+  const NodeVerdict& shape86 = verdict_of(m, a86, "shape");
+  EXPECT_EQ(shape86.verdict, Verdict::IMPLICIT_CAST);
+  EXPECT_TRUE(mentions(shape86, "'s'"));
+  EXPECT_EQ(verdict_of(m, a86, "reshape").verdict, Verdict::IMPLICIT_CAST);
+  Annotations a90 = annotate(m, kb().resolve("9.0"), Precision::FP32);
+  EXPECT_EQ(verdict_of(m, a90, "shape").verdict, Verdict::SUPPORTED);
+  EXPECT_EQ(verdict_of(m, a90, "shape").precision, "INT64");  // judged by its own type
+  auto changes = diff_annotations(a86, a90);
+  EXPECT_GE(changes.size(), 2u);
+}
+
+TEST(CompatVerdicts, ImplicitInt8FallsBackFrom100WithThatReason) {
+  Model m = conv_bn_model("compat_int8_10");
+  Annotations a = annotate(m, kb().resolve("10.0"), Precision::INT8);
+  const NodeVerdict& conv = verdict_of(m, a, "conv");
+  EXPECT_EQ(conv.verdict, Verdict::FALLBACK);
+  EXPECT_TRUE(mentions(conv, "deprecated"));
+  EXPECT_TRUE(a.converts);
+  ASSERT_FALSE(a.notes.empty());
+  EXPECT_NE(a.notes[0].find("Q/DQ"), std::string::npos);
+  // Integer nodes are not judged by the float precision.
+  EXPECT_EQ(verdict_of(m, a, "shape").verdict, Verdict::SUPPORTED);
+}
+
+TEST(CompatVerdicts, StronglyTyped11SaysToConvertTheModelFirst) {
+  Model m = conv_bn_model("compat_11_fp16");
+  Annotations a = annotate(m, kb().resolve("11.0"), Precision::FP16);
+  const NodeVerdict& conv = verdict_of(m, a, "conv");
+  EXPECT_EQ(conv.verdict, Verdict::FALLBACK);
+  EXPECT_EQ(conv.precision, "FP32");
+  EXPECT_TRUE(hints(conv, "AutoCast"));
+  ASSERT_FALSE(a.notes.empty());
+  EXPECT_NE(a.notes[0].find("strongly typed"), std::string::npos);
+  Annotations fp32 = annotate(m, kb().resolve("11.0"), Precision::FP32);
+  EXPECT_EQ(verdict_of(m, fp32, "conv").verdict, Verdict::SUPPORTED);
+  EXPECT_TRUE(fp32.notes.empty());
+}
+
+TEST(CompatVerdicts, QdqModelJudgedOnItsQuantizedRegions) {
+  std::string dir = temp_dir("compat_qdq");
+  ModelBuilder mb(13);
+  auto g = mb.graph();
+  g.input("x", kFloat, {1, 3, 8, 8});
+  g.init_float("xs", {}, {0.1f});
+  auto zp = [&](const std::string& name) {
+    auto* t = g.proto()->add_initializer();
+    t->set_name(name);
+    t->set_data_type(kInt8);
+    t->set_raw_data(std::string(1, '\0'));
+  };
+  zp("xz");
+  zp("wz");
+  g.init_float("w", {4, 3, 3, 3}, std::vector<float>(108, 0.1f));
+  g.init_float("ws", {}, {0.01f});
+  g.node("QuantizeLinear", {"x", "xs", "xz"}, {"xq"}, "q_x");
+  g.node("DequantizeLinear", {"xq", "xs", "xz"}, {"xd"}, "dq_x");
+  g.node("QuantizeLinear", {"w", "ws", "wz"}, {"wq"}, "q_w");
+  g.node("DequantizeLinear", {"wq", "ws", "wz"}, {"wd"}, "dq_w");
+  g.node("Conv", {"xd", "wd"}, {"c"}, "conv");
+  g.node("Sigmoid", {"c"}, {"y"}, "sigmoid");
+  g.output("y");
+  Model m = load_model(mb.save(dir + "/m.onnx"));
+  Annotations a = annotate(m, kb().resolve("10.0"), Precision::INT8);
+  EXPECT_EQ(verdict_of(m, a, "conv").verdict, Verdict::SUPPORTED);
+  EXPECT_EQ(verdict_of(m, a, "conv").precision, "INT8");
+  EXPECT_EQ(verdict_of(m, a, "dq_x").precision, "INT8");
+  const NodeVerdict& sig = verdict_of(m, a, "sigmoid");
+  EXPECT_EQ(sig.verdict, Verdict::FALLBACK);
+  EXPECT_TRUE(mentions(sig, "Q/DQ"));
+  // No "implicit INT8 is deprecated" note for a Q/DQ model.
+  for (const auto& n : a.notes) EXPECT_EQ(n.find("deprecated"), std::string::npos) << n;
+}
+
+TEST(CompatVerdicts, OpMarkedNIsUnsupportedWithTheReleaseThatAddsIt) {
+  std::string dir = temp_dir("compat_n");
+  ModelBuilder mb(17);
+  auto g = mb.graph();
+  g.input("n", kInt64, {});
+  auto& w = g.node("HannWindow", {"n"}, {"w"}, "window");
+  (void)w;
+  g.output("w");
+  Model m = load_model(mb.save(dir + "/m.onnx"));
+  Annotations a = annotate(m, kb().resolve("10.1"), Precision::FP32);
+  const NodeVerdict& v = verdict_of(m, a, "window");
+  EXPECT_EQ(v.verdict, Verdict::UNSUPPORTED);
+  EXPECT_FALSE(a.converts);
+  EXPECT_TRUE(hints(v, "10.4")) << (v.hints.empty() ? "" : v.hints[0]);
+  EXPECT_EQ(annotate(m, kb().resolve("10.4"), Precision::FP32).nodes[0].verdict, Verdict::SUPPORTED);
+}
+
+TEST(CompatVerdicts, FailedRuleCitesItAndHints) {
+  std::string dir = temp_dir("compat_rule");
+  ModelBuilder mb(11);
+  auto g = mb.graph();
+  g.input("x", kFloat, {1, 3, 4, 4}).input("scales", kFloat, {4});
+  g.init_float("roi", {0}, {});
+  auto& r = g.node("Resize", {"x", "roi", "scales"}, {"y"}, "resize");
+  attr_string(r, "mode", "cubic");
+  g.output("y");
+  Model m = load_model(mb.save(dir + "/m.onnx"));
+  Annotations a72 = annotate(m, kb().resolve("7.2"), Precision::FP32);
+  const NodeVerdict& v72 = a72.nodes[0];
+  EXPECT_EQ(v72.verdict, Verdict::UNSUPPORTED);
+  bool cites_mode = false;
+  for (const auto& reason : v72.reasons)
+    if (reason.rule.find("attr_in(mode") == 0) {
+      cites_mode = true;
+      EXPECT_NE(reason.source.find("7.2"), std::string::npos);
+      EXPECT_NE(reason.message.find("cubic"), std::string::npos) << reason.message;
+    }
+  EXPECT_TRUE(cites_mode);
+  EXPECT_FALSE(v72.hints.empty());
+}
+
+TEST(CompatVerdicts, CustomDomainNeedsAPlugin) {
+  std::string dir = temp_dir("compat_custom");
+  ModelBuilder mb(13);
+  mb.opset("com.example", 1);
+  auto g = mb.graph();
+  g.input("x", kFloat, {2});
+  g.node("FancyOp", {"x"}, {"y"}, "fancy", "com.example");
+  g.output("y");
+  Model m = load_model(mb.save(dir + "/m.onnx"));
+  Annotations a = annotate(m, kb().resolve("10.0"), Precision::FP32);
+  const NodeVerdict& v = a.nodes[0];
+  EXPECT_EQ(v.verdict, Verdict::UNSUPPORTED);
+  EXPECT_EQ(v.reasons.at(0).rule, "domain");
+  EXPECT_TRUE(hints(v, "plugin"));
+}
+
+TEST(CompatVerdicts, LocalFunctionCallJudgedByItsBody) {
+  std::string dir = temp_dir("compat_function");
+  ModelBuilder mb(13);
+  mb.opset("local", 1);
+  auto g = mb.graph();
+  g.input("x", kFloat, {2});
+  g.node("Fn", {"x"}, {"y"}, "call", "local");
+  g.output("y");
+  mb.add_function("Fn", "local", {"a"}, {"b"});
+  mb.function_node("Fn", "local", "Relu", {"a"}, {"b"});
+  Model m = load_model(mb.save(dir + "/m.onnx"));
+  Annotations a = annotate(m, kb().resolve("10.0"), Precision::FP32);
+  ASSERT_EQ(a.nodes.size(), 2u);
+  EXPECT_EQ(a.nodes[1].graph, 1);  // fn:Fn body annotated too
+  EXPECT_EQ(a.nodes[0].verdict, Verdict::SUPPORTED);
+  EXPECT_TRUE(mentions(a.nodes[0], "fn:Fn"));
+}
+
+TEST(CompatVerdicts, Bf16ModelUnsupportedBefore90) {
+  std::string dir = temp_dir("compat_bf16");
+  ModelBuilder mb(17);
+  auto g = mb.graph();
+  g.input("x", kBfloat16, {2});
+  g.node("Relu", {"x"}, {"y"}, "relu");
+  g.output("y");
+  Model m = load_model(mb.save(dir + "/m.onnx"));
+  EXPECT_EQ(annotate(m, kb().resolve("8.6"), Precision::FP32).nodes[0].verdict, Verdict::UNSUPPORTED);
+  const NodeVerdict v = annotate(m, kb().resolve("9.0"), Precision::BF16).nodes[0];
+  EXPECT_EQ(v.verdict, Verdict::SUPPORTED);
+  EXPECT_EQ(v.precision, "BF16");
+}
+
+TEST(CompatMatrix, EveryReleaseAndPrecisionAndTheMinimumRelease) {
+  std::string dir = temp_dir("compat_matrix");
+  ModelBuilder mb(17);
+  auto g = mb.graph();
+  g.input("n", kInt64, {});
+  g.node("HannWindow", {"n"}, {"w"}, "window");
+  g.output("w");
+  Model m = load_model(mb.save(dir + "/m.onnx"));
+  Matrix mx = compute_matrix(m, kb());
+  EXPECT_EQ(mx.cells.size(), kb().releases().size() * kAllPrecisions.size());
+  ASSERT_NE(mx.min_converting, nullptr);
+  EXPECT_EQ(mx.min_converting->name, "10.4");
+}
+
+TEST(CompatPrecision, ParsesNamesAndRejectsOthers) {
+  EXPECT_EQ(parse_precision("FP16"), Precision::FP16);
+  EXPECT_EQ(parse_precision("best"), Precision::BEST);
+  EXPECT_THROW(parse_precision("fp64"), std::exception);
+}
+
+}  // namespace
+}  // namespace trtlens

@@ -1,0 +1,238 @@
+// load_model: structure, tensor facts, external data, and the payloads it must skip.
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "onnx/wire.h"
+#include "support/onnx_builder.h"
+#include "support/paths.h"
+#include "trtlens/error.h"
+#include "trtlens/model.h"
+
+namespace trtlens {
+namespace {
+
+using namespace trtlens::test;
+namespace fs = std::filesystem;
+
+const TensorInfo& tensor(const Model& m, const std::string& name, size_t graph = 0) {
+  const TensorInfo* t = m.graphs[graph].find(name, m.graphs);
+  if (!t) throw std::runtime_error("no tensor " + name);
+  return *t;
+}
+
+TEST(OnnxLoader, TensorFactsFromInitializersConstantsAndInference) {
+  std::string dir = temp_dir("loader_facts");
+  ModelBuilder mb(13);
+  auto g = mb.graph();
+  g.input("x", kFloat, {1, 3, 8, 8});
+  g.init_float("w", {4, 3, 3, 3}, std::vector<float>(108, 0.5f));
+  g.node("Conv", {"x", "w"}, {"c"}, "conv");
+  g.node("Shape", {"c"}, {"s"}, "shape");
+  auto& k = g.node("Constant", {}, {"k"}, "const");
+  attr_tensor_int64(k, "value", {2}, {1, -1});
+  g.node("Reshape", {"c", "k"}, {"r"}, "reshape");
+  g.output("r");
+  Model m = load_model(mb.save(dir + "/m.onnx"));
+
+  ASSERT_EQ(m.graphs.size(), 1u);
+  EXPECT_EQ(m.default_opset(), 13);
+  EXPECT_EQ(m.node_count(), 4u);
+  EXPECT_EQ(tensor(m, "x").origin, TensorOrigin::GraphInput);
+  EXPECT_FALSE(tensor(m, "x").const_foldable);
+  EXPECT_EQ(tensor(m, "w").origin, TensorOrigin::Initializer);
+  EXPECT_EQ(tensor(m, "w").rank, 4);
+  EXPECT_TRUE(tensor(m, "w").const_foldable);
+  const TensorInfo& kt = tensor(m, "k");
+  EXPECT_EQ(kt.origin, TensorOrigin::ConstantNode);
+  EXPECT_EQ(kt.type, ElemType::INT64);
+  ASSERT_TRUE(kt.values.has_value());
+  EXPECT_EQ(*kt.values, (std::vector<double>{1, -1}));
+  // ONNX shape inference types the Conv output and gives its rank.
+  EXPECT_EQ(tensor(m, "c").type, ElemType::FLOAT);
+  EXPECT_EQ(tensor(m, "c").rank, 4);
+  EXPECT_EQ(tensor(m, "c").type_source, "onnx-shape-inference");
+  EXPECT_EQ(tensor(m, "s").type, ElemType::INT64);
+  // Shape of a tensor with fixed dims is constant-foldable (TensorRT folds it).
+  EXPECT_TRUE(tensor(m, "s").const_foldable);
+  EXPECT_FALSE(tensor(m, "r").const_foldable);
+}
+
+TEST(OnnxLoader, OwnPropagationTypesOpsTheLibraryDoesNotKnow) {
+  // Opset 23's Attention is newer than Debian's libonnx (1.12): our rules type it.
+  std::string dir = temp_dir("loader_newer_opset");
+  ModelBuilder mb(23);
+  auto g = mb.graph();
+  g.input("q", kFloat16, {1, 8, 16, 64}).input("k", kFloat16, {1, 8, 16, 64}).input("v", kFloat16, {1, 8, 16, 64});
+  g.node("Attention", {"q", "k", "v"}, {"y"}, "attn");
+  g.node("Shape", {"y"}, {"s"}, "shape");
+  g.output("s");
+  Model m = load_model(mb.save(dir + "/m.onnx"));
+  EXPECT_EQ(tensor(m, "y").type, ElemType::FLOAT16);
+  EXPECT_EQ(tensor(m, "y").type_source, "trtlens");
+  EXPECT_EQ(tensor(m, "s").type, ElemType::INT64);
+}
+
+TEST(OnnxLoader, SubgraphsAndLocalFunctionsBecomeGraphsWithPaths) {
+  std::string dir = temp_dir("loader_subgraphs");
+  ModelBuilder mb(13);
+  mb.opset("local", 1);
+  auto g = mb.graph();
+  g.input("x", kFloat, {2, 2}).input("cond", kBool, {});
+  auto& iff = g.node("If", {"cond"}, {"y"}, "If_3");
+  auto then_b = attr_graph(iff, "then_branch", "then");
+  then_b.node("Relu", {"x"}, {"t"}, "inner_relu");  // reads x from the enclosing graph
+  then_b.output("t");
+  auto else_b = attr_graph(iff, "else_branch", "else");
+  else_b.node("Neg", {"x"}, {"e"});
+  else_b.output("e");
+  g.node("MyFn", {"y"}, {"z"}, "call", "local");
+  g.output("z");
+  mb.add_function("MyFn", "local", {"a"}, {"b"});
+  mb.function_node("MyFn", "local", "Sigmoid", {"a"}, {"b"});
+  Model m = load_model(mb.save(dir + "/m.onnx"));
+
+  ASSERT_EQ(m.graphs.size(), 4u);
+  EXPECT_EQ(m.graphs[1].path, "If_3/then_branch");
+  EXPECT_EQ(m.graphs[2].path, "If_3/else_branch");
+  EXPECT_EQ(m.graphs[3].path, "fn:MyFn");
+  EXPECT_EQ(m.graphs[1].parent, 0);
+  EXPECT_EQ(m.node_count(), 5u);
+  EXPECT_EQ(tensor(m, "x", 1).origin, TensorOrigin::GraphInput);  // found in the enclosing graph
+  EXPECT_TRUE(m.is_local_function("local", "MyFn"));
+  EXPECT_EQ(tensor(m, "y").type, ElemType::FLOAT);  // If output typed from its branches
+}
+
+TEST(OnnxLoader, EmbeddedPayloadsAreNotCopied) {
+  // 4 MiB of weights inside the .onnx: the stripped proto the loader parses stays tiny.
+  std::string dir = temp_dir("loader_embedded");
+  ModelBuilder mb(13);
+  auto g = mb.graph();
+  g.input("x", kFloat, {1, 1024});
+  g.init_float("w", {1024, 1024}, std::vector<float>(1024 * 1024, 1.0f));
+  g.init_float("b", {4}, {1, 2, 3, 4});
+  g.node("MatMul", {"x", "w"}, {"y"});
+  g.node("Add", {"y", "b"}, {"z"});
+  g.output("z");
+  std::string bytes = mb.bytes();
+  std::string stripped = strip_payloads(bytes);
+  EXPECT_LT(stripped.size(), 4096u);
+  onnx::ModelProto p;
+  ASSERT_TRUE(p.ParseFromString(stripped));
+  const auto& w = p.graph().initializer(0);
+  EXPECT_EQ(w.data_location(), onnx::TensorProto::EXTERNAL);
+  EXPECT_TRUE(w.raw_data().empty());
+  EXPECT_EQ(p.graph().initializer(1).raw_data().size(), 16u);  // small payloads stay inline
+
+  Model m = load_model(mb.save(dir + "/m.onnx"));
+  EXPECT_EQ(tensor(m, "w").rank, 2);
+  EXPECT_FALSE(tensor(m, "w").values.has_value());
+  ASSERT_TRUE(tensor(m, "b").values.has_value());
+  EXPECT_EQ(tensor(m, "b").values->at(3), 4.0);
+}
+
+TEST(OnnxLoader, ExternalDataRelativeToTheModelFolder) {
+  std::string dir = temp_dir("loader_external");
+  write_text(dir + "/weights/w.bin", std::string(64, '\0'));
+  ModelBuilder mb(13);
+  auto g = mb.graph();
+  g.input("x", kFloat, {1, 4});
+  g.init_external("w", {4, 4}, "weights/w.bin", 0, 64);
+  g.node("MatMul", {"x", "w"}, {"y"});
+  g.output("y");
+  Model m = load_model(mb.save(dir + "/m.onnx"));
+  EXPECT_EQ(tensor(m, "w").origin, TensorOrigin::Initializer);
+}
+
+struct BadModel {
+  const char* name;
+  std::string (*make)(const std::string& dir);  // writes the model, returns its path
+  const char* problem;                          // expected part of the message
+};
+
+std::string external_model(const std::string& dir, const std::string& location) {
+  ModelBuilder mb(13);
+  auto g = mb.graph();
+  g.input("x", kFloat, {1, 4});
+  g.init_external("w", {4, 4}, location, 0, 64);
+  g.node("MatMul", {"x", "w"}, {"y"});
+  g.output("y");
+  return mb.save(dir + "/m.onnx");
+}
+
+const BadModel kBadModels[] = {
+    {"empty", [](const std::string& d) { write_text(d + "/m.onnx", ""); return d + "/m.onnx"; }, "empty file"},
+    {"random", [](const std::string& d) {
+       std::string junk;
+       uint32_t s = 12345;
+       for (int i = 0; i < 4096; ++i) junk.push_back(static_cast<char>((s = s * 1103515245 + 12345) >> 16));
+       write_text(d + "/m.onnx", junk);
+       return d + "/m.onnx";
+     }, "not an ONNX model"},
+    {"truncated", [](const std::string& d) {
+       ModelBuilder mb(13);
+       auto g = mb.graph();
+       g.input("x", kFloat, {1, 256});
+       g.init_float("w", {256, 256}, std::vector<float>(256 * 256, 1.0f));
+       g.node("MatMul", {"x", "w"}, {"y"});
+       g.output("y");
+       std::string b = mb.bytes();
+       write_text(d + "/m.onnx", b.substr(0, b.size() / 2));
+       return d + "/m.onnx";
+     }, "truncated"},
+    {"missing_external", [](const std::string& d) { return external_model(d, "w.bin"); }, "not found"},
+    {"escaping_external", [](const std::string& d) { return external_model(d, "../outside.bin"); }, "escapes"},
+    {"absolute_external", [](const std::string& d) { return external_model(d, "/etc/passwd"); }, "absolute"},
+    {"cycle", [](const std::string& d) {
+       ModelBuilder mb(13);
+       auto g = mb.graph();
+       g.input("x", kFloat, {1});
+       g.node("Add", {"x", "b"}, {"a"}, "first");
+       g.node("Relu", {"a"}, {"b"}, "second");
+       g.output("b");
+       return mb.save(d + "/m.onnx");
+     }, "cycle"},
+    {"unproduced_input", [](const std::string& d) {
+       ModelBuilder mb(13);
+       auto g = mb.graph();
+       g.input("x", kFloat, {1});
+       g.node("Add", {"x", "ghost"}, {"y"}, "add");
+       g.output("y");
+       return mb.save(d + "/m.onnx");
+     }, "'ghost'"},
+};
+
+class OnnxLoaderBadInput : public ::testing::TestWithParam<BadModel> {};
+
+TEST_P(OnnxLoaderBadInput, ThrowsInputErrorNamingTheFile) {
+  std::string dir = temp_dir(std::string("loader_bad_") + GetParam().name);
+  std::string path = GetParam().make(dir);
+  try {
+    load_model(path);
+    FAIL() << "no error for " << GetParam().name;
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.file(), path);
+    EXPECT_NE(std::string(e.what()).find(GetParam().problem), std::string::npos) << e.what();
+    EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, OnnxLoaderBadInput, ::testing::ValuesIn(kBadModels),
+                         [](const auto& info) { return std::string(info.param.name); });
+
+TEST(OnnxLoader, CycleMessageNamesTheNodesOnIt) {
+  std::string dir = temp_dir("loader_cycle_names");
+  try {
+    load_model(kBadModels[6].make(dir));
+    FAIL();
+  } catch (const InputError& e) {
+    std::string msg = e.what();
+    EXPECT_NE(msg.find("'first'"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("'second'"), std::string::npos) << msg;
+  }
+}
+
+}  // namespace
+}  // namespace trtlens
