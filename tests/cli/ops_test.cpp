@@ -1,0 +1,166 @@
+// `trtlens ops`, run as a user would.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+
+#include "support/paths.h"
+
+namespace trtlens::test {
+namespace {
+
+using nlohmann::json;
+
+// A table row of text output: the line that starts with `first` followed by spaces.
+std::string row(const std::string& out, const std::string& first) {
+  size_t pos = 0;
+  while ((pos = out.find(first + " ", pos)) != std::string::npos) {
+    if (pos == 0 || out[pos - 1] == '\n') return out.substr(pos, out.find('\n', pos) - pos);
+    ++pos;
+  }
+  return "";
+}
+
+TEST(OpsCli, OneOpPerRelease) {
+  RunResult r = run_trtlens({"ops", "Reshape"}, {"NO_COLOR=1"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::string r86 = row(r.out, "8.6");
+  EXPECT_NE(r86.find("Y"), std::string::npos) << r86;
+  EXPECT_NE(r86.find("FP32 FP16 INT32 INT8 BOOL"), std::string::npos) << r86;
+  EXPECT_NE(row(r.out, "11.1"), "");
+  EXPECT_NE(row(r.out, "5.1"), "");
+  // 5.1/6.0 only took a constant shape.
+  EXPECT_NE(r.out.find("const_input(1:shape)"), std::string::npos);
+  EXPECT_EQ(r.out.find("\x1b["), std::string::npos);  // NO_COLOR, and not a terminal anyway
+}
+
+TEST(OpsCli, OneOpAtOneRelease) {
+  RunResult r = run_trtlens({"ops", "BatchNormalization", "--trt", "8.6"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("ONNX-TensorRT support matrix, release 8.6"), std::string::npos) << r.out;
+  std::string types = row(r.out, "types");
+  EXPECT_NE(types.find("FP32 FP16"), std::string::npos) << types;
+  EXPECT_EQ(types.find("INT8"), std::string::npos) << types;
+  EXPECT_NE(r.out.find("attr_in(training_mode,0,dflt=0)"), std::string::npos) << r.out;
+  // Only the one release.
+  EXPECT_EQ(r.out.find("8.5"), std::string::npos) << r.out;
+}
+
+TEST(OpsCli, ReleaseForms) {
+  for (const char* rel : {"8.6", "8.6.1", "8.6.1.6"}) {
+    RunResult r = run_trtlens({"ops", "Reshape", "--trt", rel});
+    ASSERT_EQ(r.exit_code, 0) << rel << ": " << r.err;
+    EXPECT_NE(r.out.find("Reshape at TensorRT 8.6 "), std::string::npos) << r.out;
+    EXPECT_NE(row(r.out, "types").find("FP32 FP16 INT32 INT8 BOOL"), std::string::npos) << r.out;
+  }
+  RunResult r = run_trtlens({"ops", "Reshape", "--trt", "10.13.3"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("TensorRT 10.13 changelog (10.1 table carried forward)"), std::string::npos) << r.out;
+}
+
+TEST(OpsCli, UnknownReleaseListsKnownOnes) {
+  RunResult r = run_trtlens({"ops", "Reshape", "--trt", "8.7"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  EXPECT_NE(r.err.find("unknown TensorRT release '8.7'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("8.5, 8.6, 9.0"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("11.1"), std::string::npos) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;  // one line
+}
+
+TEST(OpsCli, UnknownOpExitsTwoWithASuggestion) {
+  RunResult r = run_trtlens({"ops", "Resise"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("unknown op 'Resise'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("Resize"), std::string::npos) << r.err;
+  RunResult none = run_trtlens({"ops", "TotallyMadeUpOperator"});
+  EXPECT_EQ(none.exit_code, 2);
+  EXPECT_NE(none.err.find("trtlens ops"), std::string::npos) << none.err;
+}
+
+TEST(OpsCli, OpNamesAreMatchedWithoutCase) {
+  RunResult r = run_trtlens({"ops", "reshape", "--trt", "8.6"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("Reshape at TensorRT 8.6"), std::string::npos) << r.out;
+}
+
+TEST(OpsCli, OpNotListedAtThatRelease) {
+  RunResult r = run_trtlens({"ops", "Swish", "--trt", "8.6"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("not listed in the 8.6 table; supported from 11.0"), std::string::npos) << r.out;
+  RunResult n = run_trtlens({"ops", "HannWindow", "--trt", "9.0"});
+  ASSERT_EQ(n.exit_code, 0) << n.err;
+  EXPECT_NE(row(n.out, "status").find("N"), std::string::npos) << n.out;
+  EXPECT_NE(n.out.find("supported from 10.4"), std::string::npos) << n.out;
+}
+
+TEST(OpsCli, EveryOpAtOneRelease) {
+  RunResult r = run_trtlens({"ops", "--trt", "8.6"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::string reshape = row(r.out, "Reshape");
+  EXPECT_NE(reshape.find("FP32 FP16 INT32 INT8 BOOL"), std::string::npos) << reshape;
+  std::string bn = row(r.out, "BatchNormalization");
+  EXPECT_NE(bn.find("FP32 FP16"), std::string::npos) << bn;
+  EXPECT_NE(row(r.out, "InstanceNormalization").find("PLUGIN"), std::string::npos);
+  EXPECT_EQ(row(r.out, "Swish"), "");  // not in the 8.6 table
+  EXPECT_NE(r.out.find("opsets up to 17"), std::string::npos) << r.out;
+}
+
+TEST(OpsCli, EveryOpAtEveryRelease) {
+  RunResult r = run_trtlens({"ops"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(row(r.out, "HannWindow").find("10.4-11.1"), std::string::npos) << row(r.out, "HannWindow");
+  EXPECT_NE(row(r.out, "Swish").find("11.0-11.1"), std::string::npos);
+  EXPECT_NE(row(r.out, "Conv").find("5.1-11.1"), std::string::npos);
+}
+
+TEST(OpsCli, JsonForOneOp) {
+  RunResult r = run_trtlens({"ops", "Reshape", "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json j = json::parse(r.out);
+  EXPECT_EQ(j["schema_version"], 1);
+  EXPECT_EQ(j["op"], "Reshape");
+  ASSERT_EQ(j["releases"].size(), 33u);
+  json r86;
+  for (const auto& rel : j["releases"])
+    if (rel["release"] == "8.6") r86 = rel;
+  ASSERT_FALSE(r86.is_null());
+  EXPECT_EQ(r86["status"], "Y");
+  EXPECT_EQ(r86["types"], (json{"FP32", "FP16", "INT32", "INT8", "BOOL"}));
+  EXPECT_EQ(r86["listed"], true);
+  EXPECT_EQ(r86["citation"], "ONNX-TensorRT support matrix, release 8.6");
+}
+
+TEST(OpsCli, JsonForOneRelease) {
+  RunResult r = run_trtlens({"ops", "--trt", "11.1", "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json j = json::parse(r.out);
+  EXPECT_EQ(j["schema_version"], 1);
+  ASSERT_EQ(j["releases"].size(), 1u);
+  const json& rel = j["releases"][0];
+  EXPECT_EQ(rel["release"], "11.1");
+  EXPECT_EQ(rel["basis"], "derived");
+  EXPECT_EQ(rel["opset_max"], 24);
+  EXPECT_EQ(rel["opset_max_is_lower_bound"], true);
+  bool swish = false;
+  for (const auto& op : rel["ops"])
+    if (op["op"] == "Swish") swish = op["status"] == "Y";
+  EXPECT_TRUE(swish);
+}
+
+TEST(OpsCli, Markdown) {
+  RunResult r = run_trtlens({"ops", "Resize", "--trt", "8.6", "--format", "markdown"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("| field | value |"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("nearest\\|linear\\|cubic"), std::string::npos) << r.out;  // '|' escaped in cells
+}
+
+TEST(OpsCli, BadFormatIsAUsageError) {
+  RunResult r = run_trtlens({"ops", "--format", "xml"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_FALSE(r.err.empty());
+}
+
+}  // namespace
+}  // namespace trtlens::test
