@@ -344,6 +344,11 @@ void join_profile(EnginePlan& plan, std::vector<ProfileRecord> recs, const std::
   size_t matched = 0;
   for (auto& l : layers) {
     auto it = by_name.find(fix_separators(l.raw_name));
+    if ((it == by_name.end() || it->second.empty()) && profile_of(l.raw_name) > 0) {
+      // A profile-N layer may have been timed under its base name.
+      std::string base = l.raw_name.substr(0, l.raw_name.rfind(" [profile"));
+      it = by_name.find(fix_separators(base));
+    }
     if (it == by_name.end() || it->second.empty()) continue;
     const auto& r = recs[it->second.front()];
     it->second.pop_front();
@@ -354,10 +359,9 @@ void join_profile(EnginePlan& plan, std::vector<ProfileRecord> recs, const std::
     ++matched;
   }
   if (matched == 0 && !recs.empty() && !layers.empty())
-    throw InputError(file, fmt::format("no record of the {} in it names a layer of the graph ({} layers); "
+    throw InputError(file, fmt::format("none of its {} records names a layer of the graph ({} layers); "
                                        "is it the profile of another engine?",
-                                       recs.size() == 1 ? std::string("record") : fmt::format("{} records", recs.size()),
-                                       layers.size()));
+                                       recs.size(), layers.size()));
   plan.untimed_layers = static_cast<int>(layers.size() - matched);
   if (plan.untimed_layers > 0)
     plan.notes.push_back(fmt::format(

@@ -1,0 +1,168 @@
+// `trtlens engine ...` run as a user would: outputs, formats, exit codes.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "support/paths.h"
+
+namespace fs = std::filesystem;
+using trtlens::test::run_trtlens;
+using nlohmann::json;
+
+namespace {
+std::string fixture(const std::string& rel) { return std::string(TRTLENS_SOURCE_DIR) + "/tests/fixtures/engine/" + rel; }
+std::string slurp(const std::string& p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+}  // namespace
+
+TEST(EngineCli, SummaryJsonIsThePublicInterface) {
+  auto r = run_trtlens({"engine", "summary", fixture("v8/tiny.onnx.engine"), "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = json::parse(r.out);
+  EXPECT_EQ(j["schema_version"], 1);
+  EXPECT_EQ(j["layers"], 6);
+  EXPECT_NEAR(j["total_latency_ms"].get<double>(), 0.32, 1e-9);
+  EXPECT_EQ(j["by_type"][0]["type"], "Convolution");
+  EXPECT_EQ(j["by_type"][0]["count"], 2);
+  EXPECT_TRUE(j["by_type"][0].contains("latency_ms"));
+  EXPECT_TRUE(j["by_type"][0].contains("percent"));
+  EXPECT_EQ(j["by_precision"][0]["precision"], "FP16");
+  EXPECT_EQ(j["reformat"]["count"], 2);
+  EXPECT_EQ(j["reformat"]["layers"].size(), 2u);
+  EXPECT_EQ(j["slowest"][0]["name"], "conv2");
+  EXPECT_EQ(j["slowest"][0]["type"], "Convolution");
+  EXPECT_EQ(j["device"]["Selected Device"], "Hand-written GPU");
+  EXPECT_EQ(j["builder"]["Precision"], "FP32+FP16");
+  EXPECT_EQ(j["partial"], false);
+}
+
+TEST(EngineCli, SummaryTextCsvMarkdown) {
+  auto t = run_trtlens({"engine", "summary", fixture("v8/tiny.onnx.engine")});
+  ASSERT_EQ(t.exit_code, 0) << t.err;
+  EXPECT_NE(t.out.find("Layers: 6 (1 NoOps folded)"), std::string::npos) << t.out;
+  EXPECT_NE(t.out.find("Hand-written GPU"), std::string::npos);
+  EXPECT_EQ(t.out.find("\x1b["), std::string::npos);  // not a terminal: no colour
+  auto c = run_trtlens({"engine", "summary", fixture("v8/tiny.onnx.engine"), "--format", "csv"});
+  EXPECT_EQ(c.out.rfind("section,name,count,latency_ms,percent\r\n", 0), 0u) << c.out;
+  EXPECT_NE(c.out.find("type,Convolution,2,0.250000,78.125"), std::string::npos) << c.out;
+  auto m = run_trtlens({"engine", "summary", fixture("v8/tiny.onnx.engine"), "--format", "markdown"});
+  EXPECT_NE(m.out.find("| Convolution |"), std::string::npos) << m.out;
+}
+
+TEST(EngineCli, PartialResultsAreMarked) {
+  auto r = run_trtlens({"engine", "summary", fixture("bad/untimed.onnx.engine"), "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = json::parse(r.out);
+  EXPECT_EQ(j["partial"], true);
+  EXPECT_EQ(j["untimed_layers"], 1);
+  auto t = run_trtlens({"engine", "summary", fixture("names-only/plain.onnx.engine")});
+  EXPECT_NE(t.out.find("Partial results"), std::string::npos);
+  EXPECT_NE(t.out.find("--profilingVerbosity=detailed"), std::string::npos);
+}
+
+TEST(EngineCli, BadInputExitsTwoWithOneLine) {
+  for (const char* f : {"bad/invalid.graph.json", "bad/unknown-layout.graph.json", "bad/mismatch.onnx.engine",
+                        "no/such/plan"}) {
+    auto r = run_trtlens({"engine", "summary", fixture(f)});
+    EXPECT_EQ(r.exit_code, 2) << f;
+    EXPECT_EQ(r.out, "") << f;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_EQ(r.err.rfind("trtlens: ", 0), 0u) << r.err;
+  }
+}
+
+TEST(EngineCli, LayersSortAndFilter) {
+  auto r = run_trtlens({"engine", "layers", fixture("v8/tiny.onnx.engine"), "--sort", "latency", "--filter",
+                        "type=Convolution", "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = json::parse(r.out);
+  ASSERT_EQ(j["layers"].size(), 2u);
+  EXPECT_EQ(j["layers"][0]["name"], "conv2");
+  EXPECT_EQ(j["layers"][1]["name"], "conv1 + relu1");
+  EXPECT_EQ(j["layers"][0]["inputs"][0]["precision"], "FP16");
+  EXPECT_EQ(j["layers"][0]["inputs"][0]["layout"], "HWC8");
+  auto t = run_trtlens({"engine", "layers", fixture("v8/tiny.onnx.engine"), "--filter", "precision=fp32"});
+  EXPECT_NE(t.out.find("Reformatting CopyNode for Input"), std::string::npos);
+  EXPECT_EQ(t.out.find("conv2"), std::string::npos);
+  auto bad = run_trtlens({"engine", "layers", fixture("v8/tiny.onnx.engine"), "--filter", "colour=red"});
+  EXPECT_EQ(bad.exit_code, 2);
+}
+
+TEST(EngineCli, LintFindingsAndFailOn) {
+  auto r = run_trtlens({"engine", "lint", fixture("v86-qdq/qdq.onnx.engine"), "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = json::parse(r.out);
+  bool dangling = false;
+  for (const auto& f : j["findings"]) {
+    EXPECT_TRUE(f.contains("layer") && f.contains("severity") && f.contains("message") && f.contains("suggestion"));
+    dangling |= f["linter"] == "qdq-dangling" && f["layer"] == "scale_q";
+  }
+  EXPECT_TRUE(dangling);
+  auto fail = run_trtlens({"engine", "lint", fixture("v86-qdq/qdq.onnx.engine"), "--fail-on", "warning"});
+  EXPECT_EQ(fail.exit_code, 1);
+  auto list = run_trtlens({"engine", "lint", "--list"});
+  EXPECT_NE(list.out.find("qdq-dangling"), std::string::npos);
+}
+
+TEST(EngineCli, CompareMatchesLayersByName) {
+  auto r = run_trtlens({"engine", "compare", fixture("v8/tiny.onnx.engine"), fixture("bad/untimed.onnx.engine"),
+                        "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = json::parse(r.out);
+  ASSERT_EQ(j["plans"].size(), 2u);
+  EXPECT_NEAR(j["plans"][0]["total_latency_ms"].get<double>(), 0.32, 1e-9);
+  EXPECT_NEAR(j["plans"][1]["total_latency_ms"].get<double>(), 0.25, 1e-9);
+  bool found = false;
+  for (const auto& l : j["layers"])
+    if (l["name"] == "conv2") {
+      found = true;
+      EXPECT_NEAR(l["latency_ms"][0].get<double>(), 0.2, 1e-12);
+      EXPECT_NEAR(l["latency_ms"][1].get<double>(), 0.2, 1e-12);
+    }
+  EXPECT_TRUE(found);
+  auto one = run_trtlens({"engine", "compare", fixture("v8/tiny.onnx.engine")});
+  EXPECT_EQ(one.exit_code, 2);
+}
+
+TEST(EngineCli, GraphWritesSvgColouredByPrecision) {
+  std::string dir = trtlens::test::temp_dir("EngineCli.Graph");
+  std::string out = dir + "/plan.svg";
+  auto r = run_trtlens({"engine", "graph", fixture("v8/tiny.onnx.engine"), "-o", out});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::string svg = slurp(out);
+  EXPECT_NE(svg.find("<svg"), std::string::npos);
+  EXPECT_NE(svg.find("conv2"), std::string::npos);
+  EXPECT_NE(svg.find("#ff0000"), std::string::npos);  // FP32 tensor edge
+  EXPECT_NE(svg.find("#ffa500"), std::string::npos);  // FP16 tensor edge
+  EXPECT_NE(svg.find("<title>"), std::string::npos);
+}
+
+TEST(EngineCli, ReportIsSelfContained) {
+  std::string dir = trtlens::test::temp_dir("EngineCli.Report");
+  std::string out = dir + "/report.html";
+  auto r = run_trtlens({"engine", "report", fixture("v8/tiny.onnx.engine"), fixture("v86-qdq/qdq.onnx.engine"), "-o", out});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::string html = slurp(out);
+  EXPECT_NE(html.find("<svg"), std::string::npos);       // the graph
+  EXPECT_NE(html.find("engine-data"), std::string::npos);
+  EXPECT_NE(html.find("pool \\\"a\\\""), std::string::npos);  // data inlined as JSON
+  EXPECT_EQ(html.find("{{"), std::string::npos);         // every placeholder filled
+  EXPECT_EQ(html.find("http://"), html.find("http://www.w3.org"));  // no fetches, only SVG namespaces
+  EXPECT_EQ(html.find("https://"), std::string::npos);
+}
+
+TEST(EngineCli, RealSampleSummary) {
+  std::string shared = trtlens::test::shared_dir();
+  if (shared.empty()) GTEST_SKIP() << "no ../shared";
+  auto r = run_trtlens({"engine", "summary", shared + "/engine-samples/resnet18-pt-a100-fp16/resnet.onnx.engine",
+                        "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = json::parse(r.out);
+  EXPECT_EQ(j["layers"], 25);  // 36 layers, 11 NoOps folded
+  EXPECT_EQ(j["device"]["Selected Device"], "NVIDIA A100 80GB PCIe");
+  EXPECT_EQ(j["reformat"]["count"], 2);
+}

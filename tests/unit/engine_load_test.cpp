@@ -1,0 +1,209 @@
+// EnginePlan loading: layouts 8.x/8.6/10.x/11.x, NoOp folding, profile joins, bad input.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "support/paths.h"
+#include "trtlens/engine.h"
+#include "trtlens/error.h"
+
+namespace fs = std::filesystem;
+using namespace trtlens;
+
+namespace {
+std::string fixture(const std::string& rel) { return std::string(TRTLENS_SOURCE_DIR) + "/tests/fixtures/engine/" + rel; }
+EnginePlan load(const std::string& rel, int profile = 0) { return load_plan(find_plan_files(fixture(rel)), {profile}); }
+const EngineLayer* find(const EnginePlan& p, const std::string& name) {
+  for (const auto& l : p.layers)
+    if (l.name == name) return &l;
+  return nullptr;
+}
+}  // namespace
+
+TEST(EngineLoad, FindsSiblingFilesFromPrefixGraphOrFolder) {
+  auto a = find_plan_files(fixture("v8/tiny.onnx.engine"));
+  EXPECT_EQ(a.graph, fixture("v8/tiny.onnx.engine.graph.json"));
+  EXPECT_EQ(a.profile, fixture("v8/tiny.onnx.engine.profile.json"));
+  EXPECT_EQ(a.timing, fixture("v8/tiny.onnx.engine.timing.json"));
+  EXPECT_EQ(a.build_metadata, fixture("v8/tiny.onnx.engine.build.metadata.json"));
+  auto b = find_plan_files(fixture("v8/tiny.onnx.engine.graph.json"));
+  EXPECT_EQ(b.profile, a.profile);
+  auto c = find_plan_files(fixture("v8"));
+  EXPECT_EQ(c.graph, a.graph);
+  auto d = find_plan_files(fixture("v11/small.onnx.engine"));
+  EXPECT_TRUE(d.timing.empty());
+  EXPECT_THROW(find_plan_files(fixture("v8/nothing.engine")), InputError);
+}
+
+TEST(EngineLoad, FoldsNoOpsAndJoinsProfileByPosition) {
+  auto p = load("v8/tiny.onnx.engine");
+  EXPECT_EQ(p.layout, "8.x");
+  ASSERT_EQ(p.layers.size(), 6u);
+  EXPECT_EQ(p.noops_folded, 1);
+  EXPECT_EQ(p.profile_join, "position");  // 7 records minus the NoOp's = 6 layers
+  EXPECT_FALSE(p.partial());
+  // The softmax read the NoOp's output; after folding it reads the pooling output.
+  const auto* sm = find(p, "softmax");
+  ASSERT_NE(sm, nullptr);
+  EXPECT_EQ(sm->inputs[0].name, "t3");
+  EXPECT_EQ(sm->precision, "FP16");
+  EXPECT_DOUBLE_EQ(find(p, "conv2")->avg_ms, 0.2);
+  EXPECT_NEAR(p.total_latency_ms(), 0.32, 1e-12);
+  EXPECT_NEAR(find(p, "conv2")->percent, 62.5, 1e-9);
+  EXPECT_EQ(find(p, "conv1 + relu1")->weights_bytes, (432 + 16) * 2);
+  EXPECT_EQ(find(p, "conv1 + relu1")->inputs[0].layout, "HWC4");
+  ASSERT_TRUE(p.timing.has_value());
+  EXPECT_EQ(p.timing->iterations, 10u);
+  EXPECT_NEAR(p.timing->min_ms, 0.3, 1e-12);
+  ASSERT_FALSE(p.device.empty());
+  EXPECT_EQ(p.device[0].first, "Selected Device");  // file order kept
+  EXPECT_EQ(p.device[0].second, "Hand-written GPU");
+}
+
+TEST(EngineLoad, TypeIsParameterTypeElseLayerType) {
+  auto p = load("v10-myelin/bert.onnx.engine");
+  EXPECT_EQ(p.layout, "10.x");
+  ASSERT_EQ(p.layers.size(), 3u);
+  EXPECT_EQ(p.layers[0].type, "Myelin");          // no ParameterType
+  EXPECT_EQ(p.layers[1].type, "MatrixMultiply");  // ParameterType wins over LayerType "gemm"
+  EXPECT_EQ(p.layers[1].subtype, "gemm");
+  // kgen formats are bare datatypes.
+  EXPECT_EQ(p.layers[0].precision, "FP32");
+  EXPECT_EQ(p.layers[0].outputs[0].precision, "FP16");
+  EXPECT_TRUE(p.layers[0].is_fused());
+  ASSERT_EQ(p.layers[0].onnx_nodes.size(), 2u);
+  EXPECT_EQ(p.layers[0].onnx_nodes[1], "/encoder/Add_3");
+}
+
+TEST(EngineLoad, MultiProfileKeepsOneProfile) {
+  auto p0 = load("v10-myelin/bert.onnx.engine");
+  EXPECT_EQ(p0.profiles, 2);
+  for (const auto& l : p0.layers) EXPECT_EQ(l.name.find("[profile"), std::string::npos) << l.name;
+  auto p1 = load("v10-myelin/bert.onnx.engine", 1);
+  ASSERT_EQ(p1.layers.size(), 3u);
+  EXPECT_EQ(p1.layers[0].name, "{ForeignNode[/encoder/MatMul.../encoder/Add_3]} [profile 1]");
+  EXPECT_THROW(load("v10-myelin/bert.onnx.engine", 2), InputError);
+}
+
+TEST(EngineLoad, LayersWithoutTimingAreMarkedPartial) {
+  // The 10.x Myelin layer has no profile record: joined by name, marked partial.
+  auto p = load("v10-myelin/bert.onnx.engine");
+  EXPECT_EQ(p.profile_join, "name");
+  EXPECT_EQ(p.untimed_layers, 1);
+  EXPECT_FALSE(p.layers[0].timed);
+  EXPECT_TRUE(p.layers[1].timed);
+  ASSERT_TRUE(p.partial());
+  EXPECT_NE(p.notes[0].find("1 layers have no timing"), std::string::npos);
+  auto u = load("bad/untimed.onnx.engine");
+  EXPECT_EQ(u.untimed_layers, 1);
+  EXPECT_TRUE(u.partial());
+}
+
+TEST(EngineLoad, Layout11IOTensorsAndSplitFormat) {
+  auto p = load("v11/small.onnx.engine");
+  EXPECT_EQ(p.layout, "11.x");
+  ASSERT_EQ(p.io.size(), 2u);
+  EXPECT_EQ(p.io[0].mode, "Input");
+  EXPECT_EQ(p.io[1].data_type, "Float");
+  ASSERT_EQ(p.layers.size(), 2u);
+  EXPECT_EQ(p.layers[0].precision, "FP16");
+  EXPECT_EQ(p.layers[0].inputs[0].layout, "HWC8");
+  EXPECT_EQ(p.layers[1].outputs[0].precision, "FP32");
+  EXPECT_EQ(p.layers[1].outputs[0].layout, "LINEAR");
+}
+
+TEST(EngineLoad, NamesOnlyGraphShowsWhatItCan) {
+  auto p = load("names-only/plain.onnx.engine");
+  EXPECT_FALSE(p.detailed);
+  ASSERT_EQ(p.layers.size(), 3u);
+  EXPECT_EQ(p.layers[0].type, "Unknown");
+  EXPECT_NEAR(p.total_latency_ms(), 0.15, 1e-12);
+  ASSERT_TRUE(p.partial());
+  EXPECT_NE(p.notes[0].find("--profilingVerbosity=detailed"), std::string::npos);
+}
+
+TEST(EngineLoad, RepeatedNamesAndUnescapedProfileNames) {
+  auto p = load("v86-qdq/qdq.onnx.engine");
+  EXPECT_EQ(p.layout, "8.6+");
+  ASSERT_EQ(p.layers.size(), 7u);
+  EXPECT_EQ(p.layers[5].name, "dup");
+  EXPECT_EQ(p.layers[6].name, "dup_2");
+  EXPECT_EQ(p.layers[6].raw_name, "dup");
+  EXPECT_EQ(p.layers[4].name, "pool \"a\"");
+  EXPECT_DOUBLE_EQ(p.layers[4].avg_ms, 0.02);
+  EXPECT_EQ(p.layers[1].metadata, "[ONNX Layer: QuantizeLinear_8]+[ONNX Layer: Conv_12]");
+  ASSERT_EQ(p.layers[1].onnx_nodes.size(), 2u);
+}
+
+TEST(EngineLoad, TolerantProfileParser) {
+  std::string text =
+      "[\n  { \"count\" : 10 }\n, { \"name\" : \"a \"quoted\" \\ name\", \"timeMs\" : 1.5, \"averageMs\" : 0.15, "
+      "\"medianMs\" : 0.14, \"percentage\" : 60 }\n, { \"name\" : \"b\", \"timeMs\" : 1, \"averageMs\" : 0.1, "
+      "\"medianMs\" : 0.1, \"percentage\" : 40 }\n]\n";
+  auto r = parse_profile(text, "p.json");
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_EQ(r[0].name, "a \"quoted\" \\ name");
+  EXPECT_DOUBLE_EQ(r[0].avg_ms, 0.15);
+  EXPECT_DOUBLE_EQ(r[0].median_ms, 0.14);
+  EXPECT_EQ(r[1].name, "b");
+  EXPECT_THROW(parse_profile("{\"not\": \"a profile\"}", "p.json"), InputError);
+  EXPECT_THROW(parse_profile("garbage {", "p.json"), InputError);
+}
+
+TEST(EngineLoad, RepeatedNamesJoinInOrderWhenCountsDiffer) {
+  std::string graph = R"({"Layers": [
+    {"Name": "x", "LayerType": "CudaPooling", "ParameterType": "Pooling", "Inputs": [], "Outputs": []},
+    {"Name": "x", "LayerType": "CudaPooling", "ParameterType": "Pooling", "Inputs": [], "Outputs": []},
+    {"Name": "y", "LayerType": "CudaPooling", "ParameterType": "Pooling", "Inputs": [], "Outputs": []}],
+    "Bindings": []})";
+  std::string prof = R"([{"count": 1}, {"name": "x", "timeMs": 1, "averageMs": 1, "medianMs": 1, "percentage": 0},
+    {"name": "x", "timeMs": 2, "averageMs": 2, "medianMs": 2, "percentage": 0}])";
+  auto p = parse_plan(graph, "g.json", prof, "p.json");
+  EXPECT_EQ(p.profile_join, "name");
+  EXPECT_DOUBLE_EQ(p.layers[0].avg_ms, 1);
+  EXPECT_DOUBLE_EQ(p.layers[1].avg_ms, 2);
+  EXPECT_FALSE(p.layers[2].timed);
+}
+
+// One test per kind of bad input.
+TEST(EngineLoad, InvalidJsonIsAClearError) {
+  try {
+    load_plan(find_plan_files(fixture("bad/invalid.graph.json")));
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("invalid JSON"), std::string::npos) << e.what();
+    EXPECT_NE(e.file().find("invalid.graph.json"), std::string::npos);
+  }
+}
+
+TEST(EngineLoad, UnknownLayoutIsAClearError) {
+  try {
+    load_plan(find_plan_files(fixture("bad/unknown-layout.graph.json")));
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("unknown layout"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(parse_plan("[1, 2]", "g.json"), InputError);
+  EXPECT_THROW(parse_plan(R"({"Layers": [1, 2]})", "g.json"), InputError);
+  EXPECT_THROW(parse_plan(R"({"Layers": []})", "g.json"), InputError);
+}
+
+TEST(EngineLoad, ProfileOfAnotherEngineIsAClearError) {
+  try {
+    load("bad/mismatch.onnx.engine");
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(e.file().find("profile.json"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("another engine"), std::string::npos) << e.what();
+  }
+}
+
+TEST(EngineLoad, MissingProfileIsPartialNotAnError) {
+  PlanFiles f = find_plan_files(fixture("v8/tiny.onnx.engine"));
+  f.profile.clear();
+  auto p = load_plan(f);
+  EXPECT_FALSE(p.has_profile);
+  EXPECT_EQ(p.total_latency_ms(), 0.0);
+  ASSERT_TRUE(p.partial());
+  EXPECT_NE(p.notes[0].find("no profile.json"), std::string::npos);
+}
