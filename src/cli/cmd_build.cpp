@@ -67,11 +67,13 @@ void add_build_command(CLI::App& app, int& exit_code) {
       }
     });
     std::string key = b.key.substr(0, 12);
+    std::string trt = b.trt_version;
+    if (trt == "unknown" && !b.trtexec_reports.empty()) trt = b.trtexec_reports + " (as trtexec reports it)";
     if (b.cached)
-      fmt::print("unchanged: reused the cached engine {} (same model, TensorRT {}, GPU {}, flags); trtexec not run\n", key,
-                 b.trt_version, b.gpu);
+      fmt::print("unchanged: reused the cached engine {} (same model, TensorRT {}, GPU {}, flags); trtexec not run\n", key, trt,
+                 b.gpu);
     else
-      fmt::print("built {} with {} (TensorRT {}, GPU {}); cached as {}\n", b.prefix, b.trtexec, b.trt_version, b.gpu, key);
+      fmt::print("built {} with {} (TensorRT {}, GPU {}); cached as {}\n", b.prefix, b.trtexec, trt, b.gpu, key);
     fmt::print("wrote: {}\n", [&] {
       std::string s;
       for (const auto& f : b.files) s += (s.empty() ? "" : ", ") + f;

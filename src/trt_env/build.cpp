@@ -137,7 +137,10 @@ BuildOutcome build_engine(const BuildRequest& req, const std::function<void(cons
 
   if (!req.shapes.empty()) flags.push_back("--shapes=" + req.shapes);
   for (const auto& a : req.extra_args) flags.push_back(a);
-  std::string key_text = fmt::format("model-sha256={}\ntensorrt={}\ngpu={}\n", model_hash, out.trt_version, out.gpu);
+  // trtexec's own content joins the key: when no library is found to name the
+  // TensorRT version, an upgraded trtexec still invalidates the cache.
+  std::string key_text = fmt::format("model-sha256={}\ntensorrt={}\ngpu={}\ntrtexec-sha256={}\n", model_hash,
+                                     out.trt_version, out.gpu, sha256_file(out.trtexec));
   for (const auto& f : flags) key_text += "flag=" + f + "\n";
   out.key = sha256_hex(key_text);
   std::string cache = req.cache_dir.empty() ? default_cache_dir() : req.cache_dir;
@@ -160,6 +163,9 @@ BuildOutcome build_engine(const BuildRequest& req, const std::function<void(cons
   };
   if (!req.force && entry_complete()) {
     out.cached = true;
+    std::string key_file = read_file(out.cache_entry + "/key.txt");
+    size_t at = key_file.find("trtexec-tensorrt=");
+    if (at != std::string::npos) out.trtexec_reports = key_file.substr(at + 17, key_file.find('\n', at) - at - 17);
     deliver();
     return out;
   }
@@ -204,6 +210,7 @@ BuildOutcome build_engine(const BuildRequest& req, const std::function<void(cons
   TrtexecLog log = parse_trtexec_log(log_text);
   write_file_atomic(eng + ".build.metadata.json", build_metadata_json(log));
   write_file_atomic(eng + ".profile.metadata.json", profile_metadata_json(log));
+  out.trtexec_reports = log.trt_version;
   if (!log.trt_version.empty() && out.trt_version != "unknown") {
     auto a = parse_trt_version(log.trt_version), b = parse_trt_version(out.trt_version);
     if (a && b && !a->agrees_with(*b))

@@ -30,6 +30,7 @@ struct BuildOutcome {
   std::string cache_entry;    // folder of the entry
   std::string trt_version;    // TensorRT the key was made with ("unknown" when none found)
   std::string gpu;            // GPU names the key was made with ("none" when none found)
+  std::string trtexec_reports;  // TensorRT version in trtexec's log ("" when it names none)
   std::vector<std::string> files;  // written beside the model
   std::string warning;        // e.g. trtexec reported another TensorRT version than discovery found
 };

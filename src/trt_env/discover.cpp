@@ -137,7 +137,7 @@ void fill_versions(TrtInstall& in, const std::vector<std::string>& libdirs) {
       try {
         HeaderVersion h = read_version_header(header);
         std::string where = header;
-        for (const auto& n : h.notes) where += " (" + n + ")";
+        if (!h.notes.empty()) where += " (follows " + h.notes[0] + (h.notes.size() > 1 ? ", ..." : "") + ")";
         in.versions.push_back({"header", where, h.version});
       } catch (const InputError& e) {
         in.problems.push_back(e.what());

@@ -1,0 +1,94 @@
+// `trtlens env` run as a user would, against fake installs in controlled search paths.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+
+#include "support/paths.h"
+#include "unit/trt_env_fake_install.h"
+
+namespace trtlens::test {
+namespace {
+
+bool contains(const std::string& hay, const std::string& needle) { return hay.find(needle) != std::string::npos; }
+
+}  // namespace
+
+TEST(TrtEnvCli, NothingInstalledSaysSoAndExitsZero) {
+  std::string sysroot = temp_dir("TrtEnvCli_Nothing");
+  RunResult r = run_trtlens({"env"}, fake::hermetic_env(sysroot));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "No TensorRT found")) << r.out;
+  EXPECT_TRUE(r.err.empty()) << r.err;
+}
+
+TEST(TrtEnvCli, TarballThroughTensorrtRootInTextAndJson) {
+  std::string dir = temp_dir("TrtEnvCli_Tarball");
+  std::string root = fake::tarball_10(dir + "/TensorRT-10.3.0.26");
+  auto env = fake::hermetic_env(dir + "/sysroot");
+  env.push_back("TENSORRT_ROOT=" + root);
+  RunResult r = run_trtlens({"env"}, env);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "found via:   TENSORRT_ROOT")) << r.out;
+  EXPECT_TRUE(contains(r.out, "version:     10.3.0.26  -> knowledge-base release 10.3")) << r.out;
+  EXPECT_TRUE(contains(r.out, "getInferLibVersion")) << r.out;
+  EXPECT_TRUE(contains(r.out, "tensorrt_version_10_3_0_26")) << r.out;
+  EXPECT_TRUE(contains(r.out, "date 2024-07-31, changelist 34167542")) << r.out;
+  EXPECT_FALSE(contains(r.out, "disagreement")) << r.out;
+
+  RunResult j = run_trtlens({"env", "--format", "json"}, env);
+  ASSERT_EQ(j.exit_code, 0) << j.err;
+  auto doc = nlohmann::json::parse(j.out);
+  EXPECT_EQ(doc["schema_version"], 1);
+  ASSERT_EQ(doc["installs"].size(), 1u);
+  EXPECT_EQ(doc["installs"][0]["version"], "10.3.0.26");
+  EXPECT_EQ(doc["installs"][0]["release"], "10.3");
+  EXPECT_EQ(doc["installs"][0]["infer_lib_version"], 100300);
+  EXPECT_EQ(doc["installs"][0]["onnx_parser"]["version"], "10.3.0");
+  EXPECT_EQ(doc["installs"][0]["sources"].size(), 5u);
+}
+
+TEST(TrtEnvCli, JetsonLayoutUnderSysrootAndNoSystemHidesIt) {
+  std::string sysroot = temp_dir("TrtEnvCli_Jetson");
+  fake::jetson_10(sysroot);
+  RunResult r = run_trtlens({"env", "--format", "json"}, fake::hermetic_env(sysroot));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto doc = nlohmann::json::parse(r.out);
+  ASSERT_EQ(doc["installs"].size(), 1u);
+  EXPECT_TRUE(contains(doc["installs"][0]["header"], "usr/include/aarch64-linux-gnu/NvInferVersion.h"));
+
+  RunResult off = run_trtlens({"env", "--no-system"}, fake::hermetic_env(sysroot));
+  EXPECT_TRUE(contains(off.out, "No TensorRT found")) << off.out;
+  auto env = fake::hermetic_env(sysroot);
+  env.push_back("TRTLENS_ENV_SYSTEM_PATHS=0");
+  EXPECT_TRUE(contains(run_trtlens({"env"}, env).out, "No TensorRT found"));
+}
+
+TEST(TrtEnvCli, ReportsDisagreementsAndBrokenPieces) {
+  std::string dir = temp_dir("TrtEnvCli_Broken");
+  fake::install_lib(TRT_FAKE_NVINFER_UNLOADABLE, dir + "/a/lib");
+  write_text(dir + "/a/include/NvInferVersion.h", "// no macros\n");
+  fake::install_lib(TRT_FAKE_NVINFER_8, dir + "/b/lib");
+  fake::write_header(dir + "/b/include", 8, 5, 3, 1, false);
+  RunResult r = run_trtlens({"env", "--path", dir + "/a", "--path", dir + "/b"}, fake::hermetic_env(dir + "/sysroot"));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "TensorRT installs: 2")) << r.out;
+  EXPECT_TRUE(contains(r.out, "problem: " + dir + "/a/include/NvInferVersion.h: no NV_TENSORRT_MAJOR")) << r.out;
+  EXPECT_TRUE(contains(r.out, "getInferLibVersion: cannot load: libtrtlens_fake_dep.so")) << r.out;
+  EXPECT_TRUE(contains(r.out, "disagreement: header says 8.5.3.1, symbol says 8.6.1.6")) << r.out;
+}
+
+TEST(TrtEnvCli, ListsGpusFromNvidiaSmi) {
+  std::string dir = temp_dir("TrtEnvCli_Gpu");
+  std::filesystem::create_directories(dir + "/bin");
+  std::filesystem::create_symlink(fake::fixtures() + "/fake_nvidia_smi.sh", dir + "/bin/nvidia-smi");
+  RunResult r = run_trtlens({"env"}, fake::hermetic_env(dir + "/sysroot", dir + "/bin"));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "GPUs (nvidia-smi)")) << r.out;
+  EXPECT_TRUE(contains(r.out, "Fake GPU 9000")) << r.out;
+  EXPECT_TRUE(contains(r.out, "8.9")) << r.out;
+  RunResult none = run_trtlens({"env", "--no-gpu"}, fake::hermetic_env(dir + "/sysroot", dir + "/bin"));
+  EXPECT_FALSE(contains(none.out, "Fake GPU 9000")) << none.out;
+}
+
+}  // namespace trtlens::test
