@@ -94,10 +94,17 @@ struct RuleCheck {
 // Checks `rule` (guards included: a rule whose guard fails Holds) on `node` of
 // `graph` in `model`. Unknown when the rule depends on facts that are not
 // known statically (a rank or value that inference could not determine).
+// A guard that fails makes the rule hold (it does not apply); a guard that is
+// Unknown makes a failing or undecided rule Unknown. "Constant" means an
+// initializer or a Constant node's output (TensorOrigin), as the parser sees
+// it; constant-foldable inputs fail with a hint to fold constants first.
+// The message is one sentence naming the input or attribute and its value,
+// e.g. "input 0 (X) has rank 6; release requires 3..5".
 // Throws std::invalid_argument for a rule name outside the vocabulary.
 RuleCheck check_rule(const Rule& rule, const Model& model, const Graph& graph, const Node& node);
 
-// Parses one rule text ("rank(0,3..5)@opset(>=11)"). Throws std::invalid_argument.
+// Parses one rule text ("rank(0,3..5)@opset(>=11)"), checking the name and
+// the form of every argument. Throws std::invalid_argument naming the rule.
 Rule parse_rule(std::string_view text);
 
 // The rule vocabulary: every rule name check_rule understands.
