@@ -24,7 +24,7 @@ TEST(CalibCli, SameVersionIsUsable) {
   EXPECT_TRUE(contains(r.out, "written by:  TensorRT 8.6.1 (8601 = M*1000+m*100+p")) << r.out;
   EXPECT_TRUE(contains(r.out, "calibrator:  EntropyCalibration2")) << r.out;
   EXPECT_TRUE(contains(r.out, "tensors:     2")) << r.out;
-  EXPECT_TRUE(contains(r.out, "scale range: 0.00787594 .. 0.0681098")) << r.out;
+  EXPECT_TRUE(contains(r.out, "scale range: 0.00787594 .. 0.0681102")) << r.out;
   EXPECT_TRUE(contains(r.out, "usable with TensorRT 8.6.1: yes")) << r.out;
 }
 
