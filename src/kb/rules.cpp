@@ -203,8 +203,28 @@ bool matches(const SetItem& it, const Value& v) {
   return false;
 }
 
-bool in_set(const std::vector<SetItem>& set, const Value& v) {
-  return std::any_of(set.begin(), set.end(), [&](const SetItem& it) { return matches(it, v); });
+// Calls fn on each item of a SET text validated by parse_rule; no allocation,
+// as checks run for every node, release and precision.
+template <class Fn>
+bool any_item(std::string_view set, Fn fn) {
+  for (size_t start = 0; start <= set.size();) {
+    size_t bar = std::min(set.find('|', start), set.size());
+    std::string_view text = set.substr(start, bar - start);
+    SetItem it;
+    if (auto num = parse_num_item(text)) {
+      it = *num;
+    } else {
+      it.kind = SetItem::Word;
+      it.word = text;
+    }
+    if (fn(it)) return true;
+    start = bar + 1;
+  }
+  return false;
+}
+
+bool in_set(std::string_view set, const Value& v) {
+  return any_item(set, [&](const SetItem& it) { return matches(it, v); });
 }
 
 std::string format_number(double d) {
@@ -360,7 +380,7 @@ RuleCheck check_input_absent(const Rule& r, const Ctx& c) {
 
 RuleCheck check_value_in(const Rule& r, const Ctx& c) {
   Index ix = index_arg(r.args[0]);
-  auto set = *parse_set(r.args[1], false);
+  std::string_view set = r.args[1];
   if (!input_present(c.node, ix.pos)) return holds();
   const TensorInfo* t = tensor(c, c.node.inputs[ix.pos]);
   // The parser only checks values it can see: run-time tensors pass.
@@ -382,7 +402,7 @@ RuleCheck check_input_types(const Rule& r, const Ctx& c) {
   } else {
     positions.push_back(index_arg(r.args[0]).pos);
   }
-  auto allowed = split(r.args[1], '|');
+  std::string_view allowed = r.args[1];
   std::optional<RuleCheck> undecided;
   for (size_t pos : positions) {
     if (!input_present(c.node, pos)) continue;
@@ -394,8 +414,8 @@ RuleCheck check_input_types(const Rule& r, const Ctx& c) {
                                         r.args[1]));
       continue;
     }
-    std::string name = type_label(t->type);
-    if (std::find(allowed.begin(), allowed.end(), name) == allowed.end())
+    std::string_view name = elem_type_trt_name(t->type);
+    if (!any_item(allowed, [&](const SetItem& it) { return it.word == name; }))
       return fails(fmt::format("{} is {}; release requires {}", describe_input(c.node, ix), name, r.args[1]));
   }
   return undecided ? *undecided : holds();
@@ -403,7 +423,7 @@ RuleCheck check_input_types(const Rule& r, const Ctx& c) {
 
 RuleCheck check_rank(const Rule& r, const Ctx& c) {
   Index ix = index_arg(r.args[0]);
-  auto set = *parse_set(r.args[1], false);
+  std::string_view set = r.args[1];
   if (!input_present(c.node, ix.pos)) return holds();
   const TensorInfo* t = tensor(c, c.node.inputs[ix.pos]);
   if (!t || t->rank < 0)
@@ -507,10 +527,9 @@ std::optional<std::vector<Value>> attribute_values(const Attribute& a) {
 }
 
 // How a value reads in a message; type enums are shown by name when the set names types.
-std::string value_text(const Value& v, const std::vector<SetItem>& set) {
+std::string value_text(const Value& v, std::string_view set) {
   if (v.is_word) return std::string(v.word);
-  bool names_types = std::any_of(set.begin(), set.end(),
-                                 [](const SetItem& it) { return it.kind == SetItem::Word && type_of_name(it.word); });
+  bool names_types = any_item(set, [](const SetItem& it) { return it.kind == SetItem::Word && type_of_name(it.word); });
   if (names_types && v.num == std::floor(v.num))
     return fmt::format("{} ({})", type_label(static_cast<ElemType>(static_cast<int>(v.num))), format_number(v.num));
   return format_number(v.num);
@@ -518,7 +537,7 @@ std::string value_text(const Value& v, const std::vector<SetItem>& set) {
 
 RuleCheck check_attr_in(const Rule& r, const Ctx& c) {
   std::string_view name = r.args[0];
-  auto set = *parse_set(r.args[1], true);
+  std::string_view set = r.args[1];
   const Attribute* a = c.node.attribute(name);
   if (!a) {
     if (r.args.size() < 3) return holds();
@@ -539,7 +558,7 @@ RuleCheck check_attr_in(const Rule& r, const Ctx& c) {
 
 RuleCheck check_attr_all(const Rule& r, const Ctx& c) {
   std::string_view name = r.args[0];
-  auto set = *parse_set(r.args[1], false);
+  std::string_view set = r.args[1];
   const Attribute* a = c.node.attribute(name);
   if (!a) return holds();
   auto values = attribute_values(*a);
@@ -620,7 +639,7 @@ RuleCheck check_bidir_same_activations(const Rule&, const Ctx& c) {
 }
 
 RuleCheck check_opset(const Rule& r, const Ctx& c) {
-  auto set = *parse_set(r.args[0], false);
+  std::string_view set = r.args[0];
   int64_t opset = c.model.default_opset();
   if (opset <= 0) return unknown(fmt::format("the model does not import the default ONNX domain; release requires opset {}", r.args[0]));
   if (in_set(set, Value{false, static_cast<double>(opset), {}})) return holds();
