@@ -279,7 +279,7 @@ bool is_constant(const TensorInfo& t) {
 // time, Unknown = the loader could not tell. The message says where it comes from.
 struct Constness {
   RuleOutcome outcome;
-  std::string where;  // "a graph input", "computed by a node", ...
+  std::string_view where;  // "a graph input", "computed at run time", ...
   bool foldable = false;
 };
 Constness constness(const Ctx& c, const std::string& name) {
@@ -328,6 +328,9 @@ const Node* producer(const Ctx& c, const std::string& name) {
   return nullptr;
 }
 
+// A node as messages name it: its name, or its position when unnamed.
+std::string node_label(const Node& n) { return n.name.empty() ? fmt::format("#{}", n.index) : n.name; }
+
 RuleCheck check_weights_input(const Rule& r, const Ctx& c) {
   Index ix = index_arg(r.args[0]);
   if (!input_present(c.node, ix.pos)) return holds();
@@ -340,15 +343,15 @@ RuleCheck check_weights_input(const Rule& r, const Ctx& c) {
   if (const Node* p = producer(c, name); p && p->op_type == "DequantizeLinear" && (p->domain.empty() || p->domain == "ai.onnx")) {
     if (!input_present(*p, 0))
       return fails(fmt::format("{} comes from DequantizeLinear {} without a data input; release requires constant weights",
-                               describe_input(c.node, ix), p->name));
+                               describe_input(c.node, ix), node_label(*p)));
     Constness data = constness(c, p->inputs[0]);
     if (data.outcome == RuleOutcome::Holds) return holds();
     if (data.outcome == RuleOutcome::Unknown)
       return unknown(fmt::format("{} comes from DequantizeLinear {} whose data input ({}) is {}; whether it is constant is unknown",
-                                 describe_input(c.node, ix), p->name, p->inputs[0], data.where));
+                                 describe_input(c.node, ix), node_label(*p), p->inputs[0], data.where));
     return fails(fmt::format("{} comes from DequantizeLinear {} whose data input ({}) is {}; release requires constant "
                              "weights (or DequantizeLinear of constant weights){}",
-                             describe_input(c.node, ix), p->name, p->inputs[0], data.where, data.foldable ? kFoldHint : ""));
+                             describe_input(c.node, ix), node_label(*p), p->inputs[0], data.where, data.foldable ? kFoldHint : ""));
   }
   return fails(fmt::format("{} is {}; release requires constant weights (or DequantizeLinear of constant weights){}",
                            describe_input(c.node, ix), k.where, k.foldable ? kFoldHint : ""));
@@ -396,17 +399,14 @@ RuleCheck check_value_in(const Rule& r, const Ctx& c) {
 }
 
 RuleCheck check_input_types(const Rule& r, const Ctx& c) {
-  std::vector<size_t> positions;
-  if (r.args[0] == "*") {
-    for (size_t i = 0; i < c.node.inputs.size(); ++i) positions.push_back(i);
-  } else {
-    positions.push_back(index_arg(r.args[0]).pos);
-  }
+  bool every = r.args[0] == "*";
+  size_t first = every ? 0 : index_arg(r.args[0]).pos;
+  size_t last = every ? c.node.inputs.size() : first + 1;
   std::string_view allowed = r.args[1];
   std::optional<RuleCheck> undecided;
-  for (size_t pos : positions) {
+  for (size_t pos = first; pos < last; ++pos) {
     if (!input_present(c.node, pos)) continue;
-    Index ix = r.args[0] == "*" ? Index{pos, {}} : index_arg(r.args[0]);
+    Index ix = every ? Index{pos, {}} : index_arg(r.args[0]);
     const TensorInfo* t = tensor(c, c.node.inputs[pos]);
     if (!t || t->type == ElemType::UNDEFINED) {
       if (!undecided)
