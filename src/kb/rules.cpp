@@ -446,8 +446,9 @@ RuleCheck check_static_shape(const Rule& r, const Ctx& c) {
   for (size_t i = 0; i < t->dims.size(); ++i) {
     const Dim& d = t->dims[i];
     if (d.fixed()) continue;
-    // A named dimension is dynamic for sure; an unnamed one may just be unknown to inference.
-    if (!d.param.empty())
+    // A named dimension, or any free dimension of a graph input, is dynamic for
+    // sure; an unnamed one of a computed tensor may just be unknown to inference.
+    if (!d.param.empty() || t->origin == TensorOrigin::GraphInput)
       return fails(fmt::format("{} has dynamic {}; release requires a static shape", describe_input(c.node, ix), describe_dim(d, i)));
     if (!unknown_axis) unknown_axis = i;
   }
@@ -485,7 +486,7 @@ RuleCheck check_static_dim(const Rule& r, const Ctx& c) {
     return fails(fmt::format("{} is outside the rank {} of {}", axis_text, t->rank, describe_input(c.node, ix)));
   const Dim& d = t->dims[static_cast<size_t>(a)];
   if (d.fixed()) return holds();
-  if (!d.param.empty())
+  if (!d.param.empty() || t->origin == TensorOrigin::GraphInput)
     return fails(fmt::format("{} has dynamic {} at {}; release requires it to be static", describe_input(c.node, ix),
                              describe_dim(d, static_cast<size_t>(a)), axis_text));
   return unknown(fmt::format("{} of {} is unknown; release requires it to be static", describe_dim(d, static_cast<size_t>(a)),

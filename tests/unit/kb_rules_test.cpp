@@ -335,6 +335,12 @@ TEST_F(KbRules, StaticShape) {
   EXPECT_NE(f.message.find("dimension 0 (N)"), std::string::npos) << f.message;
   EXPECT_EQ(outcome("static_shape(0)", 2), Unknown);
   EXPECT_EQ(outcome("static_shape(0)", 3), Unknown);
+  // A free dimension of a graph input is dynamic, named or not.
+  tensor("input", ElemType::FLOAT, {1, -1}, TensorOrigin::GraphInput);
+  node("CumSum", {"input"});
+  EXPECT_EQ(outcome("static_shape(0)", 4), Fails);
+  EXPECT_EQ(outcome("static_dim(0,1)", 4), Fails);
+  EXPECT_EQ(outcome("static_dim(0,0)", 4), Holds);
 }
 
 TEST_F(KbRules, StaticDim) {
