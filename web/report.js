@@ -118,7 +118,7 @@
     for (const [g, i] of bad.slice(0, MAX)) {
       const n = D.graphs[g].nodes[i];
       const li = el('li');
-      const b = el('button', { type: 'button', 'data-target': nodeId(g, i) }, n.op + ' ' + (n.name || '#' + n.ix) + (g ? '  (' + graphLabel(g) + ')' : ''));
+      const b = el('button', { type: 'button', 'data-target': nodeId(g, i) }, n.op + ' ' + (n.n || '#' + n.ix) + (g ? '  (' + graphLabel(g) + ')' : ''));
       b.addEventListener('click', () => reveal(g, i, true));
       li.appendChild(b);
       list.appendChild(li);
@@ -167,8 +167,8 @@
         e.appendChild(sv('rect', { class: 'box', width: w, height: h, rx: 5 }));
         const chars = Math.max(6, Math.floor((w - 30) / 7));
         e.appendChild(sv('text', { class: 'op', x: 8, y: 15 }, clip(n.op, chars)));
-        e.appendChild(sv('text', { class: 'name', x: 8, y: 30 }, clip(n.name, Math.floor((w - 12) / 6.1))));
-        if (subs) e.appendChild(sv('text', { class: 'sub', x: w - 24, y: h - 5 }, '\u2935'));
+        e.appendChild(sv('text', { class: 'name', x: 8, y: 30 }, clip(n.n, Math.floor((w - 12) / 6.1))));
+        if (subs) e.appendChild(sv('text', { class: 'sub', x: 8, y: 45 }, '\u2935 ' + (n.f !== undefined ? 'function' : subs > 1 ? subs + ' bodies' : 'body')));
         const badge = sv('g', { class: 'badge', transform: 'translate(' + (w - 11) + ',11)' });
         badge.appendChild(sv('title', null, 'TensorRT: ' + VERDICT_LABEL[v]));
         badge.appendChild(sv('circle', { r: 8 }));
@@ -274,7 +274,8 @@
     applyView();
   }
   function centerOn(cx, cy) {
-    const W = svg.clientWidth || 800, H = svg.clientHeight || 600;
+    // Centre in the part of the drawing the drawer does not cover.
+    const W = (svg.clientWidth || 800) - (drawer.hidden ? 0 : drawer.offsetWidth), H = svg.clientHeight || 600;
     const v = state.view;
     v.k = Math.max(v.k, 0.8);
     v.x = W / 2 - cx * v.k;
@@ -355,7 +356,7 @@
     if (target) text = tensorText(curGraph(), +target.getAttribute('data-tensor'));
     else if (node) {
       const n = D.graphs[+node.dataset.g].nodes[+node.dataset.i];
-      text = n.op + (n.name ? '  ' + n.name : '') + '\nTensorRT: ' + VERDICT_LABEL[node.getAttribute('data-verdict')];
+      text = n.op + (n.n ? '  ' + n.n : '') + '\nTensorRT: ' + VERDICT_LABEL[node.getAttribute('data-verdict')];
     }
     if (text === null) { tip.hidden = true; return; }
     const r = $('stage').getBoundingClientRect();
@@ -377,9 +378,9 @@
       regionMemo[g] = n.r;
       renderRegion();
     }
+    if (andSelect) select(g, i);
     const it = gr.regions[n.r].items[n.b];
     centerOn(it[2], it[3]);
-    if (andSelect) select(g, i);
   }
   function select(g, i) {
     state.selected = { g: g, i: i };
@@ -436,9 +437,9 @@
     if (!s) return;
     const gr = D.graphs[s.g], n = gr.nodes[s.i];
     drawer.hidden = false;
-    drawer.setAttribute('data-node', nodeId(s.g, s.i));
+    drawer.setAttribute('data-selected', nodeId(s.g, s.i));
     $('drawer-op').textContent = n.op + (n.d ? '  (' + n.d + ')' : '');
-    $('drawer-name').textContent = n.name || '(unnamed)';
+    $('drawer-name').textContent = n.n || '(unnamed)';
     $('drawer-id').textContent = nodeId(s.g, s.i);
     const subs = $('drawer-subs');
     clear(subs);
@@ -466,6 +467,10 @@
       body.appendChild(table(['Name', 'Type', 'Shape', 'Origin'], ioRows(n.i)));
       body.appendChild(el('h4', null, 'Outputs'));
       body.appendChild(table(['Name', 'Type', 'Shape', 'Origin'], ioRows(n.o)));
+      if (n.ii) {
+        body.appendChild(el('h4', null, 'Read by its subgraphs'));
+        body.appendChild(table(['Name', 'Type', 'Shape', 'Origin'], ioRows(n.ii)));
+      }
     } else if (state.tab === 'runtimes') {
       const entries = D.kb.ops[n.op];
       if (n.d && n.d !== 'ai.onnx') body.appendChild(el('p', null, 'Custom domain ' + n.d + ': the TensorRT ONNX parser has no importer for it; it needs a plugin.'));
@@ -532,7 +537,7 @@
       for (let i = 0; i < gr.nodes.length; i++) {
         const n = gr.nodes[i];
         let why = null;
-        if (n.name.toLowerCase().indexOf(q) >= 0 || n.op.toLowerCase() === q) why = '';
+        if (n.n.toLowerCase().indexOf(q) >= 0 || n.op.toLowerCase() === q) why = '';
         else {
           const t = n.o.find((x) => x >= 0 && tensorHit[x]) ?? n.i.find((x) => x >= 0 && tensorHit[x]);
           if (t !== undefined) why = 'tensor ' + gr.tensors[t][0];
@@ -543,7 +548,7 @@
     if (!hits.length) results.appendChild(el('li', { class: 'none' }, 'No node or tensor matches.'));
     hits.forEach(([g, i, why], j) => {
       const n = D.graphs[g].nodes[i];
-      const li = el('li', { 'data-target': nodeId(g, i) }, n.op + ' ' + (n.name || '#' + n.ix));
+      const li = el('li', { 'data-target': nodeId(g, i) }, n.op + ' ' + (n.n || '#' + n.ix));
       if (j === 0) li.classList.add('active');
       li.appendChild(el('span', { class: 'where' }, [why, g ? graphLabel(g) : ''].filter(Boolean).join(' \u00b7 ')));
       li.addEventListener('mousedown', (ev) => { ev.preventDefault(); results.hidden = true; reveal(g, i, true); });
@@ -563,7 +568,10 @@
   });
   search.addEventListener('blur', () => { results.hidden = true; });
 
-  window.addEventListener('resize', () => applyView());
+  // The drawer opens under the header, so the runtime selector stays usable.
+  function placeDrawer() { drawer.style.top = $('top').offsetHeight + 'px'; }
+  window.addEventListener('resize', () => { placeDrawer(); applyView(); });
+  placeDrawer();
   document.addEventListener('keydown', (ev) => {
     if (ev.target === search) return;
     if (ev.key === 'Escape' && !drawer.hidden) $('drawer-close').click();

@@ -187,10 +187,46 @@ struct ReportBuilder::Impl {
     for (const std::string& n : ann.notes) notes[k].push_back(strings.id(n));
   }
 
+  std::vector<std::vector<std::string>> outer_memo;
+  std::vector<bool> outer_done;
+  // Tensors a subgraph (or its own subgraphs) reads from enclosing graphs:
+  // the implicit inputs of the node that owns it.
+  const std::vector<std::string>& outer_reads(size_t gi);
+
   Json json_out();
   Json graph_json(size_t gi, Interner& profiles, std::vector<Json>& profile_list, int unknown_detail);
   Json op_table();
 };
+
+const std::vector<std::string>& ReportBuilder::Impl::outer_reads(size_t gi) {
+  if (outer_memo.empty()) {
+    outer_memo.resize(model.graphs.size());
+    outer_done.assign(model.graphs.size(), false);
+  }
+  if (outer_done[gi]) return outer_memo[gi];
+  outer_done[gi] = true;  // set first: a malformed self-reference cannot recurse forever
+  const Graph& g = model.graphs[gi];
+  std::unordered_map<std::string, bool> defined;
+  for (const auto& in : g.inputs) defined[in] = true;
+  for (const auto& [name, t] : g.tensors)
+    if (t.origin == TensorOrigin::Initializer) defined[name] = true;
+  for (const Node& n : g.nodes)
+    for (const auto& o : n.outputs) defined[o] = true;
+  std::vector<std::string> reads;
+  std::unordered_map<std::string, bool> seen;
+  auto use = [&](const std::string& name) {
+    if (!name.empty() && !defined.count(name) && seen.emplace(name, true).second) reads.push_back(name);
+  };
+  for (const Node& n : g.nodes) {
+    for (const auto& in : n.inputs) use(in);
+    for (const Attribute& a : n.attributes)
+      for (int sub : a.graphs)
+        if (sub >= 0 && static_cast<size_t>(sub) < model.graphs.size())
+          for (const auto& name : std::vector<std::string>(outer_reads(sub))) use(name);
+  }
+  outer_memo[gi] = std::move(reads);
+  return outer_memo[gi];
+}
 
 namespace {
 
@@ -231,6 +267,24 @@ Json ReportBuilder::Impl::graph_json(size_t gi, Interner& profiles, std::vector<
   for (const auto& n : g.inputs) ins.push_back(tensor(n));
   for (const auto& n : g.outputs) outs.push_back(tensor(n));
 
+  // Inputs as the data flow sees them: a node that owns subgraphs also reads
+  // what those subgraphs take from this graph.
+  std::vector<std::vector<std::string>> implicit(g.nodes.size());
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    for (const Attribute& a : g.nodes[i].attributes)
+      for (int sub : a.graphs)
+        if (sub >= 0 && static_cast<size_t>(sub) < model.graphs.size())
+          for (const auto& name : std::vector<std::string>(outer_reads(sub)))
+            if (std::find(implicit[i].begin(), implicit[i].end(), name) == implicit[i].end() &&
+                std::find(g.nodes[i].inputs.begin(), g.nodes[i].inputs.end(), name) == g.nodes[i].inputs.end())
+              implicit[i].push_back(name);
+  }
+  auto all_inputs = [&](size_t i) {
+    std::vector<std::string> v = g.nodes[i].inputs;
+    v.insert(v.end(), implicit[i].begin(), implicit[i].end());
+    return v;
+  };
+
   // Which node of this graph produces each tensor.
   std::unordered_map<std::string, size_t> producer;
   for (size_t i = 0; i < g.nodes.size(); ++i)
@@ -243,7 +297,7 @@ Json ReportBuilder::Impl::graph_json(size_t gi, Interner& profiles, std::vector<
   std::vector<std::vector<size_t>> consumers(n);
   std::vector<int> indegree(n, 0);
   for (size_t i = 0; i < n; ++i)
-    for (const auto& in : g.nodes[i].inputs) {
+    for (const auto& in : all_inputs(i)) {
       auto p = producer.find(in);
       if (in.empty() || p == producer.end() || p->second == i) continue;
       consumers[p->second].push_back(i);
@@ -286,6 +340,11 @@ Json ReportBuilder::Impl::graph_json(size_t gi, Interner& profiles, std::vector<
     for (const auto& t : node.outputs) jo.push_back(t.empty() ? -1 : tensor(t));
     jn["i"] = ji;
     jn["o"] = jo;
+    if (!implicit[i].empty()) {
+      Json jii = Json::array();
+      for (const auto& t : implicit[i]) jii.push_back(tensor(t));
+      jn["ii"] = jii;
+    }
     Json attrs = Json::array();
     std::vector<int> subs;
     for (const Attribute& a : node.attributes) {
@@ -330,7 +389,10 @@ Json ReportBuilder::Impl::graph_json(size_t gi, Interner& profiles, std::vector<
   for (size_t i = 0; i < n; ++i) {
     auto& list = items[region[i]];
     node_item[i] = static_cast<int>(list.size());
-    list.push_back({kItemNode, static_cast<int>(i), -1, node_width(g.nodes[i]), 38});
+    // A third line for nodes that own subgraphs or call a local function.
+    bool has_body = !implicit[i].empty() || function_graph.count({g.nodes[i].domain, g.nodes[i].op_type});
+    for (const Attribute& a : g.nodes[i].attributes) has_body = has_body || !a.graphs.empty();
+    list.push_back({kItemNode, static_cast<int>(i), -1, node_width(g.nodes[i]), has_body ? 52.0 : 38.0});
   }
   auto add_item = [&](int r, std::map<std::pair<int, int>, int>& cache, int kind, int ref, int extra,
                       double w) {
@@ -355,7 +417,7 @@ Json ReportBuilder::Impl::graph_json(size_t gi, Interner& profiles, std::vector<
   };
   for (size_t i = 0; i < n; ++i) {
     int r = region[i];
-    for (const auto& in : g.nodes[i].inputs) {
+    for (const auto& in : all_inputs(i)) {
       if (in.empty()) continue;
       int t = tensor(in);
       auto p = producer.find(in);

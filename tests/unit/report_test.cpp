@@ -66,7 +66,10 @@ Model small_model() {
   sub.outputs = {"o"};
   sub.tensors["i"] = tensor("i", ElemType::INT64, {}, TensorOrigin::GraphInput);
   sub.tensors["o"] = tensor("o", ElemType::INT64, {}, TensorOrigin::Computed);
+  sub.tensors["c"] = tensor("c", ElemType::FLOAT, {1, 4, 6, 6}, TensorOrigin::OuterScope);
+  sub.tensors["o2"] = tensor("o2", ElemType::FLOAT, {1, 4, 6, 6}, TensorOrigin::Computed);
   sub.nodes.push_back(node(0, "id", "Identity", {"i"}, {"o"}));
+  sub.nodes.push_back(node(1, "outer", "Identity", {"c"}, {"o2"}));  // reads the enclosing graph
   m.graphs.push_back(std::move(main));
   m.graphs.push_back(std::move(sub));
   return m;
@@ -204,6 +207,7 @@ TEST(ReportData, CarriesEveryRuntimeVerdict) {
   EXPECT_EQ(d["reasons"].size(), 1u);
   // Nodes with the same verdicts everywhere share a profile (Loop and Identity).
   EXPECT_EQ(d["graphs"][0]["nodes"][2]["p"], d["graphs"][1]["nodes"][0]["p"]);
+  EXPECT_EQ(d["graphs"][1]["nodes"][0]["p"], d["graphs"][1]["nodes"][1]["p"]);
   EXPECT_EQ(d["profiles"].size(), 3u);
   EXPECT_EQ(d["strings"][d["notes"][0][0].get<int>()], "note </script>");
 }
@@ -269,6 +273,22 @@ TEST(ReportData, LaysOutNodesAndEdges) {
       EXPECT_EQ((pts - 1) % 3, 1u);
     }
   }
+  EXPECT_TRUE(found);
+}
+
+TEST(ReportData, SubgraphOuterReadsAreImplicitInputs) {
+  Model m = small_model();
+  json d = build(m, two_releases());
+  const json& g0 = d["graphs"][0];
+  const json& loop = g0["nodes"][2];
+  ASSERT_TRUE(loop.contains("ii"));
+  ASSERT_EQ(loop["ii"].size(), 1u);
+  EXPECT_EQ(g0["tensors"][loop["ii"][0].get<int>()][0], "c");
+  EXPECT_FALSE(g0["nodes"][1].contains("ii"));
+  // The data flow shows it: an edge Conv -> Loop carrying c.
+  bool found = false;
+  for (const json& e : g0["regions"][0]["edges"])
+    if (e[0] == g0["nodes"][0]["b"] && e[1] == loop["b"]) found = g0["tensors"][e[2].get<int>()][0] == "c";
   EXPECT_TRUE(found);
 }
 

@@ -1,0 +1,81 @@
+#!/usr/bin/env python3
+"""Writes the models the browser tests open. Usage: make_models.py OUTDIR
+
+demo.onnx: Conv -> BatchNormalization -> Relu -> Reshape -> If(then/else bodies),
+plus a Relu named like an HTML injection. BatchNormalization has FP32/FP16
+kernels only, so its badge changes when the precision goes to INT8.
+chain.onnx: 600 activations and residual Adds, for the region-by-region view.
+"""
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+EVIL = "<img src=x onerror=alert(1)>"
+
+
+def demo():
+    x = helper.make_tensor_value_info("input", TensorProto.FLOAT, [1, 3, 8, 8])
+    y = helper.make_tensor_value_info("output", TensorProto.FLOAT, [1, 4, 36])
+    inits = [
+        numpy_helper.from_array(np.ones((4, 3, 3, 3), np.float32), "conv.weight"),
+        numpy_helper.from_array(np.ones(4, np.float32), "bn.scale"),
+        numpy_helper.from_array(np.zeros(4, np.float32), "bn.bias"),
+        numpy_helper.from_array(np.zeros(4, np.float32), "bn.mean"),
+        numpy_helper.from_array(np.ones(4, np.float32), "bn.var"),
+        numpy_helper.from_array(np.array([1, 4, 36], np.int64), "shape"),
+        numpy_helper.from_array(np.array(True), "cond"),
+    ]
+    then_out = helper.make_tensor_value_info("then_y", TensorProto.FLOAT, [1, 4, 36])
+    else_out = helper.make_tensor_value_info("else_y", TensorProto.FLOAT, [1, 4, 36])
+    then_g = helper.make_graph(
+        [helper.make_node("Sigmoid", ["reshaped"], ["then_y"], name="then_sigmoid")], "then", [], [then_out])
+    else_g = helper.make_graph(
+        [helper.make_node("Tanh", ["reshaped"], ["else_y"], name="else_tanh")], "else", [], [else_out])
+    nodes = [
+        helper.make_node("Conv", ["input", "conv.weight"], ["conv_out"], name="conv1",
+                         kernel_shape=[3, 3], pads=[0, 0, 0, 0]),
+        helper.make_node("BatchNormalization", ["conv_out", "bn.scale", "bn.bias", "bn.mean", "bn.var"],
+                         ["bn_out"], name="bn1", epsilon=1e-5),
+        helper.make_node("Relu", ["bn_out"], ["relu_out"], name=EVIL),
+        helper.make_node("Reshape", ["relu_out", "shape"], ["reshaped"], name="reshape1"),
+        helper.make_node("If", ["cond"], ["output"], name="branch", then_branch=then_g, else_branch=else_g),
+    ]
+    graph = helper.make_graph(nodes, "demo", [x], [y], inits)
+    model = helper.make_model(graph, producer_name="trtlens-browser-tests",
+                              opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 7
+    onnx.checker.check_model(model)
+    return model
+
+
+def chain(count):
+    """A long residual chain: enough nodes to be split into regions."""
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 16])
+    nodes, prev = [], "x"
+    for i in range(count):
+        out = f"t{i}"
+        if i % 3 == 2:
+            nodes.append(helper.make_node("Add", [prev, f"t{i - 2}"], [out], name=f"add_{i}"))
+        else:
+            nodes.append(helper.make_node("Relu" if i % 3 == 0 else "Sigmoid", [prev], [out], name=f"act_{i}"))
+        prev = out
+    y = helper.make_tensor_value_info(prev, TensorProto.FLOAT, [1, 16])
+    graph = helper.make_graph(nodes, "chain", [x], [y])
+    model = helper.make_model(graph, producer_name="trtlens-browser-tests",
+                              opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 7
+    return model
+
+
+def main():
+    out = sys.argv[1]
+    os.makedirs(out, exist_ok=True)
+    onnx.save(demo(), os.path.join(out, "demo.onnx"))
+    onnx.save(chain(600), os.path.join(out, "chain.onnx"))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,129 @@
+// `trtlens report` run as a user runs it.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "support/paths.h"
+#include "trtlens/kb.h"
+
+namespace trtlens::test {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+const std::string kModel = std::string(TRTLENS_TESTDATA_DIR) + "/node/test_batchnorm_example/model.onnx";
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+json page_data(const std::string& page) {
+  const std::string open = "<script type=\"application/json\" id=\"trtlens-data\">";
+  size_t start = page.find(open);
+  if (start == std::string::npos) return nullptr;
+  start += open.size();
+  return json::parse(page.substr(start, page.find("</script>", start) - start));
+}
+
+std::vector<std::string> entries(const std::string& dir) {
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+size_t lines(const std::string& s) { return static_cast<size_t>(std::count(s.begin(), s.end(), '\n')); }
+
+TEST(ReportCli, WritesOneSelfContainedPage) {
+  if (!fs::exists(kModel)) GTEST_SKIP() << "libonnx-testdata is not installed";
+  std::string dir = temp_dir("ReportCli.WritesOneSelfContainedPage");
+  std::string out = dir + "/bn.html";
+  RunResult r = run_trtlens({"report", kModel, "-o", out});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(entries(dir), std::vector<std::string>{"bn.html"});
+  std::string page = slurp(out);
+  EXPECT_NE(page.find("<select name=\"release\">"), std::string::npos);
+  EXPECT_NE(page.find("<select name=\"precision\">"), std::string::npos);
+  EXPECT_EQ(page.find("<script src"), std::string::npos);
+  EXPECT_EQ(page.find("<link"), std::string::npos);
+  json d = page_data(page);
+  ASSERT_TRUE(d.is_object());
+  const auto& rels = KnowledgeBase::builtin().releases();
+  ASSERT_EQ(d["releases"].size(), rels.size());
+  EXPECT_EQ(d["releases"].back()["name"], rels.back().name);
+  // Every (release, precision) pair has a verdict: each profile covers them all.
+  for (const json& p : d["profiles"]) {
+    size_t covered = 0;
+    for (size_t j = 1; j < p.size(); j += 2) covered += p[j].get<size_t>();
+    EXPECT_EQ(covered, rels.size() * 6);
+  }
+  EXPECT_EQ(d["graphs"][0]["nodes"][0]["op"], "BatchNormalization");
+  EXPECT_EQ(d["initial"], json::array({static_cast<int>(rels.size()) - 1, 0}));
+  EXPECT_EQ(d["title"], "model.onnx");
+}
+
+TEST(ReportCli, OpensOnTheRuntimeAskedFor) {
+  if (!fs::exists(kModel)) GTEST_SKIP() << "libonnx-testdata is not installed";
+  std::string out = temp_dir("ReportCli.OpensOnTheRuntimeAskedFor") + "/bn.html";
+  RunResult r = run_trtlens({"report", kModel, "-o", out, "--trt", "8.6", "--precision", "INT8"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json d = page_data(slurp(out));
+  int rel = d["initial"][0], prec = d["initial"][1];
+  EXPECT_EQ(d["releases"][rel]["name"], "8.6");
+  EXPECT_EQ(d["precisions"][prec], "int8");
+}
+
+TEST(ReportCli, UnwritableOutputIsOneLineAndLeavesNothing) {
+  if (!fs::exists(kModel)) GTEST_SKIP() << "libonnx-testdata is not installed";
+  std::string dir = temp_dir("ReportCli.UnwritableOutputIsOneLineAndLeavesNothing");
+  write_text(dir + "/file", "not a folder");
+  // A folder that is a file: no user, root included, can create anything in it.
+  std::string out = dir + "/file/page.html";
+  RunResult r = run_trtlens({"report", kModel, "-o", out});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(lines(r.err), 1u) << r.err;
+  EXPECT_NE(r.err.find(out), std::string::npos) << r.err;
+  EXPECT_EQ(entries(dir), std::vector<std::string>{"file"});
+  EXPECT_EQ(slurp(dir + "/file"), "not a folder");
+}
+
+TEST(ReportCli, BadModelIsOneLineAndWritesNothing) {
+  std::string dir = temp_dir("ReportCli.BadModelIsOneLineAndWritesNothing");
+  write_text(dir + "/bad.onnx", "this is not a protobuf \x01\x02\x03");
+  RunResult r = run_trtlens({"report", dir + "/bad.onnx", "-o", dir + "/bad.html"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(lines(r.err), 1u) << r.err;
+  EXPECT_NE(r.err.find("bad.onnx"), std::string::npos) << r.err;
+  EXPECT_EQ(entries(dir), std::vector<std::string>{"bad.onnx"});
+
+  RunResult missing = run_trtlens({"report", dir + "/absent.onnx", "-o", dir + "/absent.html"});
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_EQ(lines(missing.err), 1u) << missing.err;
+  EXPECT_EQ(entries(dir), std::vector<std::string>{"bad.onnx"});
+}
+
+TEST(ReportCli, UnknownRuntimeIsAUsageError) {
+  if (!fs::exists(kModel)) GTEST_SKIP() << "libonnx-testdata is not installed";
+  std::string dir = temp_dir("ReportCli.UnknownRuntimeIsAUsageError");
+  RunResult rel = run_trtlens({"report", kModel, "-o", dir + "/a.html", "--trt", "8.7"});
+  EXPECT_EQ(rel.exit_code, 2);
+  EXPECT_EQ(lines(rel.err), 1u) << rel.err;
+  EXPECT_NE(rel.err.find("8.7"), std::string::npos) << rel.err;
+  RunResult prec = run_trtlens({"report", kModel, "-o", dir + "/b.html", "--precision", "fp4"});
+  EXPECT_EQ(prec.exit_code, 2);
+  EXPECT_EQ(lines(prec.err), 1u) << prec.err;
+  RunResult no_out = run_trtlens({"report", kModel});
+  EXPECT_EQ(no_out.exit_code, 2);
+  EXPECT_TRUE(entries(dir).empty());
+}
+
+}  // namespace
+}  // namespace trtlens::test
