@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "onnx/wire.h"
+#include "support/bad_models.h"
 #include "support/onnx_builder.h"
 #include "support/paths.h"
 #include "trtlens/error.h"
@@ -146,68 +147,10 @@ TEST(OnnxLoader, ExternalDataRelativeToTheModelFolder) {
   EXPECT_EQ(tensor(m, "w").origin, TensorOrigin::Initializer);
 }
 
-struct BadModel {
-  const char* name;
-  std::string (*make)(const std::string& dir);  // writes the model, returns its path
-  const char* problem;                          // expected part of the message
-};
-
-std::string external_model(const std::string& dir, const std::string& location) {
-  ModelBuilder mb(13);
-  auto g = mb.graph();
-  g.input("x", kFloat, {1, 4});
-  g.init_external("w", {4, 4}, location, 0, 64);
-  g.node("MatMul", {"x", "w"}, {"y"});
-  g.output("y");
-  return mb.save(dir + "/m.onnx");
-}
-
-const BadModel kBadModels[] = {
-    {"empty", [](const std::string& d) { write_text(d + "/m.onnx", ""); return d + "/m.onnx"; }, "empty file"},
-    {"random", [](const std::string& d) {
-       std::string junk;
-       uint32_t s = 12345;
-       for (int i = 0; i < 4096; ++i) junk.push_back(static_cast<char>((s = s * 1103515245 + 12345) >> 16));
-       write_text(d + "/m.onnx", junk);
-       return d + "/m.onnx";
-     }, "not an ONNX model"},
-    {"truncated", [](const std::string& d) {
-       ModelBuilder mb(13);
-       auto g = mb.graph();
-       g.input("x", kFloat, {1, 256});
-       g.init_float("w", {256, 256}, std::vector<float>(256 * 256, 1.0f));
-       g.node("MatMul", {"x", "w"}, {"y"});
-       g.output("y");
-       std::string b = mb.bytes();
-       write_text(d + "/m.onnx", b.substr(0, b.size() / 2));
-       return d + "/m.onnx";
-     }, "truncated"},
-    {"missing_external", [](const std::string& d) { return external_model(d, "w.bin"); }, "not found"},
-    {"escaping_external", [](const std::string& d) { return external_model(d, "../outside.bin"); }, "escapes"},
-    {"absolute_external", [](const std::string& d) { return external_model(d, "/etc/passwd"); }, "absolute"},
-    {"cycle", [](const std::string& d) {
-       ModelBuilder mb(13);
-       auto g = mb.graph();
-       g.input("x", kFloat, {1});
-       g.node("Add", {"x", "b"}, {"a"}, "first");
-       g.node("Relu", {"a"}, {"b"}, "second");
-       g.output("b");
-       return mb.save(d + "/m.onnx");
-     }, "cycle"},
-    {"unproduced_input", [](const std::string& d) {
-       ModelBuilder mb(13);
-       auto g = mb.graph();
-       g.input("x", kFloat, {1});
-       g.node("Add", {"x", "ghost"}, {"y"}, "add");
-       g.output("y");
-       return mb.save(d + "/m.onnx");
-     }, "'ghost'"},
-};
-
 class OnnxLoaderBadInput : public ::testing::TestWithParam<BadModel> {};
 
 TEST_P(OnnxLoaderBadInput, ThrowsInputErrorNamingTheFile) {
-  std::string dir = temp_dir(std::string("loader_bad_") + GetParam().name);
+  std::string dir = temp_dir("loader_bad_" + GetParam().name);
   std::string path = GetParam().make(dir);
   try {
     load_model(path);
@@ -219,13 +162,13 @@ TEST_P(OnnxLoaderBadInput, ThrowsInputErrorNamingTheFile) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Cases, OnnxLoaderBadInput, ::testing::ValuesIn(kBadModels),
-                         [](const auto& info) { return std::string(info.param.name); });
+INSTANTIATE_TEST_SUITE_P(Cases, OnnxLoaderBadInput, ::testing::ValuesIn(bad_models()),
+                         [](const auto& info) { return info.param.name; });
 
 TEST(OnnxLoader, CycleMessageNamesTheNodesOnIt) {
   std::string dir = temp_dir("loader_cycle_names");
   try {
-    load_model(kBadModels[6].make(dir));
+    load_model(bad_models()[6].make(dir));
     FAIL();
   } catch (const InputError& e) {
     std::string msg = e.what();
