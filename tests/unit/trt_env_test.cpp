@@ -292,6 +292,20 @@ TEST(TrtEnvDiscover, HeaderWithoutMacrosAndUnloadableLibraryAreReported) {
   EXPECT_EQ(in.version.str(), "10.3.0.26");  // from the symbol
 }
 
+TEST(TrtEnvDiscover, OlderReleasesKeepTheMacrosInNvInferH) {
+  std::string root = temp_dir("TrtEnvDiscover_NvInferH");
+  fake::install_lib(TRT_FAKE_NVINFER_8, root + "/lib");
+  write_text(root + "/include/NvInfer.h", "#define NV_TENSORRT_MAJOR 8\n#define NV_TENSORRT_MINOR 6\n"
+                                          "#define NV_TENSORRT_PATCH 1\n#define NV_TENSORRT_BUILD 6\nclass INetwork;\n");
+  SearchOptions o = isolated(temp_dir("TrtEnvDiscover_NvInferH_root"));
+  o.paths = {root};
+  EnvReport r = discover_trt(o);
+  ASSERT_EQ(r.installs.size(), 1u);
+  EXPECT_TRUE(contains(r.installs[0].header, "include/NvInfer.h"));
+  ASSERT_TRUE(source(r.installs[0], "header"));
+  EXPECT_EQ(source(r.installs[0], "header")->version.str(), "8.6.1.6");
+}
+
 TEST(TrtEnvDiscover, ForeignArchitectureIsReadButNotLoaded) {
   std::string root = temp_dir("TrtEnvDiscover_Foreign");
   std::string lib = fake::install_lib(TRT_FAKE_NVINFER_10, root + "/lib");
