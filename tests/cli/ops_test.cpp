@@ -5,6 +5,9 @@
 
 #include <algorithm>
 
+#include <cstdio>
+#include <fstream>
+
 #include "support/paths.h"
 
 namespace trtlens::test {
@@ -154,6 +157,26 @@ TEST(OpsCli, Markdown) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("| field | value |"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("nearest\\|linear\\|cubic"), std::string::npos) << r.out;  // '|' escaped in cells
+}
+
+// Runs `trtlens ops Reshape --trt 8.6` on a pseudo-terminal (util-linux `script`).
+std::string on_terminal(const std::string& env) {
+  std::string dir = temp_dir("OpsCliTerminal");
+  std::string cmd = env + " script -qec '" + std::string(TRTLENS_BIN) + " ops Reshape --trt 8.6' /dev/null > '" + dir +
+                    "/out' 2>&1 < /dev/null";
+  if (std::system(cmd.c_str()) != 0) return "";
+  std::ifstream in(dir + "/out");
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+TEST(OpsCli, ColourOnATerminalUnlessNoColor) {
+  if (std::system("command -v script > /dev/null 2>&1") != 0) GTEST_SKIP() << "script (util-linux) is not installed";
+  std::string coloured = on_terminal("env -u NO_COLOR");
+  if (coloured.empty()) GTEST_SKIP() << "no pseudo-terminal available";
+  EXPECT_NE(coloured.find("\x1b[32mY\x1b[0m"), std::string::npos) << coloured;
+  std::string plain = on_terminal("NO_COLOR=1");
+  EXPECT_NE(plain.find("FP32 FP16 INT32 INT8 BOOL"), std::string::npos) << plain;
+  EXPECT_EQ(plain.find("\x1b["), std::string::npos) << plain;
 }
 
 TEST(OpsCli, BadFormatIsAUsageError) {
