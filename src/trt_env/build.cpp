@@ -188,10 +188,17 @@ BuildOutcome build_engine(const BuildRequest& req, const std::function<void(cons
                                    "--exportTimes=" + eng + ".timing.json",
                                    "--separateProfileRun"};
   argv.insert(argv.end(), flags.begin(), flags.end());
-  std::string log_text, last_error;
+  std::string log_text, first_error;
   ProcessResult pr = run_process(argv, [&](const std::string& line) {
     log_text += line + "\n";
-    if (line.find("[E]") != std::string::npos || line.find("ERROR") != std::string::npos) last_error = line;
+    // The first error is the cause; later ones ("Failed to parse onnx file") follow from it.
+    if (first_error.empty() && (line.find("[E]") != std::string::npos || line.find("ERROR") != std::string::npos)) {
+      first_error = line;
+      // The timestamp trtexec puts first says nothing in a one-line error.
+      if (first_error.rfind('[', 0) == 0 && first_error.find(']') != std::string::npos &&
+          first_error.substr(0, first_error.find(']')).find('/') != std::string::npos)
+        first_error = first_error.substr(std::min(first_error.size(), first_error.find(']') + 2));
+    }
     on_line(line);
   });
   write_file_atomic(eng + ".trtexec.log", log_text);
@@ -204,7 +211,7 @@ BuildOutcome build_engine(const BuildRequest& req, const std::function<void(cons
   if (!pr.started) fail("cannot run " + out.trtexec + ": " + pr.error);
   if (pr.exit_code != 0)
     fail(fmt::format("trtexec failed ({}{}){}", pr.signal ? "killed by signal " : "exit status ",
-                     pr.signal ? pr.signal : pr.exit_code, last_error.empty() ? "" : ": " + last_error));
+                     pr.signal ? pr.signal : pr.exit_code, first_error.empty() ? "" : ": " + first_error));
   for (const auto& s : {std::string(), std::string(".graph.json"), std::string(".profile.json"), std::string(".timing.json")})
     if (!fs::exists(eng + s)) fail("trtexec succeeded but did not write " + fs::path(eng + s).filename().string());
   TrtexecLog log = parse_trtexec_log(log_text);
