@@ -3,6 +3,7 @@
 // dequantizes right away) or nothing consumes it.
 #include <fmt/format.h>
 
+#include <unordered_map>
 #include <unordered_set>
 
 #include "engine/internal.h"
@@ -10,24 +11,36 @@
 
 namespace trtlens::lint_impl {
 
+namespace {
+bool quantizes(const EngineLayer& l) {
+  return !l.inputs.empty() && !l.outputs.empty() && engine_detail::is_float_precision(l.inputs[0].precision) &&
+         l.outputs[0].precision == "INT8";
+}
+}  // namespace
+
 void qdq_dangling(const EnginePlan& plan, std::vector<Finding>& out) {
-  auto ix = engine_detail::index_tensors(plan);
+  // Consumers of the quantized tensors only; most plans have few or none.
+  std::unordered_map<std::string, std::vector<int>> consumers;
+  for (const auto& l : plan.layers)
+    if (quantizes(l)) consumers.try_emplace(l.outputs[0].name);
+  if (consumers.empty()) return;
+  for (size_t i = 0; i < plan.layers.size(); ++i)
+    for (const auto& in : plan.layers[i].inputs)
+      if (auto it = consumers.find(in.name); it != consumers.end()) it->second.push_back(static_cast<int>(i));
   std::unordered_set<std::string> io;
   for (const auto& t : plan.io) io.insert(t.name);
   for (const auto& l : plan.layers) {
-    if (l.inputs.empty() || l.outputs.empty()) continue;
-    if (!engine_detail::is_float_precision(l.inputs[0].precision) || l.outputs[0].precision != "INT8") continue;
+    if (!quantizes(l)) continue;
     const auto& t = l.outputs[0];
-    int ti = ix.find(t.name);
-    const auto& consumers = ix.uses[ti].consumers;
-    if (consumers.empty()) {
+    const auto& readers = consumers[t.name];
+    if (readers.empty()) {
       if (io.count(t.name)) continue;
       out.push_back({"qdq-dangling", l.name, Severity::Warning,
                      fmt::format("quantized tensor '{}' is consumed by no layer", t.name),
                      "remove the Quantize or connect it to the INT8 layer it was meant for"});
       continue;
     }
-    for (int c : consumers) {
+    for (int c : readers) {
       const auto& cl = plan.layers[c];
       // The consumer's precision is that of its first input; judge the port that reads t.
       std::string seen;
