@@ -50,7 +50,7 @@
     var max = Math.max.apply(null, items.map(function (i) { return i.value; }).concat([1e-12]));
     var s = svg("svg", { width: w, height: h, viewBox: "0 0 " + w + " " + h, role: "img" });
     items.forEach(function (it, k) {
-      var y = 5 + k * (bh + gap), bw = (w - left - 110) * it.value / max;
+      var y = 5 + k * (bh + gap), bw = (w - left - 260) * it.value / max;
       s.appendChild(svg("text", { x: left - 6, y: y + 13, "text-anchor": "end" }, it.label));
       var r = svg("rect", { x: left, y: y, width: Math.max(bw, 0.5), height: bh, fill: it.color });
       r.appendChild(svg("title", {}, it.title || (it.label + ": " + it.value)));
@@ -202,11 +202,12 @@
     data.plans.forEach(function (p) { p.by_type.forEach(function (g) { types[g[0]] = (types[g[0]] || 0) + g[2]; }); });
     var order = Object.keys(types).sort(function (a, b) { return types[b] - types[a]; });
     var maxTotal = Math.max.apply(null, data.plans.map(function (p) { return p.total_ms; }).concat([1e-12]));
-    var w = 860, left = 200, bh = 24, h = data.plans.length * (bh + 8) + 10;
+    var w = 960, left = 300, bh = 24, h = data.plans.length * (bh + 8) + 10;
     var s = svg("svg", { width: w, height: h, role: "img" });
     data.plans.forEach(function (p, k) {
       var y = 5 + k * (bh + 8), x = left;
-      s.appendChild(svg("text", { x: left - 6, y: y + 16, "text-anchor": "end" }, p.name + " (" + (k + 1) + ")"));
+      var label = p.name.length > 40 ? p.name.slice(0, 37) + "..." : p.name;
+      s.appendChild(svg("text", { x: left - 6, y: y + 16, "text-anchor": "end" }, label + " (" + (k + 1) + ")"));
       order.forEach(function (t) {
         var g = p.by_type.filter(function (x) { return x[0] === t; })[0];
         if (!g) return;
