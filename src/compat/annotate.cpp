@@ -67,8 +67,13 @@ Annotator::Annotator(const Model& model, const KnowledgeBase& kb) : model_(model
     const Graph& g = model.graphs[gi];
     GraphFacts& f = facts_[gi];
     f.quant.assign(g.nodes.size(), ElemType::UNDEFINED);
-    std::unordered_map<std::string, int> producer;
-    std::unordered_map<std::string, std::vector<int>> consumers;
+    auto is_qdq = [](const Node& n) {
+      return n.domain.empty() && (n.op_type == "QuantizeLinear" || n.op_type == "DequantizeLinear");
+    };
+    if (std::none_of(g.nodes.begin(), g.nodes.end(), is_qdq)) continue;
+    has_qdq_ = true;
+    std::unordered_map<std::string_view, int> producer;
+    std::unordered_map<std::string_view, std::vector<int>> consumers;
     for (const auto& n : g.nodes) {
       for (const auto& o : n.outputs) producer.emplace(o, n.index);
       for (const auto& i : n.inputs)
@@ -82,21 +87,17 @@ Annotator::Annotator(const Model& model, const KnowledgeBase& kb) : model_(model
     // type (TensorRT fuses DQ into them), and so does the producer of a
     // QuantizeLinear's input (fused with the Q on its output).
     for (const auto& n : g.nodes) {
-      if (!n.domain.empty()) continue;
-      if (n.op_type == "DequantizeLinear" && !n.inputs.empty()) {
-        has_qdq_ = true;
-        ElemType q = type_of(n.inputs[0]);
-        if (!is_quantized_type(q)) continue;
-        f.quant[static_cast<size_t>(n.index)] = q;
+      if (!is_qdq(n) || n.inputs.empty() || n.outputs.empty()) continue;
+      bool dq = n.op_type == "DequantizeLinear";
+      ElemType q = dq ? type_of(n.inputs[0]) : type_of(n.outputs[0]);
+      if (!is_quantized_type(q)) continue;
+      f.quant[static_cast<size_t>(n.index)] = q;
+      if (dq) {
         for (const auto& o : n.outputs)
           if (auto it = consumers.find(o); it != consumers.end())
             for (int c : it->second) f.quant[static_cast<size_t>(c)] = q;
-      } else if (n.op_type == "QuantizeLinear" && !n.inputs.empty() && !n.outputs.empty()) {
-        has_qdq_ = true;
-        ElemType q = type_of(n.outputs[0]);
-        if (!is_quantized_type(q)) continue;
-        f.quant[static_cast<size_t>(n.index)] = q;
-        if (auto it = producer.find(n.inputs[0]); it != producer.end()) f.quant[static_cast<size_t>(it->second)] = q;
+      } else if (auto it = producer.find(n.inputs[0]); it != producer.end()) {
+        f.quant[static_cast<size_t>(it->second)] = q;
       }
     }
   }
@@ -122,8 +123,9 @@ NodeVerdict Annotator::judge(int gi, const Node& n, const Release& r, Precision 
     if (severity(level) > severity(v.verdict)) v.verdict = level;
     v.reasons.push_back({std::move(rule), std::move(message), std::move(source)});
   };
-  const std::string cite = r.citation();
-  const std::string op_cite = cite + ", op " + n.op_type;
+  // Citations are built only when a finding needs one: most nodes have none.
+  auto cite = [&r]() { return r.citation(); };
+  auto op_cite = [&]() { return r.citation() + ", op " + n.op_type; };
   bool custom_domain = !n.domain.empty();
 
   // Local function calls are judged by their bodies (Annotator::run).
@@ -148,7 +150,7 @@ NodeVerdict Annotator::judge(int gi, const Node& n, const Release& r, Precision 
           fmt::format("'{}' is an op of domain '{}', not a built-in ONNX op; TensorRT {} imports it only through a "
                       "registered plugin of that name",
                       n.op_type, n.domain, r.name),
-          cite);
+          cite());
       v.hints.push_back(n.domain == "ai.onnx.ml"
                             ? "TensorRT has no ai.onnx.ml ops: run this part outside TensorRT or replace it"
                             : fmt::format("write and register a TensorRT plugin named '{}' (or replace the op with "
@@ -156,7 +158,7 @@ NodeVerdict Annotator::judge(int gi, const Node& n, const Release& r, Precision 
                                           n.op_type));
     } else {
       add(Verdict::UNSUPPORTED, "status",
-          fmt::format("{} is not in the support matrix of TensorRT {}", n.op_type, r.name), op_cite);
+          fmt::format("{} is not in the support matrix of TensorRT {}", n.op_type, r.name), op_cite());
       later_release_hint();
       v.hints.push_back(fmt::format("replace {} with supported ops, or provide a TensorRT plugin named '{}'",
                                     n.op_type, n.op_type));
@@ -170,36 +172,36 @@ NodeVerdict Annotator::judge(int gi, const Node& n, const Release& r, Precision 
           fmt::format("the TensorRT {} table marks {} not supported, but that release's parser registers an "
                       "importer for it; only a real build can tell",
                       r.name, n.op_type),
-          op_cite);
+          op_cite());
     } else {
       add(Verdict::UNSUPPORTED, "status", fmt::format("TensorRT {} marks {} not supported (N)", r.name, n.op_type),
-          op_cite);
+          op_cite());
       later_release_hint();
     }
   } else if (e->importer == "no") {
     add(Verdict::UNSUPPORTED, "importer",
         fmt::format("the TensorRT {} table lists {} as supported, but that release's parser has no importer for it",
                     r.name, n.op_type),
-        op_cite);
+        op_cite());
     later_release_hint();
   } else if (e->importer == "rejected") {
     add(Verdict::UNSUPPORTED, "importer",
-        fmt::format("a static checker of the TensorRT {} parser rejects {} outright", r.name, n.op_type), op_cite);
+        fmt::format("a static checker of the TensorRT {} parser rejects {} outright", r.name, n.op_type), op_cite());
     later_release_hint();
   } else if (e->status == OpStatus::EXPERIMENTAL) {
-    add(Verdict::SUPPORTED, "status", fmt::format("TensorRT {} marks {} experimental", r.name, n.op_type), op_cite);
+    add(Verdict::SUPPORTED, "status", fmt::format("TensorRT {} marks {} experimental", r.name, n.op_type), op_cite());
   } else if (e->status == OpStatus::PLUGIN) {
     add(Verdict::SUPPORTED, "status",
         fmt::format("imported through the {} plugin{}", e->plugin.empty() ? "a" : e->plugin,
                     e->plugin.empty() ? "" : ""),
-        op_cite);
+        op_cite());
   }
   if (custom_domain)
     add(Verdict::SUPPORTED, "domain",
         fmt::format("the parser dispatches on op_type only: this '{}' node of domain '{}' goes to the built-in {} "
                     "importer",
                     n.op_type, n.domain, n.op_type),
-        op_cite);
+        op_cite());
 
   // Structured rules of the table row.
   bool status_ok = severity(v.verdict) < severity(Verdict::UNKNOWN);
@@ -208,7 +210,7 @@ NodeVerdict Annotator::judge(int gi, const Node& n, const Release& r, Precision 
       RuleCheck c = check_rule(rule, model_, g, n);
       if (c.outcome == RuleOutcome::Holds) continue;
       bool fails = c.outcome == RuleOutcome::Fails;
-      add(fails ? Verdict::UNSUPPORTED : Verdict::UNKNOWN, rule.text, c.message, op_cite + ", rule " + rule.text);
+      add(fails ? Verdict::UNSUPPORTED : Verdict::UNKNOWN, rule.text, c.message, op_cite() + ", rule " + rule.text);
       if (fails) {
         std::string h = rule_hint(rule, n);
         if (!h.empty()) v.hints.push_back(std::move(h));
@@ -240,7 +242,7 @@ NodeVerdict Annotator::judge(int gi, const Node& n, const Release& r, Precision 
       add(Verdict::UNSUPPORTED, "types",
           fmt::format("tensor '{}' is {}, an element type TensorRT {} does not support", name,
                       elem_type_name(t->type), r.name),
-          cite + ", data types");
+          cite() + ", data types");
       return;
     }
     if (input_index == 0 && !e->types.empty()) {
@@ -252,7 +254,7 @@ NodeVerdict Annotator::judge(int gi, const Node& n, const Release& r, Precision 
         for (const auto& s : e->types) list += (list.empty() ? "" : " ") + s;
         add(Verdict::UNSUPPORTED, "types",
             fmt::format("input 0 ('{}') is {}; {} in TensorRT {} supports {}", name, as, n.op_type, r.name, list),
-            op_cite + ", supported types");
+            op_cite() + ", supported types");
       }
     }
   };
@@ -274,14 +276,14 @@ NodeVerdict Annotator::judge(int gi, const Node& n, const Release& r, Precision 
                     "range are clamped)",
                     int64_tensors.size() > 1 ? "s" : "", quoted(int64_tensors) + (int64_tensors.size() > 1 ? " are" : " is"),
                     r.name),
-        cite + ", data types");
+        cite() + ", data types");
     if (r.major < 9) v.hints.push_back("TensorRT 9.0 and later handle INT64 natively for ops whose types include it");
   }
   if (!double_tensors.empty())
     add(Verdict::IMPLICIT_CAST, "double",
         fmt::format("DOUBLE tensor{} {} narrowed to FP32", double_tensors.size() > 1 ? "s" : "",
                     quoted(double_tensors) + (double_tensors.size() > 1 ? " are" : " is")),
-        cite + ", data types");
+        cite() + ", data types");
 
   if (v.verdict == Verdict::UNSUPPORTED) {
     v.precision = "-";
@@ -297,7 +299,7 @@ ElemType Annotator::f_quant(int gi, const Node& n) const {
 
 void Annotator::precision(NodeVerdict& v, int gi, const Node& n, const Release& r, Precision p, const OpEntry& e,
                           ElemType node_float, ElemType first_type, const AddFn& add) const {
-  const std::string op_cite = r.citation() + ", op " + n.op_type;
+  auto op_cite = [&]() { return r.citation() + ", op " + n.op_type; };
   // Integer and bool nodes are judged by their own types, whatever the precision.
   if (node_float == ElemType::UNDEFINED && f_quant(gi, n) == ElemType::UNDEFINED) {
     if (first_type == ElemType::UNDEFINED) {
@@ -368,7 +370,7 @@ void Annotator::precision(NodeVerdict& v, int gi, const Node& n, const Release& 
       else
         fallback("FP32", "precision", fmt::format("{} has no FP16 kernel in TensorRT {}; it runs at FP32 with "
                                                   "reformat layers at its boundary", n.op_type, r.name),
-                 op_cite + ", supported types", no_kernel_hint("FP16"));
+                 op_cite() + ", supported types", no_kernel_hint("FP16"));
       return;
     case Precision::BF16:
       if (!in_list(r.types, "BF16"))
@@ -378,7 +380,7 @@ void Annotator::precision(NodeVerdict& v, int gi, const Node& n, const Release& 
       else if (supports("BF16")) v.precision = "BF16";
       else
         fallback("FP32", "precision", fmt::format("{} has no BF16 kernel in TensorRT {}; it runs at FP32", n.op_type,
-                                                  r.name), op_cite + ", supported types", no_kernel_hint("BF16"));
+                                                  r.name), op_cite() + ", supported types", no_kernel_hint("BF16"));
       return;
     case Precision::INT8:
       if (has_qdq_)
@@ -394,7 +396,7 @@ void Annotator::precision(NodeVerdict& v, int gi, const Node& n, const Release& 
       else
         fallback("FP32", "precision", fmt::format("{} has no INT8 kernel in TensorRT {}; it runs at FP32 with "
                                                   "reformat layers at its boundary", n.op_type, r.name),
-                 op_cite + ", supported types", "");
+                 op_cite() + ", supported types", "");
       return;
     case Precision::FP8:
       if (!in_list(r.types, "FP8") && !in_list(r.types_limited, "FP8"))

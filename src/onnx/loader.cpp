@@ -1,6 +1,7 @@
 // load_model: .onnx (memory-mapped, payloads skipped) → onnx::ModelProto →
 // ONNX shape inference → trtlens::Model, then structure checks and our own
 // type/constness propagation (src/onnx/propagate.cpp).
+#include <google/protobuf/arena.h>
 #include <onnx/onnx_pb.h>
 #include <onnx/shape_inference/implementation.h>
 
@@ -431,7 +432,9 @@ Model load_model(const std::string& path) {
   } catch (const std::runtime_error& e) {
     throw InputError(path, wire_problem(e.what(), file.size()));
   }
-  onnx::ModelProto proto;
+  // An arena makes the many small allocations of a 100k-node proto cheap to make and free.
+  google::protobuf::Arena arena;
+  onnx::ModelProto& proto = *google::protobuf::Arena::CreateMessage<onnx::ModelProto>(&arena);
   if (!proto.ParseFromString(stripped))
     throw InputError(path, "not an ONNX model: the bytes do not parse as an onnx.ModelProto");
   stripped.clear();

@@ -72,7 +72,7 @@ class Propagator {
   // Returns the names this graph (and its subgraphs) read from enclosing graphs.
   void structure(int gi) {
     Graph& g = m_.graphs[static_cast<size_t>(gi)];
-    std::unordered_map<std::string, int> producer;
+    std::unordered_map<std::string_view, int> producer;
     producer.reserve(g.nodes.size() * 2);
     for (const auto& n : g.nodes)
       for (const auto& o : n.outputs)
@@ -131,7 +131,7 @@ class Propagator {
     if (ord.order.size() != g.nodes.size()) throw InputError(m_.path, cycle_message(g, producer, indegree));
   }
 
-  std::string cycle_message(const Graph& g, const std::unordered_map<std::string, int>& producer,
+  std::string cycle_message(const Graph& g, const std::unordered_map<std::string_view, int>& producer,
                             const std::vector<int>& indegree) {
     // Walk producers backwards from a blocked node until a node repeats: that is a cycle.
     int start = 0;
