@@ -3,6 +3,7 @@
 #include <future>
 #include <vector>
 
+#include "compat/annotator.h"
 #include "render/report_html.h"
 
 namespace trtlens {
@@ -12,6 +13,8 @@ std::string render_report(const Model& model, const KnowledgeBase& kb, const Rep
   std::vector<const Release*> releases;
   for (const Release& r : kb.releases()) releases.push_back(&r);
   ReportBuilder builder(model, releases, options);
+  // One annotator for all runtimes: its per-model facts are computed once.
+  const Annotator annotator(model, kb);
   struct Job {
     size_t release;
     Precision precision;
@@ -28,7 +31,7 @@ std::string render_report(const Model& model, const KnowledgeBase& kb, const Rep
       const Release* rel = releases[jobs[j].release];
       Precision p = jobs[j].precision;
       batch.push_back(std::async(threads > 1 ? std::launch::async : std::launch::deferred,
-                                 [&model, rel, p] { return annotate(model, *rel, p); }));
+                                 [&annotator, rel, p] { return annotator.run(*rel, p); }));
     }
     for (size_t j = 0; j < batch.size(); ++j) builder.add(jobs[start + j].release, jobs[start + j].precision, batch[j].get());
   }

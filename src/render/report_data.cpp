@@ -79,7 +79,7 @@ enum ItemKind { kItemNode = 0, kItemInput = 1, kItemOutput = 2, kItemFromRegion 
 
 // Box sizes in points, estimated from label lengths so Graphviz needs no fonts.
 double node_width(const Node& n) {
-  double op = static_cast<double>(n.op_type.size()) * 7.6 + 34;  // room for the badge
+  double op = static_cast<double>(n.op_type.size()) * 8.2 + 40;  // bold 12px, and room for the badge
   double name = static_cast<double>(std::min<size_t>(n.name.size(), 30)) * 6.1 + 18;
   return std::clamp(std::max(op, name), 84.0, 210.0);
 }
