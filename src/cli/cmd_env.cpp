@@ -93,7 +93,9 @@ std::string env_text(const EnvReport& r, bool color) {
   if (r.installs.empty()) {
     out += "No TensorRT found (no libnvinfer.so in any folder searched).\n";
   } else {
-    out += fmt::format("TensorRT installs: {} (the first is the one a program would load)\n", r.installs.size());
+    out += fmt::format("TensorRT installs: {} (in search order: --path, TENSORRT_ROOT, LD_LIBRARY_PATH, ldconfig cache, "
+                       "system folders; `plan` and `calib` judge against the first)\n",
+                       r.installs.size());
   }
   int n = 0;
   for (const auto& in : r.installs) {
@@ -132,11 +134,6 @@ std::string env_text(const EnvReport& r, bool color) {
                            *in.parser_api_version);
       if (!in.parser_load_error.empty()) out += "; " + in.parser_load_error;
       out += "\n";
-      if (in.parser_version.known() && in.version.known() && !in.parser_version.agrees_with(in.version))
-        out += "   " + colorize(fmt::format("disagreement: the ONNX parser is {}, libnvinfer is {}",
-                                            in.parser_version.str(), in.version.str()),
-                                "33", color) +
-               "\n";
     } else {
       out += "   ONNX parser: not found beside libnvinfer\n";
     }

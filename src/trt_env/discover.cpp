@@ -214,8 +214,11 @@ void fill_parser(TrtInstall& in, const std::string& libdir) {
   in.parser_library = libs.front();
   std::string real = canonical_or_empty(libs.front());
   in.parser_version = version_from_file_name(real.empty() ? libs.front() : real);
-  if (!in.load_error.empty() && in.load_error.rfind("not loaded: built for", 0) == 0) {
-    in.parser_load_error = in.load_error;
+  if (in.parser_version.known() && in.version.known() && !in.parser_version.agrees_with(in.version))
+    in.disagreements.push_back(fmt::format("the ONNX parser library is {}, libnvinfer is {}", in.parser_version.str(),
+                                           in.version.str()));
+  if (!in.machine.empty() && in.machine != host_machine()) {
+    in.parser_load_error = "not loaded: built for " + in.machine;
     return;
   }
   LoadProbe p = probe_library(in.parser_library, {"getNvOnnxParserVersion"});
@@ -234,7 +237,9 @@ std::vector<std::string> ld_cache_paths(const SearchOptions& o, std::vector<std:
   }
 }
 
-void query_gpus(EnvReport& r) {
+// nvidia-smi from PATH, else NVML when `nvml` (it is loaded in-process from
+// the host's driver, so not under a sysroot nor with system locations off).
+void query_gpus(EnvReport& r, bool nvml) {
   std::string smi = find_in_path("nvidia-smi");
   if (!smi.empty()) {
     std::string out;
@@ -271,6 +276,10 @@ void query_gpus(EnvReport& r) {
       r.gpus.push_back(g);
     }
     if (r.gpus.empty()) r.gpu_note = "nvidia-smi lists no GPU";
+    return;
+  }
+  if (!nvml) {
+    r.gpu_note = "no GPU information: nvidia-smi is not in PATH (NVML is not consulted with --no-system or --sysroot)";
     return;
   }
   // NVML, the library nvidia-smi itself uses; part of the driver.
@@ -469,19 +478,7 @@ EnvReport discover_trt(const SearchOptions& o) {
     r.cuda.push_back(c);
   }
 
-  if (o.query_gpus) {
-    // NVML is loaded in-process from the host's driver: not under a sysroot,
-    // and not when system locations are off (tests, scripted use).
-    if (!o.system || !(o.sysroot.empty() || o.sysroot == "/")) {
-      if (find_in_path("nvidia-smi").empty()) {
-        r.gpu_note = "no GPU information: nvidia-smi is not in PATH (NVML not consulted with --no-system or --sysroot)";
-      } else {
-        query_gpus(r);
-      }
-    } else {
-      query_gpus(r);
-    }
-  }
+  if (o.query_gpus) query_gpus(r, o.system && (o.sysroot.empty() || o.sysroot == "/"));
   return r;
 }
 

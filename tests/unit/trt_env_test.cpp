@@ -277,6 +277,18 @@ TEST(TrtEnvDiscover, ReportsDisagreementBetweenHeaderAndLibrary) {
   EXPECT_EQ(r.installs[0].version.str(), "10.3.0.26");  // the library's own answer wins
 }
 
+TEST(TrtEnvDiscover, ReportsAParserOfAnotherRelease) {
+  std::string root = temp_dir("TrtEnvDiscover_Parser");
+  fake::install_lib(TRT_FAKE_NVINFER_10, root + "/lib");
+  fs::copy_file(TRT_FAKE_NVONNXPARSER_10, root + "/lib/libnvonnxparser.so.10.2.0");
+  SearchOptions o = isolated(temp_dir("TrtEnvDiscover_Parser_root"));
+  o.paths = {root};
+  EnvReport r = discover_trt(o);
+  ASSERT_EQ(r.installs.size(), 1u);
+  ASSERT_EQ(r.installs[0].disagreements.size(), 1u);
+  EXPECT_EQ(r.installs[0].disagreements[0], "the ONNX parser library is 10.2.0, libnvinfer is 10.3.0.26");
+}
+
 TEST(TrtEnvDiscover, HeaderWithoutMacrosAndUnloadableLibraryAreReported) {
   std::string root = temp_dir("TrtEnvDiscover_Broken");
   fake::install_lib(TRT_FAKE_NVINFER_UNLOADABLE, root + "/lib");
