@@ -486,7 +486,8 @@
       }
     } else if (state.tab === 'runtimes') {
       const entries = D.kb.ops[n.op];
-      if (n.d && n.d !== 'ai.onnx') body.appendChild(el('p', null, 'Custom domain ' + n.d + ': the TensorRT ONNX parser has no importer for it; it needs a plugin.'));
+      if (n.f !== undefined) body.appendChild(el('p', null, 'A local function of this model: TensorRT imports its body node by node (open it to see each node), unless a plugin of the same name is registered.'));
+      else if (n.d && n.d !== 'ai.onnx') body.appendChild(el('p', null, 'Custom domain ' + n.d + ': the TensorRT ONNX parser has no importer for it; it needs a plugin.'));
       if (!entries && !n.d) body.appendChild(el('p', null, 'No TensorRT release lists ' + n.op + '.'));
       const prec = D.precisions[state.prec];
       const rows = [];

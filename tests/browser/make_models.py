@@ -5,6 +5,7 @@ demo.onnx: Conv -> BatchNormalization -> Relu -> Reshape -> If(then/else bodies)
 plus a Relu named like an HTML injection. BatchNormalization has FP32/FP16
 kernels only, so its badge changes when the precision goes to INT8.
 chain.onnx: 600 activations and residual Adds, for the region-by-region view.
+function.onnx: a node calling a local function, whose body can be entered.
 """
 import os
 import sys
@@ -70,11 +71,28 @@ def chain(count):
     return model
 
 
+def function_model():
+    """A model calling a local function (Swish = x * Sigmoid(x))."""
+    f = helper.make_function("local", "Swish", ["x"], ["y"],
+                             [helper.make_node("Sigmoid", ["x"], ["s"]), helper.make_node("Mul", ["x", "s"], ["y"])],
+                             [helper.make_opsetid("", 13)])
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4])
+    graph = helper.make_graph([helper.make_node("Relu", ["x"], ["r"], name="relu"),
+                               helper.make_node("Swish", ["r"], ["y"], name="swish", domain="local")], "fn", [x], [y])
+    model = helper.make_model(graph, functions=[f], producer_name="trtlens-browser-tests",
+                              opset_imports=[helper.make_opsetid("", 13), helper.make_opsetid("local", 1)])
+    model.ir_version = 8
+    onnx.checker.check_model(model)
+    return model
+
+
 def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
     onnx.save(demo(), os.path.join(out, "demo.onnx"))
     onnx.save(chain(600), os.path.join(out, "chain.onnx"))
+    onnx.save(function_model(), os.path.join(out, "function.onnx"))
 
 
 if __name__ == "__main__":

@@ -38,6 +38,7 @@ function report(model, out, extra = []) {
 }
 const demoUrl = report('demo.onnx', 'demo.html', ['--trt', '8.6', '--precision', 'fp32']);
 const chainUrl = report('chain.onnx', 'chain.html', ['--region-nodes', '200']);
+const functionUrl = report('function.onnx', 'function.html');
 
 const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
@@ -169,6 +170,18 @@ test('If bodies can be entered and left', async () => {
   await page.click('#crumbs button[data-graph=""]');
   await page.waitForSelector('[data-node="/0"]');
   eq(await page.locator('[data-node="branch/then_branch/0"]').count(), 0, 'body left');
+  eq(trouble.join('; '), '', 'trouble');
+  await page.close();
+});
+
+test('a local function body opens on double-click', async () => {
+  const { page, trouble } = await open(functionUrl);
+  await page.dblclick('[data-node="/1"]');
+  await page.waitForSelector('[data-node="fn:Swish/0"]');
+  eq(await page.locator('[data-node]').count(), 2, 'body nodes drawn');
+  eq(await page.textContent('#crumbs button[aria-current]'), 'fn:Swish', 'breadcrumb');
+  await page.click('#crumbs button[data-graph=""]');
+  await page.waitForSelector('[data-node="/1"]');
   eq(trouble.join('; '), '', 'trouble');
   await page.close();
 });
