@@ -211,9 +211,18 @@ void fill_versions(TrtInstall& in, const std::vector<std::string>& libdirs) {
 void fill_parser(TrtInstall& in, const std::string& libdir) {
   auto libs = libraries_in(libdir, "libnvonnxparser");
   if (libs.empty()) return;
+  // With several releases in one folder, the parser of this release.
+  auto version_of = [](const std::string& lib) {
+    std::string real = canonical_or_empty(lib);
+    return version_from_file_name(real.empty() ? lib : real);
+  };
   in.parser_library = libs.front();
-  std::string real = canonical_or_empty(libs.front());
-  in.parser_version = version_from_file_name(real.empty() ? libs.front() : real);
+  for (const auto& lib : libs)
+    if (version_of(lib).agrees_with(in.version)) {
+      in.parser_library = lib;
+      break;
+    }
+  in.parser_version = version_of(in.parser_library);
   if (in.parser_version.known() && in.version.known() && !in.parser_version.agrees_with(in.version))
     in.disagreements.push_back(fmt::format("the ONNX parser library is {}, libnvinfer is {}", in.parser_version.str(),
                                            in.version.str()));
@@ -402,31 +411,45 @@ EnvReport discover_trt(const SearchOptions& o) {
     add_root(dirs, under(o.sysroot, "/usr/local/tensorrt"), "system");
   }
 
-  // Each real libnvinfer file is one install, however many names lead to it.
+  // Each real libnvinfer file is one install, however many names and routes
+  // lead to it; one folder may hold several releases side by side.
   std::vector<std::vector<std::string>> install_dirs;
   std::vector<std::string> cuda_dirs;
   for (const auto& sd : dirs) {
     if (!is_dir(sd.dir)) continue;
     add_unique(r.searched, sd.dir);
     add_unique(cuda_dirs, sd.dir);
-    auto libs = libraries_in(sd.dir, "libnvinfer");
-    if (libs.empty()) continue;
-    std::string real = canonical_or_empty(libs.front());
-    auto it = std::find_if(r.installs.begin(), r.installs.end(), [&](const TrtInstall& in) {
-      return !real.empty() && in.real_library == real;
-    });
-    if (it != r.installs.end()) {
-      add_unique(it->found_via, sd.via);
-      add_unique(install_dirs[size_t(it - r.installs.begin())], sd.dir);
-      continue;
+    std::vector<std::string> broken;
+    bool resolved = false;
+    for (const auto& lib : libraries_in(sd.dir, "libnvinfer")) {  // most specific name first
+      std::string real = canonical_or_empty(lib);
+      if (real.empty()) {
+        broken.push_back(lib);
+        continue;
+      }
+      resolved = true;
+      auto it = std::find_if(r.installs.begin(), r.installs.end(),
+                             [&](const TrtInstall& in) { return in.real_library == real; });
+      if (it != r.installs.end()) {
+        add_unique(it->found_via, sd.via);
+        add_unique(install_dirs[size_t(it - r.installs.begin())], sd.dir);
+        continue;
+      }
+      TrtInstall in;
+      in.library = lib;
+      in.real_library = real;
+      in.found_via.push_back(sd.via);
+      r.installs.push_back(std::move(in));
+      install_dirs.push_back({sd.dir});
     }
-    TrtInstall in;
-    in.library = libs.front();
-    in.real_library = real;
-    in.found_via.push_back(sd.via);
-    if (real.empty()) in.problems.push_back(libs.front() + ": broken symbolic link");
-    r.installs.push_back(std::move(in));
-    install_dirs.push_back({sd.dir});
+    if (!resolved && !broken.empty()) {
+      TrtInstall in;
+      in.library = broken.front();
+      in.found_via.push_back(sd.via);
+      in.problems.push_back(broken.front() + ": broken symbolic link");
+      r.installs.push_back(std::move(in));
+      install_dirs.push_back({sd.dir});
+    }
   }
   for (size_t i = 0; i < r.installs.size(); ++i) {
     TrtInstall& in = r.installs[i];

@@ -230,6 +230,34 @@ TEST(TrtEnvDiscover, DesktopAndJetsonSystemLayouts) {
   EXPECT_TRUE(discover_trt(off).installs.empty());
 }
 
+TEST(TrtEnvDiscover, TwoReleasesSideBySideInOneFolder) {
+  std::string sysroot = temp_dir("TrtEnvDiscover_SideBySide");
+  std::string dir = sysroot + "/usr/lib/x86_64-linux-gnu";
+  fake::install_lib(TRT_FAKE_NVINFER_8, dir);
+  fake::install_lib(TRT_FAKE_NVINFER_10, dir);
+  fake::install_lib(TRT_FAKE_NVONNXPARSER_10, dir);
+  EnvReport r = discover_trt(isolated(sysroot));
+  ASSERT_EQ(r.installs.size(), 2u);
+  EXPECT_EQ(r.installs[0].version.str(), "10.3.0.26");  // the longer name (10.3.0) sorts first
+  EXPECT_EQ(r.installs[1].version.str(), "8.6.1.6");
+  EXPECT_EQ(r.installs[0].parser_version.str(), "10.3.0");
+  ASSERT_EQ(r.installs[1].disagreements.size(), 1u);  // only a 10.3 parser is there
+  EXPECT_TRUE(contains(r.installs[1].disagreements[0], "parser library is 10.3.0")) << r.installs[1].disagreements[0];
+}
+
+TEST(TrtEnvDiscover, BrokenSymlinkIsAProblem) {
+  std::string root = temp_dir("TrtEnvDiscover_BrokenLink");
+  fs::create_directories(root + "/lib");
+  fs::create_symlink("libnvinfer.so.10.3.0", root + "/lib/libnvinfer.so.10");
+  SearchOptions o = isolated(temp_dir("TrtEnvDiscover_BrokenLink_root"));
+  o.paths = {root};
+  EnvReport r = discover_trt(o);
+  ASSERT_EQ(r.installs.size(), 1u);
+  ASSERT_EQ(r.installs[0].problems.size(), 1u);
+  EXPECT_TRUE(contains(r.installs[0].problems[0], "libnvinfer.so.10: broken symbolic link")) << r.installs[0].problems[0];
+  EXPECT_FALSE(r.installs[0].version.known());
+}
+
 TEST(TrtEnvDiscover, SameLibraryThroughTwoRoutesIsOneInstall) {
   std::string root = fake::tarball_10(temp_dir("TrtEnvDiscover_TwoRoutes"));
   SearchOptions o = isolated(temp_dir("TrtEnvDiscover_TwoRoutes_root"));
