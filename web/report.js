@@ -499,9 +499,13 @@
           chip(det ? D.verdicts[det[0]] : 'UNKNOWN'), x ? [x[2], x[3], x[4]].filter(Boolean).join(' \u2014 ') : '']);
         tr.setAttribute('data-release', D.releases[r].name);
         if (r === state.rel) tr.className = 'current';
+        tr.children[0].className = tr.children[1].className = tr.children[3].className = 'nw';
+        tr.children[4].className = 'small';
         rows.push(tr);
       }
-      body.appendChild(table(['Release', 'Status', 'Precisions', 'This node at ' + (PREC_LABEL[prec] || prec), 'Rules and notes'], rows));
+      body.appendChild(table(['Release', 'Status', 'Precisions', 'At ' + (PREC_LABEL[prec] || prec), 'Rules and notes'], rows));
+      const cur = body.querySelector('tr.current');
+      if (cur) cur.scrollIntoView({ block: 'center' });
     } else {
       const det = detailOf(n);
       const v = D.verdicts[det[0]];
