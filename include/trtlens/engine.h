@@ -66,7 +66,9 @@ struct EngineLayer {
   std::vector<EngineTensor> inputs, outputs;
   std::string precision;  // precision of the first input; "" when the layer has no input
   int64_t weights_bytes = 0;  // Weights + Bias (Count × element size)
-  KeyValues attributes;   // other fields (Kernel, Groups, ...) as compact JSON text, for tooltips
+  // The layer's other fields (Kernel, Groups, Weights, ...) as one compact JSON
+  // object, in file order: "{\"Kernel\":[3,3],\"Groups\":1}"; "{}" when none.
+  std::string attributes_json = "{}";
   int file_index = 0;     // position in graph.json's Layers
   // Timing from profile.json; absent when the profile is absent or has no record for this layer.
   bool timed = false;

@@ -172,6 +172,11 @@ bool JsonReader::next_item(bool& first) {
 std::string compact_json(std::string_view raw) {
   std::string out;
   out.reserve(raw.size());
+  compact_json_append(raw, out);
+  return out;
+}
+
+void compact_json_append(std::string_view raw, std::string& out) {
   bool in_str = false;
   for (size_t i = 0; i < raw.size(); ++i) {
     char c = raw[i];
@@ -186,7 +191,6 @@ std::string compact_json(std::string_view raw) {
       out += c;
     }
   }
-  return out;
 }
 
 }  // namespace trtlens::engine_detail

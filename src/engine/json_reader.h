@@ -49,5 +49,6 @@ class JsonReader {
 
 // Raw JSON text without the spaces and newlines between tokens.
 std::string compact_json(std::string_view raw);
+void compact_json_append(std::string_view raw, std::string& out);
 
 }  // namespace trtlens::engine_detail

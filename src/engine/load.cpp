@@ -162,6 +162,7 @@ EngineLayer read_layer(engine_detail::JsonReader& r, int index, const std::strin
   EngineLayer l;
   l.file_index = index;
   bool named = false;
+  std::string attrs;
   r.begin_object();
   bool first = true;
   std::string_view k;
@@ -188,17 +189,17 @@ EngineLayer read_layer(engine_detail::JsonReader& r, int index, const std::strin
         else r.skip();
       }
     } else {
-      std::string key(k);
-      if (r.peek() == '"') {
-        l.attributes.emplace_back(std::move(key), std::string(r.string()));
-        continue;
-      }
+      // One string per layer: thousands of small allocations cost more than the parse.
       std::string_view raw = r.skip();
-      if (key == "Weights" || key == "Bias") l.weights_bytes += weights_bytes(raw);
-      l.attributes.emplace_back(std::move(key), engine_detail::compact_json(raw));
+      if (k == "Weights" || k == "Bias") l.weights_bytes += weights_bytes(raw);
+      attrs += attrs.empty() ? "{\"" : ",\"";
+      attrs.append(k);
+      attrs += "\":";
+      engine_detail::compact_json_append(raw, attrs);
     }
   }
   if (!named) throw InputError(file, fmt::format("layer {} has no \"Name\"; not an IEngineInspector layer", index));
+  if (!attrs.empty()) l.attributes_json = attrs + "}";
   l.name = fix_separators(l.raw_name);
   if (l.type.empty()) l.type = l.subtype.empty() ? "Unknown" : l.subtype;
   // TREx tells deconvolutions from convolutions by their kernel family.
@@ -456,6 +457,7 @@ EnginePlan parse_plan(const std::string& graph_text, const std::string& graph_na
   json io_tensors, bindings;
   int index = 0;
   const char* expect = "unknown layout: expected an object with a \"Layers\" list (trtexec --exportLayerInfo)";
+  all.reserve(graph_text.size() / 700 + 16);  // ~700-1200 bytes per detailed layer
   engine_detail::JsonReader r(graph_text);
   try {
     if (r.peek() != '{') {
@@ -569,6 +571,7 @@ EnginePlan parse_plan(const std::string& graph_text, const std::string& graph_na
       throw InputError(graph_name, fmt::format("no layer belongs to optimization profile {} (the graph has {})",
                                                options.profile_id, plan.profiles));
     fold_noops(all, binding_names);
+    plan.layers.reserve(all.size());
     for (auto& l : all) {
       if (l.type == "NoOp") {
         ++plan.noops_folded;

@@ -1,6 +1,7 @@
 // The plan's data-dependency graph for Graphviz.
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -92,8 +93,14 @@ DotGraph engine_dot_graph(const EnginePlan& plan) {
     for (const auto& t : l.inputs) tip += fmt::format("\nin: {} {} {}", t.name, t.short_format(), engine_detail::dims_text(t.dims));
     for (const auto& t : l.outputs) tip += fmt::format("\nout: {} {} {}", t.name, t.short_format(), engine_detail::dims_text(t.dims));
     if (!l.metadata.empty()) tip += "\nmetadata: " + l.metadata;
-    for (const auto& [k, v] : l.attributes)
-      if (v.size() < 120) tip += fmt::format("\n{}: {}", k, v);
+    try {
+      auto attrs = nlohmann::ordered_json::parse(l.attributes_json);
+      for (auto it = attrs.begin(); it != attrs.end(); ++it) {
+        std::string v = it.value().is_string() ? it.value().get<std::string>() : it.value().dump();
+        if (v.size() < 120) tip += fmt::format("\n{}: {}", it.key(), v);
+      }
+    } catch (const nlohmann::json::exception&) {
+    }
     std::string fill = engine_type_color(l.type);
     g.nodes.push_back({fmt::format("L{}", i),
                        {{"label", esc(label)}, {"fillcolor", fill}, {"tooltip", esc(tip)},

@@ -52,6 +52,9 @@ TEST(EngineLoad, FoldsNoOpsAndJoinsProfileByPosition) {
   EXPECT_NEAR(find(p, "conv2")->percent, 62.5, 1e-9);
   EXPECT_EQ(find(p, "conv1 + relu1")->weights_bytes, (432 + 16) * 2);
   EXPECT_EQ(find(p, "conv1 + relu1")->inputs[0].layout, "HWC4");
+  EXPECT_EQ(find(p, "conv1 + relu1")->attributes_json,
+            R"({"Kernel":[3,3],"OutMaps":16,"Groups":1,"Weights":{"Type":"Half","Count":432},)"
+            R"("Bias":{"Type":"Half","Count":16},"Activation":"RELU"})");
   ASSERT_TRUE(p.timing.has_value());
   EXPECT_EQ(p.timing->iterations, 10u);
   EXPECT_NEAR(p.timing->min_ms, 0.3, 1e-12);
