@@ -2,6 +2,7 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <map>
 #include <unordered_map>
 
 #include "compat/annotator.h"
@@ -114,304 +115,355 @@ Annotator::Annotator(const Model& model, const KnowledgeBase& kb) : model_(model
     }
 }
 
-NodeVerdict Annotator::judge(int gi, const Node& n, const Release& r, Precision p) const {
-  const Graph& g = model_.graphs[static_cast<size_t>(gi)];
-  NodeVerdict v;
-  v.graph = gi;
-  v.index = n.index;
-  auto add = [&](Verdict level, std::string rule, std::string message, std::string source) {
-    if (severity(level) > severity(v.verdict)) v.verdict = level;
-    v.reasons.push_back({std::move(rule), std::move(message), std::move(source)});
-  };
-  // Citations are built only when a finding needs one: most nodes have none.
-  auto cite = [&r]() { return r.citation(); };
-  auto op_cite = [&]() { return r.citation() + ", op " + n.op_type; };
-  bool custom_domain = !n.domain.empty();
+// What one node's judgement found. With `detailed` false (the matrix) only
+// the verdict and precision are kept and no message is ever formatted: each
+// message is a callable run only when details are wanted.
+class Findings {
+ public:
+  explicit Findings(bool detailed) : detailed_(detailed) {}
+  Verdict verdict = Verdict::SUPPORTED;
+  std::string precision;
+  std::vector<Reason> reasons;
+  std::vector<std::string> hints;
 
-  // Local function calls are judged by their bodies (Annotator::run).
-  if (model_.is_local_function(n.domain, n.op_type)) {
-    v.precision = "-";
-    return v;
+  template <typename MakeReason>
+  void add(Verdict level, MakeReason&& make) {
+    if (severity(level) > severity(verdict)) verdict = level;
+    if (detailed_) reasons.push_back(make());
+  }
+  template <typename MakeHint>
+  void hint(MakeHint&& make) {
+    if (!detailed_) return;
+    std::string h = make();
+    if (!h.empty()) hints.push_back(std::move(h));
+  }
+  // Runs on at a wider precision than asked.
+  template <typename MakeReason, typename MakeHint>
+  void fallback(const char* to, MakeReason&& make, MakeHint&& make_hint) {
+    precision = to;
+    add(Verdict::FALLBACK, make);
+    hint(make_hint);
   }
 
+ private:
+  bool detailed_;
+};
+
+NodeVerdict Annotator::judge(int gi, const Node& n, const Release& r, Precision p) const {
+  Findings f(true);
+  if (model_.is_local_function(n.domain, n.op_type)) {
+    f.precision = "-";  // judged by its body (Annotator::run)
+  } else {
+    NodeTypes types = judge_import(gi, n, r, f);
+    if (f.verdict == Verdict::UNSUPPORTED) f.precision = "-";
+    else judge_precision(gi, n, r, p, types, f);
+  }
+  return NodeVerdict{gi, n.index, f.verdict, std::move(f.precision), std::move(f.reasons), std::move(f.hints)};
+}
+
+Annotator::NodeTypes Annotator::judge_import(int gi, const Node& n, const Release& r, Findings& f) const {
+  const Graph& g = model_.graphs[static_cast<size_t>(gi)];
+  NodeTypes types;
+  // Citations are built only when a finding needs one.
+  auto cite = [&r](const char* what) { return r.citation() + what; };
+  auto op_cite = [&](const std::string& what) { return r.citation() + ", op " + n.op_type + what; };
+  bool custom_domain = !n.domain.empty();
   const OpEntry* e = r.find(n.op_type);
+  types.entry = e;
   auto later_release_hint = [&]() {
-    if (const Release* next = kb_.first_supporting(n.op_type, &r))
-      v.hints.push_back(fmt::format("{} is supported from TensorRT {}", n.op_type, next->name));
-    else if (const Release* any = kb_.first_supporting(n.op_type, nullptr); any && any->major * 100 + any->minor <
-                                                                                    r.major * 100 + r.minor)
-      v.hints.push_back(fmt::format("{} was supported in earlier releases (from TensorRT {}), not in {}", n.op_type,
-                                    any->name, r.name));
+    f.hint([&]() -> std::string {
+      if (const Release* next = kb_.first_supporting(n.op_type, &r))
+        return fmt::format("{} is supported from TensorRT {}", n.op_type, next->name);
+      if (const Release* any = kb_.first_supporting(n.op_type, nullptr))
+        return fmt::format("{} was supported in earlier releases (from TensorRT {}), not in {}", n.op_type, any->name,
+                           r.name);
+      return {};
+    });
   };
   if (!e) {
-    v.precision = "-";
     if (custom_domain) {
-      add(Verdict::UNSUPPORTED, "domain",
-          fmt::format("'{}' is an op of domain '{}', not a built-in ONNX op; TensorRT {} imports it only through a "
-                      "registered plugin of that name",
-                      n.op_type, n.domain, r.name),
-          cite());
-      v.hints.push_back(n.domain == "ai.onnx.ml"
-                            ? "TensorRT has no ai.onnx.ml ops: run this part outside TensorRT or replace it"
-                            : fmt::format("write and register a TensorRT plugin named '{}' (or replace the op with "
-                                          "standard ONNX ops before export)",
-                                          n.op_type));
+      f.add(Verdict::UNSUPPORTED, [&] {
+        return Reason{"domain",
+                      fmt::format("'{}' is an op of domain '{}', not a built-in ONNX op; TensorRT {} imports it only "
+                                  "through a registered plugin of that name",
+                                  n.op_type, n.domain, r.name),
+                      cite("")};
+      });
+      f.hint([&] {
+        return n.domain == "ai.onnx.ml" ? std::string("TensorRT has no ai.onnx.ml ops: run this part outside "
+                                                      "TensorRT or replace it")
+                                        : fmt::format("write and register a TensorRT plugin named '{}' (or replace "
+                                                      "the op with standard ONNX ops before export)",
+                                                      n.op_type);
+      });
     } else {
-      add(Verdict::UNSUPPORTED, "status",
-          fmt::format("{} is not in the support matrix of TensorRT {}", n.op_type, r.name), op_cite());
+      f.add(Verdict::UNSUPPORTED, [&] {
+        return Reason{"status", fmt::format("{} is not in the support matrix of TensorRT {}", n.op_type, r.name),
+                      op_cite("")};
+      });
       later_release_hint();
-      v.hints.push_back(fmt::format("replace {} with supported ops, or provide a TensorRT plugin named '{}'",
-                                    n.op_type, n.op_type));
+      f.hint([&] {
+        return fmt::format("replace {} with supported ops, or provide a TensorRT plugin named '{}'", n.op_type,
+                           n.op_type);
+      });
     }
-    return v;
+    return types;
   }
 
-  if (e->status == OpStatus::N) {
-    if (e->importer == "yes") {
-      add(Verdict::UNKNOWN, "status",
-          fmt::format("the TensorRT {} table marks {} not supported, but that release's parser registers an "
-                      "importer for it; only a real build can tell",
-                      r.name, n.op_type),
-          op_cite());
-    } else {
-      add(Verdict::UNSUPPORTED, "status", fmt::format("TensorRT {} marks {} not supported (N)", r.name, n.op_type),
-          op_cite());
-      later_release_hint();
-    }
-  } else if (e->importer == "no") {
-    add(Verdict::UNSUPPORTED, "importer",
-        fmt::format("the TensorRT {} table lists {} as supported, but that release's parser has no importer for it",
-                    r.name, n.op_type),
-        op_cite());
+  if (e->status == OpStatus::N && e->importer == "yes") {
+    f.add(Verdict::UNKNOWN, [&] {
+      return Reason{"status",
+                    fmt::format("the TensorRT {} table marks {} not supported, but that release's parser registers "
+                                "an importer for it; only a real build can tell",
+                                r.name, n.op_type),
+                    op_cite("")};
+    });
+  } else if (e->status == OpStatus::N) {
+    f.add(Verdict::UNSUPPORTED, [&] {
+      return Reason{"status", fmt::format("TensorRT {} marks {} not supported (N)", r.name, n.op_type), op_cite("")};
+    });
     later_release_hint();
-  } else if (e->importer == "rejected") {
-    add(Verdict::UNSUPPORTED, "importer",
-        fmt::format("a static checker of the TensorRT {} parser rejects {} outright", r.name, n.op_type), op_cite());
+  } else if (e->importer == "no" || e->importer == "rejected") {
+    f.add(Verdict::UNSUPPORTED, [&] {
+      return Reason{"importer",
+                    e->importer == "no"
+                        ? fmt::format("the TensorRT {} table lists {} as supported, but that release's parser has no "
+                                      "importer for it",
+                                      r.name, n.op_type)
+                        : fmt::format("a static checker of the TensorRT {} parser rejects {} outright", r.name,
+                                      n.op_type),
+                    op_cite("")};
+    });
     later_release_hint();
   } else if (e->status == OpStatus::EXPERIMENTAL) {
-    add(Verdict::SUPPORTED, "status", fmt::format("TensorRT {} marks {} experimental", r.name, n.op_type), op_cite());
+    f.add(Verdict::SUPPORTED, [&] {
+      return Reason{"status", fmt::format("TensorRT {} marks {} experimental", r.name, n.op_type), op_cite("")};
+    });
   } else if (e->status == OpStatus::PLUGIN) {
-    add(Verdict::SUPPORTED, "status",
-        fmt::format("imported through the {} plugin{}", e->plugin.empty() ? "a" : e->plugin,
-                    e->plugin.empty() ? "" : ""),
-        op_cite());
+    f.add(Verdict::SUPPORTED, [&] {
+      return Reason{"status", "imported through a TensorRT plugin" + (e->plugin.empty() ? "" : ": " + e->plugin),
+                    op_cite("")};
+    });
   }
   if (custom_domain)
-    add(Verdict::SUPPORTED, "domain",
-        fmt::format("the parser dispatches on op_type only: this '{}' node of domain '{}' goes to the built-in {} "
-                    "importer",
-                    n.op_type, n.domain, n.op_type),
-        op_cite());
+    f.add(Verdict::SUPPORTED, [&] {
+      return Reason{"domain",
+                    fmt::format("the parser dispatches on op_type only: this '{}' node of domain '{}' goes to the "
+                                "built-in {} importer",
+                                n.op_type, n.domain, n.op_type),
+                    op_cite("")};
+    });
 
-  // Structured rules of the table row.
-  bool status_ok = severity(v.verdict) < severity(Verdict::UNKNOWN);
-  if (status_ok) {
+  // Structured rules of the table row (only for an op that imports at all).
+  if (severity(f.verdict) < severity(Verdict::UNKNOWN)) {
     for (const Rule& rule : e->rules) {
       RuleCheck c = check_rule(rule, model_, g, n);
       if (c.outcome == RuleOutcome::Holds) continue;
       bool fails = c.outcome == RuleOutcome::Fails;
-      add(fails ? Verdict::UNSUPPORTED : Verdict::UNKNOWN, rule.text, c.message, op_cite() + ", rule " + rule.text);
-      if (fails) {
-        std::string h = rule_hint(rule, n);
-        if (!h.empty()) v.hints.push_back(std::move(h));
-      }
+      f.add(fails ? Verdict::UNSUPPORTED : Verdict::UNKNOWN,
+            [&] { return Reason{rule.text, std::move(c.message), op_cite(", rule " + rule.text)}; });
+      if (fails) f.hint([&] { return rule_hint(rule, n); });
     }
   }
 
   // Element types: every tensor must be a type the release has; input 0 (the
   // data input) must be among the op's stated types; narrowing is IMPLICIT_CAST.
-  std::vector<std::string> int64_tensors, double_tensors;
-  ElemType node_float = ElemType::UNDEFINED;  // the float type the node computes in
-  ElemType first_type = ElemType::UNDEFINED;
+  std::vector<const std::string*> int64_tensors, double_tensors;
   bool reads_metadata_only = !custom_domain && (n.op_type == "Shape" || n.op_type == "Size");
   auto visit = [&](const std::string& name, int input_index) {
     if (name.empty()) return;
     const TensorInfo* t = g.find(name, model_.graphs);
     if (!t || t->type == ElemType::UNDEFINED) return;
-    if (first_type == ElemType::UNDEFINED) first_type = t->type;
+    if (types.first == ElemType::UNDEFINED) types.first = t->type;
     // Shape and Size read only metadata: they never compute in a float type.
-    if (is_float(t->type) && !is_quantized_type(t->type) && node_float == ElemType::UNDEFINED && !reads_metadata_only)
-      node_float = t->type;
+    if (is_float(t->type) && !is_quantized_type(t->type) && types.compute_float == ElemType::UNDEFINED &&
+        !reads_metadata_only)
+      types.compute_float = t->type;
     std::string_view tn = elem_type_trt_name(t->type);
     bool known = in_list(r.types, tn) || in_list(r.types_limited, tn);
     if (t->type == ElemType::INT64 && (r.major < 9 || !known)) {
-      int64_tensors.push_back(name);
+      int64_tensors.push_back(&name);
     } else if (t->type == ElemType::DOUBLE) {
-      double_tensors.push_back(name);
+      double_tensors.push_back(&name);
     } else if (!known) {
-      add(Verdict::UNSUPPORTED, "types",
-          fmt::format("tensor '{}' is {}, an element type TensorRT {} does not support", name,
-                      elem_type_name(t->type), r.name),
-          cite() + ", data types");
+      f.add(Verdict::UNSUPPORTED, [&] {
+        return Reason{"types",
+                      fmt::format("tensor '{}' is {}, an element type TensorRT {} does not support", name,
+                                  elem_type_name(t->type), r.name),
+                      cite(", data types")};
+      });
       return;
     }
-    if (input_index == 0 && !e->types.empty()) {
-      std::string_view as = t->type == ElemType::INT64 && r.major < 9 ? "INT32"
-                            : t->type == ElemType::DOUBLE          ? "FP32"
-                                                                   : tn;
-      if (!e->has_type(as) && !(is_quantized_type(t->type) && f_quant(gi, n) != ElemType::UNDEFINED)) {
-        std::string list;
-        for (const auto& s : e->types) list += (list.empty() ? "" : " ") + s;
-        add(Verdict::UNSUPPORTED, "types",
-            fmt::format("input 0 ('{}') is {}; {} in TensorRT {} supports {}", name, as, n.op_type, r.name, list),
-            op_cite() + ", supported types");
-      }
-    }
+    if (input_index != 0 || e->types.empty()) return;
+    std::string_view as = t->type == ElemType::INT64 && r.major < 9 ? "INT32"
+                          : t->type == ElemType::DOUBLE          ? "FP32"
+                                                                 : tn;
+    if (e->has_type(as) || (is_quantized_type(t->type) && quant(gi, n) != ElemType::UNDEFINED)) return;
+    f.add(Verdict::UNSUPPORTED, [&] {
+      std::string list;
+      for (const auto& s : e->types) list += (list.empty() ? "" : " ") + s;
+      return Reason{"types",
+                    fmt::format("input 0 ('{}') is {}; {} in TensorRT {} supports {}", name, as, n.op_type, r.name,
+                                list),
+                    op_cite(", supported types")};
+    });
   };
   for (size_t i = 0; i < n.inputs.size(); ++i) visit(n.inputs[i], static_cast<int>(i));
   for (const auto& o : n.outputs) visit(o, -1);
   // Integer and bool nodes run at the type they produce.
   if (!n.outputs.empty() && !n.outputs[0].empty())
     if (const TensorInfo* out0 = g.find(n.outputs[0], model_.graphs); out0 && out0->type != ElemType::UNDEFINED)
-      first_type = out0->type;
-  auto quoted = [](const std::vector<std::string>& names) {
+      types.first = out0->type;
+  auto quoted = [](const std::vector<const std::string*>& names) {
     std::string s;
-    for (size_t i = 0; i < names.size() && i < 4; ++i) s += (i ? ", '" : "'") + names[i] + "'";
+    for (size_t i = 0; i < names.size() && i < 4; ++i) s += (i ? ", '" : "'") + *names[i] + "'";
     if (names.size() > 4) s += fmt::format(" and {} more", names.size() - 4);
-    return s;
+    return s + (names.size() > 1 ? " are" : " is");
   };
   if (!int64_tensors.empty()) {
-    add(Verdict::IMPLICIT_CAST, "int64",
-        fmt::format("INT64 tensor{} {} narrowed to INT32 (TensorRT {} has no native INT64; values outside the INT32 "
-                    "range are clamped)",
-                    int64_tensors.size() > 1 ? "s" : "", quoted(int64_tensors) + (int64_tensors.size() > 1 ? " are" : " is"),
-                    r.name),
-        cite() + ", data types");
-    if (r.major < 9) v.hints.push_back("TensorRT 9.0 and later handle INT64 natively for ops whose types include it");
+    f.add(Verdict::IMPLICIT_CAST, [&] {
+      return Reason{"int64",
+                    fmt::format("INT64 tensor{} {} narrowed to INT32 (TensorRT {} has no native INT64; values "
+                                "outside the INT32 range are clamped)",
+                                int64_tensors.size() > 1 ? "s" : "", quoted(int64_tensors), r.name),
+                    cite(", data types")};
+    });
+    if (r.major < 9) f.hint([] { return std::string("TensorRT 9.0 and later handle INT64 natively for ops whose types include it"); });
   }
   if (!double_tensors.empty())
-    add(Verdict::IMPLICIT_CAST, "double",
-        fmt::format("DOUBLE tensor{} {} narrowed to FP32", double_tensors.size() > 1 ? "s" : "",
-                    quoted(double_tensors) + (double_tensors.size() > 1 ? " are" : " is")),
-        cite() + ", data types");
-
-  if (v.verdict == Verdict::UNSUPPORTED) {
-    v.precision = "-";
-    return v;
-  }
-  precision(v, gi, n, r, p, *e, node_float, first_type, add);
-  return v;
+    f.add(Verdict::IMPLICIT_CAST, [&] {
+      return Reason{"double",
+                    fmt::format("DOUBLE tensor{} {} narrowed to FP32", double_tensors.size() > 1 ? "s" : "",
+                                quoted(double_tensors)),
+                    cite(", data types")};
+    });
+  return types;
 }
 
-ElemType Annotator::f_quant(int gi, const Node& n) const {
+ElemType Annotator::quant(int gi, const Node& n) const {
   return facts_[static_cast<size_t>(gi)].quant[static_cast<size_t>(n.index)];
 }
 
-void Annotator::precision(NodeVerdict& v, int gi, const Node& n, const Release& r, Precision p, const OpEntry& e,
-                          ElemType node_float, ElemType first_type, const AddFn& add) const {
-  auto op_cite = [&]() { return r.citation() + ", op " + n.op_type; };
+void Annotator::judge_precision(int gi, const Node& n, const Release& r, Precision p, const NodeTypes& types,
+                                Findings& f) const {
+  const OpEntry& e = *types.entry;
+  auto op_cite = [&]() { return r.citation() + ", op " + n.op_type + ", supported types"; };
+  auto data_types = [&]() { return r.citation() + ", data types"; };
+  ElemType q = quant(gi, n);
   // Integer and bool nodes are judged by their own types, whatever the precision.
-  if (node_float == ElemType::UNDEFINED && f_quant(gi, n) == ElemType::UNDEFINED) {
-    if (first_type == ElemType::UNDEFINED) {
-      v.precision = "-";
-    } else {
-      v.precision = first_type == ElemType::INT64 && r.major < 9 ? "INT32" : std::string(elem_type_trt_name(first_type));
-    }
+  if (types.compute_float == ElemType::UNDEFINED && q == ElemType::UNDEFINED) {
+    f.precision = types.first == ElemType::UNDEFINED                  ? std::string("-")
+                  : types.first == ElemType::INT64 && r.major < 9 ? std::string("INT32")
+                                                                    : std::string(elem_type_trt_name(types.first));
     return;
   }
-  auto supports = [&](std::string_view t) {
-    return e.types.empty() ? in_list(r.types, t) : e.has_type(t);
-  };
-  ElemType q = f_quant(gi, n);
   if (q != ElemType::UNDEFINED) {
     // Inside a Q/DQ region the layer runs at the quantized type (explicit quantization).
-    v.precision = std::string(elem_type_trt_name(q));
+    f.precision = elem_type_trt_name(q);
     return;
   }
-  std::string native(elem_type_trt_name(node_float == ElemType::DOUBLE ? ElemType::FLOAT : node_float));
-  auto fallback = [&](const std::string& to, std::string rule, std::string message, std::string source,
-                      std::string hint) {
-    v.precision = to;
-    add(Verdict::FALLBACK, std::move(rule), std::move(message), std::move(source));
-    if (!hint.empty()) v.hints.push_back(std::move(hint));
-  };
-  auto first_with = [&](std::string_view t) -> const Release* {
-    for (const auto& rel : kb_.releases()) {
-      if (rel.major * 100 + rel.minor <= r.major * 100 + r.minor) continue;
-      if (const OpEntry* oe = rel.find(n.op_type); oe && oe->has_type(t)) return &rel;
-    }
-    return nullptr;
-  };
+  auto supports = [&](std::string_view t) { return e.types.empty() ? in_list(r.types, t) : e.has_type(t); };
+  std::string native(elem_type_trt_name(types.compute_float == ElemType::DOUBLE ? ElemType::FLOAT
+                                                                                : types.compute_float));
   auto no_kernel_hint = [&](std::string_view t) {
-    if (const Release* later = first_with(t))
-      return fmt::format("{} has {} kernels from TensorRT {}", n.op_type, t, later->name);
-    return std::string();
+    return [&n, &r, t, this]() -> std::string {
+      for (const auto& rel : kb_.releases()) {
+        if (rel.major * 100 + rel.minor <= r.major * 100 + r.minor) continue;
+        if (const OpEntry* oe = rel.find(n.op_type); oe && oe->has_type(t))
+          return fmt::format("{} has {} kernels from TensorRT {}", n.op_type, t, rel.name);
+      }
+      return {};
+    };
   };
+  auto fixed = [](const char* text) { return [text] { return std::string(text); }; };
 
   if (r.major >= 11) {
     // Strongly typed only: the precision is the model's own type.
-    std::string asked = p == Precision::BEST || p == Precision::FP32 ? native : std::string(precision_name(p));
+    std::string asked(precision_name(p));
     for (auto& c : asked) c = static_cast<char>(std::toupper(c));
-    if (p == Precision::BEST || asked == native) {
-      v.precision = native;
-    } else if (p == Precision::INT8 || p == Precision::FP8) {
-      fallback(native, "precision",
-               fmt::format("TensorRT {} has no implicit quantization: only Q/DQ regions run at {}; this node runs "
-                           "at its own type {}",
-                           r.name, asked, native),
-               r.citation(), "quantize the model first (insert Q/DQ nodes, e.g. with TensorRT Model Optimizer)");
+    f.precision = native;
+    if (p == Precision::BEST || p == Precision::FP32 || asked == native) return;
+    if (p == Precision::INT8 || p == Precision::FP8) {
+      f.add(Verdict::FALLBACK, [&] {
+        return Reason{"precision",
+                      fmt::format("TensorRT {} has no implicit quantization: only Q/DQ regions run at {}; this node "
+                                  "runs at its own type {}",
+                                  r.name, asked, native),
+                      r.citation()};
+      });
+      f.hint(fixed("quantize the model first (insert Q/DQ nodes, e.g. with TensorRT Model Optimizer)"));
     } else {
-      fallback(native, "precision",
-               fmt::format("TensorRT {} builds strongly typed networks only (no {} builder flag): this node runs at "
-                           "its own type {}",
-                           r.name, precision_name(p), native),
-               r.citation(),
-               fmt::format("convert the model to {} first (e.g. ModelOpt AutoCast), then build", asked));
+      f.add(Verdict::FALLBACK, [&] {
+        return Reason{"precision",
+                      fmt::format("TensorRT {} builds strongly typed networks only (no {} builder flag): this node "
+                                  "runs at its own type {}",
+                                  r.name, precision_name(p), native),
+                      r.citation()};
+      });
+      f.hint([&] { return fmt::format("convert the model to {} first (e.g. ModelOpt AutoCast), then build", asked); });
     }
     return;
   }
 
   switch (p) {
     case Precision::FP32:
-      v.precision = "FP32";
+      f.precision = "FP32";
       return;
     case Precision::FP16:
-      if (supports("FP16")) v.precision = "FP16";
+      if (supports("FP16")) f.precision = "FP16";
       else
-        fallback("FP32", "precision", fmt::format("{} has no FP16 kernel in TensorRT {}; it runs at FP32 with "
-                                                  "reformat layers at its boundary", n.op_type, r.name),
-                 op_cite() + ", supported types", no_kernel_hint("FP16"));
+        f.fallback("FP32", [&] {
+          return Reason{"precision", fmt::format("{} has no FP16 kernel in TensorRT {}; it runs at FP32 with "
+                                                 "reformat layers at its boundary", n.op_type, r.name), op_cite()};
+        }, no_kernel_hint("FP16"));
       return;
     case Precision::BF16:
       if (!in_list(r.types, "BF16"))
-        fallback("FP32", "precision", fmt::format("TensorRT {} has no BF16 (BF16 arrives in 9.0); runs at FP32",
-                                                  r.name), r.citation() + ", data types",
-                 "use TensorRT 9.0 or later for BF16");
-      else if (supports("BF16")) v.precision = "BF16";
+        f.fallback("FP32", [&] {
+          return Reason{"precision", fmt::format("TensorRT {} has no BF16 (BF16 arrives in 9.0); runs at FP32",
+                                                 r.name), data_types()};
+        }, fixed("use TensorRT 9.0 or later for BF16"));
+      else if (supports("BF16")) f.precision = "BF16";
       else
-        fallback("FP32", "precision", fmt::format("{} has no BF16 kernel in TensorRT {}; it runs at FP32", n.op_type,
-                                                  r.name), op_cite() + ", supported types", no_kernel_hint("BF16"));
+        f.fallback("FP32", [&] {
+          return Reason{"precision", fmt::format("{} has no BF16 kernel in TensorRT {}; it runs at FP32", n.op_type,
+                                                 r.name), op_cite()};
+        }, no_kernel_hint("BF16"));
       return;
     case Precision::INT8:
       if (has_qdq_)
-        fallback(supports("FP16") ? "FP32" : "FP32", "precision",
-                 "outside the model's Q/DQ regions: with explicit quantization this node runs at FP32",
-                 r.citation(), "add Q/DQ around this node if it should run at INT8");
+        f.fallback("FP32", [&] {
+          return Reason{"precision", "outside the model's Q/DQ regions: with explicit quantization this node runs "
+                                     "at FP32", r.citation()};
+        }, fixed("add Q/DQ around this node if it should run at INT8"));
       else if (r.major >= 10)
-        fallback("FP32", "precision",
-                 fmt::format("from TensorRT 10.0 INT8 is reached only through Q/DQ nodes; implicit (calibration) "
-                             "INT8 is deprecated, so this FP32 model runs at FP32 in {}", r.name),
-                 r.citation() + ", data types", "quantize the model (insert Q/DQ nodes, e.g. with TensorRT Model Optimizer)");
-      else if (supports("INT8")) v.precision = "INT8";
+        f.fallback("FP32", [&] {
+          return Reason{"precision", fmt::format("from TensorRT 10.0 INT8 is reached only through Q/DQ nodes; "
+                                                 "implicit (calibration) INT8 is deprecated, so this FP32 model runs "
+                                                 "at FP32 in {}", r.name), data_types()};
+        }, fixed("quantize the model (insert Q/DQ nodes, e.g. with TensorRT Model Optimizer)"));
+      else if (supports("INT8")) f.precision = "INT8";
       else
-        fallback("FP32", "precision", fmt::format("{} has no INT8 kernel in TensorRT {}; it runs at FP32 with "
-                                                  "reformat layers at its boundary", n.op_type, r.name),
-                 op_cite() + ", supported types", "");
+        f.fallback("FP32", [&] {
+          return Reason{"precision", fmt::format("{} has no INT8 kernel in TensorRT {}; it runs at FP32 with "
+                                                 "reformat layers at its boundary", n.op_type, r.name), op_cite()};
+        }, no_kernel_hint("INT8"));
       return;
     case Precision::FP8:
       if (!in_list(r.types, "FP8") && !in_list(r.types_limited, "FP8"))
-        fallback("FP32", "precision", fmt::format("TensorRT {} has no FP8 (FP8 arrives in 9.0); runs at FP32", r.name),
-                 r.citation() + ", data types", "use TensorRT 9.0 or later with a Q/DQ (FP8) model");
+        f.fallback("FP32", [&] {
+          return Reason{"precision", fmt::format("TensorRT {} has no FP8 (FP8 arrives in 9.0); runs at FP32", r.name),
+                        data_types()};
+        }, fixed("use TensorRT 9.0 or later with a Q/DQ (FP8) model"));
       else
-        fallback("FP32", "precision",
-                 fmt::format("FP8 is reached only through Q/DQ nodes in TensorRT {}; this node is outside any FP8 "
-                             "Q/DQ region and runs at FP32", r.name),
-                 r.citation() + ", data types", "quantize to FP8 with Q/DQ nodes (e.g. TensorRT Model Optimizer)");
+        f.fallback("FP32", [&] {
+          return Reason{"precision", fmt::format("FP8 is reached only through Q/DQ nodes in TensorRT {}; this node "
+                                                 "is outside any FP8 Q/DQ region and runs at FP32", r.name),
+                        data_types()};
+        }, fixed("quantize to FP8 with Q/DQ nodes (e.g. TensorRT Model Optimizer)"));
       return;
     case Precision::BEST:
-      if (!has_qdq_ && r.major < 10 && supports("INT8")) v.precision = "INT8";
-      else if (supports("FP16")) v.precision = "FP16";
-      else v.precision = "FP32";
+      f.precision = !has_qdq_ && r.major < 10 && supports("INT8") ? "INT8" : supports("FP16") ? "FP16" : "FP32";
       return;
   }
 }
@@ -431,27 +483,20 @@ Annotations Annotator::run(const Release& r, Precision p) const {
     for (const auto& n : model_.graphs[gi].nodes) {
       if (!model_.is_local_function(n.domain, n.op_type)) continue;
       NodeVerdict& v = a.nodes[graph_start[gi] + static_cast<size_t>(n.index)];
-      for (const auto& f : model_.functions) {
-        if (f.name != n.op_type || f.domain != n.domain) continue;
-        const Graph& body = model_.graphs[static_cast<size_t>(f.graph)];
-        Verdict worst = Verdict::SUPPORTED;
-        int bad = 0;
-        for (size_t k = 0; k < body.nodes.size(); ++k) {
-          Verdict bv = a.nodes[graph_start[static_cast<size_t>(f.graph)] + k].verdict;
-          if (severity(bv) > severity(worst)) worst = bv;
-          if (bv == Verdict::UNSUPPORTED) ++bad;
-        }
-        v.verdict = worst;
-        v.reasons.push_back({"function",
-                             fmt::format("local function '{}' is imported node by node; judged by its body (graph "
-                                         "'{}'): {} of {} nodes unsupported",
-                                         n.op_type, body.path, bad, body.nodes.size()),
-                             r.citation()});
-        if (r.major * 100 + r.minor >= 1007)
-          v.hints.push_back(fmt::format("from TensorRT 10.7 a registered plugin named '{}' takes precedence over "
-                                        "the local function",
-                                        n.op_type));
-      }
+      int bad = 0;
+      size_t body_nodes = 0;
+      v.verdict = function_call_verdict(
+          n, [&](int g, int k) { return a.nodes[graph_start[static_cast<size_t>(g)] + static_cast<size_t>(k)].verdict; },
+          &bad, &body_nodes);
+      v.reasons.push_back({"function",
+                           fmt::format("local function '{}' is imported node by node; judged by its body (graph "
+                                       "'fn:{}'): {} of {} nodes unsupported",
+                                       n.op_type, n.op_type, bad, body_nodes),
+                           r.citation()});
+      if (r.major * 100 + r.minor >= 1007)
+        v.hints.push_back(fmt::format("from TensorRT 10.7 a registered plugin named '{}' takes precedence over "
+                                      "the local function",
+                                      n.op_type));
     }
   for (const auto& v : a.nodes) ++a.summary[static_cast<size_t>(v.verdict)];
   a.converts = a.summary[static_cast<size_t>(Verdict::UNSUPPORTED)] == 0;
@@ -482,6 +527,122 @@ Annotations Annotator::run(const Release& r, Precision p) const {
     a.notes.push_back("implicit INT8 needs a calibration cache or per-tensor dynamic ranges at build time");
   }
   return a;
+}
+
+template <typename VerdictAt>
+Verdict Annotator::function_call_verdict(const Node& n, VerdictAt verdict_at, int* unsupported,
+                                         size_t* body_nodes) const {
+  Verdict worst = Verdict::SUPPORTED;
+  for (const auto& f : model_.functions) {
+    if (f.name != n.op_type || f.domain != n.domain) continue;
+    const Graph& body = model_.graphs[static_cast<size_t>(f.graph)];
+    *body_nodes = body.nodes.size();
+    for (const auto& bn : body.nodes) {
+      Verdict bv = verdict_at(f.graph, bn.index);
+      if (severity(bv) > severity(worst)) worst = bv;
+      if (bv == Verdict::UNSUPPORTED) ++*unsupported;
+    }
+  }
+  return worst;
+}
+
+Matrix Annotator::matrix() const {
+  const auto& releases = kb_.releases();
+  const size_t runtimes = releases.size() * kAllPrecisions.size();
+  // Era of a release: what the judgement reads from it besides the op's row.
+  std::map<std::string, int> era_ids;
+  std::vector<int> era(releases.size());
+  for (size_t i = 0; i < releases.size(); ++i) {
+    const Release& r = releases[i];
+    std::string key = std::to_string(r.major < 9 ? 8 : std::min(r.major, 11)) + "|";
+    for (const auto& t : r.types) key += t + " ";
+    key += "|";
+    for (const auto& t : r.types_limited) key += t + " ";
+    era[i] = era_ids.emplace(key, static_cast<int>(era_ids.size())).first->second;
+  }
+  // Per op_type: for each release, a small class number (same row content and era = same class).
+  struct OpClasses {
+    std::vector<int> of_release;
+    std::vector<size_t> representative;  // a release index per class
+  };
+  std::unordered_map<std::string_view, OpClasses> classes;
+  auto classes_of = [&](const std::string& op) -> const OpClasses& {
+    auto [it, inserted] = classes.try_emplace(op);
+    if (!inserted) return it->second;
+    std::map<std::string, int> ids;
+    for (size_t i = 0; i < releases.size(); ++i) {
+      const OpEntry* e = releases[i].find(op);
+      std::string key = std::to_string(era[i]) + "|";
+      if (e) {
+        key += std::string(op_status_name(e->status)) + "|" + e->importer + "|" + e->plugin + "|";
+        for (const auto& t : e->types) key += t + " ";
+        for (const auto& rule : e->rules) key += "|" + rule.text;
+      }
+      auto [id, added] = ids.emplace(key, static_cast<int>(ids.size()));
+      if (added) it->second.representative.push_back(i);
+      it->second.of_release.push_back(id->second);
+    }
+    return it->second;
+  };
+
+  // verdicts[node * runtimes + release * 6 + precision]
+  const size_t node_total = model_.node_count();
+  std::vector<uint8_t> verdicts(node_total * runtimes);
+  std::vector<size_t> graph_start(model_.graphs.size());
+  size_t next = 0;
+  for (size_t gi = 0; gi < model_.graphs.size(); ++gi) {
+    graph_start[gi] = next;
+    for (const auto& n : model_.graphs[gi].nodes) {
+      uint8_t* row = &verdicts[next++ * runtimes];
+      if (model_.is_local_function(n.domain, n.op_type)) continue;  // filled below
+      const OpClasses& oc = classes_of(n.op_type);
+      std::vector<std::array<uint8_t, kAllPrecisions.size()>> by_class(oc.representative.size());
+      for (size_t c = 0; c < oc.representative.size(); ++c) {
+        const Release& rep = releases[oc.representative[c]];
+        Findings imported(false);
+        NodeTypes types = judge_import(static_cast<int>(gi), n, rep, imported);
+        for (size_t p = 0; p < kAllPrecisions.size(); ++p) {
+          Findings f = imported;
+          if (f.verdict != Verdict::UNSUPPORTED) judge_precision(static_cast<int>(gi), n, rep, kAllPrecisions[p], types, f);
+          by_class[c][p] = static_cast<uint8_t>(f.verdict);
+        }
+      }
+      for (size_t r = 0; r < releases.size(); ++r)
+        std::copy(by_class[static_cast<size_t>(oc.of_release[r])].begin(),
+                  by_class[static_cast<size_t>(oc.of_release[r])].end(), row + r * kAllPrecisions.size());
+    }
+  }
+  for (size_t gi = 0; gi < model_.graphs.size(); ++gi)
+    for (const auto& n : model_.graphs[gi].nodes) {
+      if (!model_.is_local_function(n.domain, n.op_type)) continue;
+      uint8_t* row = &verdicts[(graph_start[gi] + static_cast<size_t>(n.index)) * runtimes];
+      for (size_t rt = 0; rt < runtimes; ++rt) {
+        int bad = 0;
+        size_t body = 0;
+        row[rt] = static_cast<uint8_t>(function_call_verdict(
+            n,
+            [&](int g, int k) {
+              return static_cast<Verdict>(
+                  verdicts[(graph_start[static_cast<size_t>(g)] + static_cast<size_t>(k)) * runtimes + rt]);
+            },
+            &bad, &body));
+      }
+    }
+
+  std::vector<std::array<int, 5>> counts(runtimes);
+  for (size_t k = 0; k < node_total; ++k) {
+    const uint8_t* row = &verdicts[k * runtimes];
+    for (size_t rt = 0; rt < runtimes; ++rt) ++counts[rt][row[rt]];
+  }
+  Matrix m;
+  for (size_t r = 0; r < releases.size(); ++r)
+    for (size_t p = 0; p < kAllPrecisions.size(); ++p) {
+      const auto& summary = counts[r * kAllPrecisions.size() + p];
+      bool converts = summary[static_cast<size_t>(Verdict::UNSUPPORTED)] == 0;
+      m.cells.push_back({&releases[r], kAllPrecisions[p], summary, converts});
+      if (converts && !m.min_converting) m.min_converting = &releases[r];
+    }
+  return m;
 }
 
 Annotations annotate(const Model& model, const Release& release, Precision precision) {

@@ -2,7 +2,6 @@
 // (Q/DQ regions, the model's float type) are computed once per model, so the
 // matrix over every release and precision reuses them.
 #pragma once
-#include <functional>
 #include <string>
 #include <vector>
 
@@ -10,21 +9,41 @@
 
 namespace trtlens {
 
+class Findings;  // what one node's judgement found (annotate.cpp)
+
 class Annotator {
  public:
   Annotator(const Model& model, const KnowledgeBase& kb);
   Annotations run(const Release& release, Precision precision) const;
+  // Summaries for every release × precision of the knowledge base. A node's
+  // verdict depends on the release only through its op's table row and the
+  // release's type lists and era (before 9.0, 9.x, 10.x, 11+), so each node
+  // is judged once per distinct (row, era) class rather than once per release.
+  Matrix matrix() const;
 
  private:
-  using AddFn = std::function<void(Verdict, std::string, std::string, std::string)>;
   struct GraphFacts {
     std::vector<ElemType> quant;  // per node: the quantized type of its Q/DQ region, UNDEFINED outside
   };
 
+  // The element types a node's judgement found: its table row, the float type
+  // it computes in (UNDEFINED for integer/bool nodes), its output type.
+  struct NodeTypes {
+    const OpEntry* entry = nullptr;
+    ElemType compute_float = ElemType::UNDEFINED;
+    ElemType first = ElemType::UNDEFINED;
+  };
+
   NodeVerdict judge(int graph, const Node& n, const Release& r, Precision p) const;
-  void precision(NodeVerdict& v, int graph, const Node& n, const Release& r, Precision p, const OpEntry& e,
-                 ElemType node_float, ElemType first_type, const AddFn& add) const;
-  ElemType f_quant(int graph, const Node& n) const;
+  // Status, rules and element types: everything but the precision.
+  NodeTypes judge_import(int graph, const Node& n, const Release& r, Findings& f) const;
+  // The precision it runs at for `p`, and FALLBACK when that is wider than asked.
+  void judge_precision(int graph, const Node& n, const Release& r, Precision p, const NodeTypes& types,
+                       Findings& f) const;
+  // Local function calls take the worst verdict of their body; `verdict_at(graph, index)`.
+  template <typename VerdictAt>
+  Verdict function_call_verdict(const Node& n, VerdictAt verdict_at, int* unsupported, size_t* body_nodes) const;
+  ElemType quant(int graph, const Node& n) const;
 
   const Model& model_;
   const KnowledgeBase& kb_;

@@ -3,17 +3,7 @@
 
 namespace trtlens {
 
-Matrix compute_matrix(const Model& model, const KnowledgeBase& kb) {
-  Annotator annotator(model, kb);
-  Matrix m;
-  for (const Release& r : kb.releases())
-    for (Precision p : kAllPrecisions) {
-      Annotations a = annotator.run(r, p);
-      m.cells.push_back({&r, p, a.summary, a.converts});
-      if (a.converts && !m.min_converting) m.min_converting = &r;
-    }
-  return m;
-}
+Matrix compute_matrix(const Model& model, const KnowledgeBase& kb) { return Annotator(model, kb).matrix(); }
 
 std::vector<VerdictChange> diff_annotations(const Annotations& a, const Annotations& b) {
   std::vector<VerdictChange> out;
