@@ -6,7 +6,7 @@
 
 #include "cli/app.h"
 #include "trt_env/build.h"
-#include "trt_env/cli_search.h"
+#include "trt_env/cli_common.h"
 
 namespace trtlens::cli {
 namespace {

@@ -6,7 +6,7 @@
 
 #include "cli/app.h"
 #include "render/table.h"
-#include "trt_env/cli_search.h"
+#include "trt_env/cli_common.h"
 #include "trtlens/model.h"
 #include "trtlens/trt_env.h"
 
@@ -72,23 +72,9 @@ void add_calib_command(CLI::App& app, int& exit_code) {
   add_search_flags(cmd, opt->search);
   cmd->callback([opt, &exit_code]() {
     CalibCache c = read_calib_cache(opt->cache);
-    TrtVersion target;
-    std::string target_from;
-    if (!opt->trt.empty()) {
-      target = parse_target(opt->trt);
-      target_from = "--trt";
-    } else {
-      SearchOptions o = search_options(opt->search);
-      o.query_gpus = false;
-      for (const auto& in : discover_trt(o).installs)
-        if (in.version.known()) {
-          target = in.version;
-          target_from = in.library;
-          break;
-        }
-    }
+    std::optional<Target> target = pick_target(opt->trt, opt->search);
     std::optional<LoadVerdict> verdict;
-    if (target.known()) verdict = calib_usable(c, target);
+    if (target) verdict = calib_usable(c, target->version);
     std::optional<ModelMatch> match;
     if (!opt->model.empty()) match = match_model(c, load_model(opt->model));
     exit_code = verdict && verdict->kind == LoadVerdict::No ? kExitNotConverting : kExitOk;
@@ -109,7 +95,7 @@ void add_calib_command(CLI::App& app, int& exit_code) {
       for (const auto& e : c.entries)
         j["scales"].push_back({{"tensor", e.tensor}, {"bits", fmt::format("{:08x}", e.bits)}, {"scale", e.scale}});
       if (verdict) {
-        j["target"] = {{"version", target.str()}, {"from", target_from}};
+        j["target"] = {{"version", target->version.str()}, {"from", target->from}};
         j["usable"] = {{"verdict", load_verdict_name(verdict->kind)}, {"reason", verdict->reason}};
       } else {
         j["target"] = nullptr;
@@ -136,9 +122,8 @@ void add_calib_command(CLI::App& app, int& exit_code) {
                          c.min_scale, c.max_scale, 127 * c.min_scale, 127 * c.max_scale);
     for (const auto& w : c.warnings) out += colorize("warning: " + w, "33", color) + "\n";
     if (verdict) {
-      const char* col = verdict->kind == LoadVerdict::Yes ? "32" : verdict->kind == LoadVerdict::No ? "31" : "33";
-      std::string who = "TensorRT " + target.str() + (target_from == "--trt" ? "" : " (found at " + target_from + ")");
-      out += fmt::format("usable with {}: {} - {}\n", who, colorize(std::string(load_verdict_name(verdict->kind)), col, color),
+      out += fmt::format("usable with {}: {} - {}\n", target->describe(),
+                         colorize(std::string(load_verdict_name(verdict->kind)), verdict_color(verdict->kind), color),
                          verdict->reason);
     } else {
       out += "usable: not judged (no --trt given and `trtlens env` finds no TensorRT)\n";

@@ -5,7 +5,7 @@
 
 #include "cli/app.h"
 #include "render/table.h"
-#include "trt_env/cli_search.h"
+#include "trt_env/cli_common.h"
 #include "trtlens/trt_env.h"
 
 namespace trtlens::cli {
@@ -74,18 +74,6 @@ std::string join(const std::vector<std::string>& v, const char* sep) {
   std::string s;
   for (const auto& x : v) s += (s.empty() ? "" : sep) + x;
   return s;
-}
-
-std::string indent(const std::string& text, const std::string& pad) {
-  std::string out;
-  size_t start = 0;
-  while (start < text.size()) {
-    size_t nl = text.find('\n', start);
-    if (nl == std::string::npos) nl = text.size();
-    out += pad + text.substr(start, nl - start) + "\n";
-    start = nl + 1;
-  }
-  return out;
 }
 
 std::string env_text(const EnvReport& r, bool color) {

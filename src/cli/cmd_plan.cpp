@@ -5,7 +5,7 @@
 
 #include "cli/app.h"
 #include "render/table.h"
-#include "trt_env/cli_search.h"
+#include "trt_env/cli_common.h"
 #include "trtlens/trt_env.h"
 
 namespace trtlens::cli {
@@ -17,24 +17,6 @@ struct PlanOptions {
   std::string engine, trt, format = "text";
   SearchFlags search;
 };
-
-// The TensorRT to judge against: --trt, else the first install `env` finds.
-struct Target {
-  TrtVersion version;
-  std::string from;  // "--trt" or the library path
-};
-
-std::optional<Target> pick_target(const std::string& trt, const SearchFlags& flags) {
-  if (!trt.empty()) return Target{parse_target(trt), "--trt"};
-  SearchOptions o = search_options(flags);
-  o.query_gpus = false;
-  EnvReport r = discover_trt(o);
-  for (const auto& in : r.installs)
-    if (in.version.known()) return Target{in.version, in.library};
-  return std::nullopt;
-}
-
-std::string verdict_color(LoadVerdict::Kind k) { return k == LoadVerdict::Yes ? "32" : k == LoadVerdict::No ? "31" : "33"; }
 
 std::string hex_dump(const std::vector<uint8_t>& bytes, size_t base) {
   std::string out;
@@ -124,21 +106,14 @@ void add_plan_command(CLI::App& app, int& exit_code) {
     for (const auto& f : p.fields)
       t.rows.push_back({std::to_string(f.offset), std::to_string(f.size), f.name, f.value,
                         f.heuristic ? "heuristic" : "layout"});
-    out += "\nfields read:\n";
-    std::string table = to_text(t);
-    for (size_t s = 0, e; s < table.size(); s = e + 1) {
-      e = table.find('\n', s);
-      out += "  " + table.substr(s, e - s) + "\n";
-    }
+    out += "\nfields read:\n" + indent(to_text(t), "  ");
     out += fmt::format("\nfirst {} bytes of the plan (offset {}); bytes not listed above are unknown:\n", p.head.size(),
                        p.plan_offset);
     out += hex_dump(p.head, p.plan_offset);
     out += "\n";
     if (target) {
-      std::string who = target->from == "--trt" ? "TensorRT " + target->version.str()
-                                                : "TensorRT " + target->version.str() + " (found at " + target->from + ")";
-      out += fmt::format("loadable by {}: {} - {}\n", who,
-                         colorize(std::string(load_verdict_name(verdict->kind)), verdict_color(verdict->kind).c_str(), color),
+      out += fmt::format("loadable by {}: {} - {}\n", target->describe(),
+                         colorize(std::string(load_verdict_name(verdict->kind)), verdict_color(verdict->kind), color),
                          verdict->reason);
     } else {
       out += "loadable: not judged (no --trt given and `trtlens env` finds no TensorRT)\n";
