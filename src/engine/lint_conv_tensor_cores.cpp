@@ -10,9 +10,12 @@ void conv_tensor_cores(const EnginePlan& plan, std::vector<Finding>& out) {
   for (const auto& l : plan.layers) {
     if (l.type != "Convolution" || l.precision == "FP32" || l.precision.empty()) continue;
     // Tensor-Core kernels name their MMA instruction family in the tactic name.
+    // TREx looks for imma|hmma|xmma|i88|884; Ampere/Hopper kernels spell the MMA
+    // shape (h16816, s1688, i8816) or use gmma, so those count too.
     const std::string& t = l.tactic;
     bool tc = false;
-    for (const char* k : {"imma", "hmma", "xmma", "i88", "884"}) tc |= t.find(k) != std::string::npos;
+    for (const char* k : {"imma", "hmma", "xmma", "i88", "884", "16816", "1688", "8816", "gmma", "tensorop"})
+      tc |= t.find(k) != std::string::npos;
     if (tc) continue;
     bool small = !l.inputs.empty() && l.inputs[0].dims.size() == 4 && l.inputs[0].dims[1] < 32;
     out.push_back({"conv-tensor-cores", l.name, small ? Severity::Info : Severity::Warning,

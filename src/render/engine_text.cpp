@@ -1,6 +1,7 @@
 // Engine summary, layers, lint and compare as text, json, csv and markdown.
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "engine/internal.h"
@@ -359,7 +360,14 @@ std::string render_engine_compare(const PlanComparison& c, OutputFormat f, size_
   num[0] = false;
   std::vector<std::string> head{"metric"};
   for (const auto* p : c.plans) head.push_back(p->name);
-  // Same plan names (e.g. resnet.onnx.engine twice): number them.
+  // Same plan names (resnet.onnx.engine built twice): prefix their folders, then number.
+  auto folder = [&](size_t p) {
+    return std::filesystem::path(c.plans[p - 1]->files.graph).parent_path().filename().string();
+  };
+  std::vector<std::string> base = head;
+  for (size_t p = 1; p <= n; ++p)
+    for (size_t q = 1; q <= n; ++q)
+      if (p != q && base[p] == base[q] && !folder(p).empty()) head[p] = folder(p) + "/" + base[p];
   for (size_t p = 1; p <= n; ++p)
     for (size_t q = 1; q < p; ++q)
       if (head[p] == head[q]) head[p] = fmt::format("{} ({})", head[p], p);

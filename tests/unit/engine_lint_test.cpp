@@ -103,3 +103,12 @@ TEST(EngineLint, RealQatSampleFindsUnfusedQdq) {
   EXPECT_EQ(hits(f, "qdq-unfused").size(), 17u);
   EXPECT_FALSE(hits(f, "conv-int8-float-output").empty());
 }
+
+TEST(EngineLint, AmpereMmaShapesCountAsTensorCores) {
+  // TREx's pattern misses "h16816" (Ampere HMMA shape); we deliberately do not.
+  auto p = one(R"({"Name": "c", "LayerType": "CaskConvolution", "ParameterType": "Convolution",
+      "TacticName": "ampere_h16816cudnn_128x128_ldg8_relu_exp_stages_64x3_large_nhwc_tn_v1", "Inputs": [)" +
+               tensor("x", "[1,64,8,8]", "Channel major FP16 format where channel % 8 == 0") + "], \"Outputs\": [" +
+               tensor("y", "[1,64,8,8]", "Channel major FP16 format where channel % 8 == 0") + "]}");
+  EXPECT_TRUE(lint(p, {"conv-tensor-cores"}).empty());
+}
