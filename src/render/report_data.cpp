@@ -126,7 +126,8 @@ struct ReportBuilder::Impl {
   Interner strings;                    // every reason, hint and note text
   Interner reason_keys;                // "rule\x1fmessage\x1fsource" (as string ids)
   std::vector<std::array<int, 3>> reasons;
-  Interner detail_keys;
+  std::unordered_map<std::string, int> detail_ids;  // whole-verdict key -> index into details
+  std::string key_buffer;
   std::vector<Json> details;           // [verdict, precision, [reason], [hint]]
   // node_detail[flat * runtimes + k]: detail id, -1 when runtime k was never added.
   std::vector<int> node_detail;
@@ -153,23 +154,38 @@ struct ReportBuilder::Impl {
   }
 
   int detail_id(const NodeVerdict& nv) {
-    std::string key = std::to_string(static_cast<int>(nv.verdict)) + '\x1e' + nv.precision + '\x1e';
+    // One key over the whole verdict; string ids are only made for new ones
+    // (most of the 2 million verdicts of a big model repeat earlier ones).
+    std::string& key = key_buffer;
+    key.clear();
+    key += static_cast<char>('0' + static_cast<int>(nv.verdict));
+    key += nv.precision;
+    for (const Reason& r : nv.reasons) {
+      key += '\x1e';
+      key += r.rule;
+      key += '\x1f';
+      key += r.message;
+      key += '\x1f';
+      key += r.source;
+    }
+    key += '\x1d';
+    for (const std::string& h : nv.hints) {
+      key += h;
+      key += '\x1e';
+    }
+    auto found = detail_ids.find(key);
+    if (found != detail_ids.end()) return found->second;
     std::vector<int> rs, hs;
     for (const Reason& r : nv.reasons) {
       int a = strings.id(r.rule), b = strings.id(r.message), c = strings.id(r.source);
       int id = reason_keys.id(fmt::format("{}\x1f{}\x1f{}", a, b, c));
       if (id == static_cast<int>(reasons.size())) reasons.push_back({a, b, c});
       rs.push_back(id);
-      key += std::to_string(id) + ',';
     }
-    key += '\x1e';
-    for (const std::string& h : nv.hints) {
-      hs.push_back(strings.id(h));
-      key += std::to_string(hs.back()) + ',';
-    }
-    int id = detail_keys.id(key);
-    if (id == static_cast<int>(details.size()))
-      details.push_back(Json::array({static_cast<int>(nv.verdict), nv.precision, rs, hs}));
+    for (const std::string& h : nv.hints) hs.push_back(strings.id(h));
+    int id = static_cast<int>(details.size());
+    details.push_back(Json::array({static_cast<int>(nv.verdict), nv.precision, rs, hs}));
+    detail_ids.emplace(key, id);
     return id;
   }
 
