@@ -18,12 +18,17 @@ void conv_tensor_cores(const EnginePlan& plan, std::vector<Finding>& out) {
       tc |= t.find(k) != std::string::npos;
     if (tc) continue;
     bool small = !l.inputs.empty() && l.inputs[0].dims.size() == 4 && l.inputs[0].dims[1] < 32;
-    out.push_back({"conv-tensor-cores", l.name, small ? Severity::Info : Severity::Warning,
-                   fmt::format("{} convolution is not accelerated by Tensor Cores (tactic {})", l.precision,
-                               t.empty() ? "not named; built without detailed verbosity?" : t),
-                   small ? std::string("it has few input channels (< 32), so acceleration may not be possible")
-                         : std::string("Tensor Cores accelerate large convolutions and GEMMs; check channel "
-                                       "alignment and that the precision allows a Tensor-Core tactic")});
+    // Depthwise convolutions run on CUDA cores by design (TREx reports them as warnings).
+    bool depthwise = l.subtype.find("Depthwise") != std::string::npos;
+    std::string why = t.empty() ? "no TacticName; kernel family " + (l.subtype.empty() ? std::string("?") : l.subtype)
+                                : "tactic " + t;
+    out.push_back({"conv-tensor-cores", l.name, small || depthwise ? Severity::Info : Severity::Warning,
+                   fmt::format("{} convolution is not accelerated by Tensor Cores ({})", l.precision, why),
+                   depthwise ? std::string("depthwise convolutions have no Tensor-Core kernels; expected, and "
+                                           "usually memory-bound")
+                   : small   ? std::string("it has few input channels (< 32), so acceleration may not be possible")
+                             : std::string("Tensor Cores accelerate large convolutions and GEMMs; check channel "
+                                           "alignment and that the precision allows a Tensor-Core tactic")});
   }
 }
 
