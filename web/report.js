@@ -77,6 +77,9 @@
   // ---- runtime selector ----------------------------------------------------
   D.releases.forEach((r, i) => relSel.appendChild(el('option', { value: r.name }, r.name + (r.basis === 'derived' ? ' *' : ''))));
   D.precisions.forEach((p, i) => precSel.appendChild(el('option', { value: p }, PREC_LABEL[p] || p)));
+  relSel.title = 'Releases marked * are derived from changelogs rather than a published support table';
+  $('model-title').title = [D.title, D.model.producer, 'IR ' + D.model.ir_version,
+    'opsets ' + D.model.opsets.map((o) => (o[0] || 'ai.onnx') + ' ' + o[1]).join(', '), D.model.nodes + ' nodes'].filter(Boolean).join(' \u00b7 ');
   relSel.selectedIndex = state.rel;
   precSel.selectedIndex = state.prec;
   relSel.addEventListener('change', () => { state.rel = relSel.selectedIndex; applyRuntime(); });
