@@ -29,8 +29,20 @@ bool is_quantized_type(ElemType t) {
          t == ElemType::FLOAT8E5M2FNUZ || t == ElemType::FLOAT4E2M1;
 }
 
-bool in_list(const std::vector<std::string>& list, std::string_view t) {
-  return std::find(list.begin(), list.end(), t) != list.end();
+// The support tables' type names as bits, so membership tests compare integers.
+constexpr std::string_view kTypeNames[] = {"DOUBLE", "FP32", "FP16", "BF16",  "FP8",   "FP4",
+                                           "INT4",   "INT8", "UINT8", "INT32", "INT64", "BOOL"};
+
+uint32_t type_bit(std::string_view name) {
+  for (size_t i = 0; i < std::size(kTypeNames); ++i)
+    if (kTypeNames[i] == name) return 1u << i;
+  return 0;  // a type the tables never name (STRING, COMPLEX64, ...)
+}
+
+uint32_t type_mask(const std::vector<std::string>& names) {
+  uint32_t m = 0;
+  for (const auto& n : names) m |= type_bit(n);
+  return m;
 }
 
 // Hints for a failed rule, by rule name: the graph change that satisfies it.
@@ -63,6 +75,11 @@ std::string rule_hint(const Rule& r, const Node& n) {
 }  // namespace
 
 Annotator::Annotator(const Model& model, const KnowledgeBase& kb) : model_(model), kb_(kb) {
+  for (const Release& r : kb.releases()) {
+    uint32_t types = type_mask(r.types), limited = type_mask(r.types_limited);
+    release_masks_[&r] = {types, limited, types | limited};
+    for (const auto& [op, e] : r.ops) entry_masks_[&e] = type_mask(e.types);
+  }
   facts_.resize(model.graphs.size());
   for (size_t gi = 0; gi < model.graphs.size(); ++gi) {
     const Graph& g = model.graphs[gi];
@@ -154,14 +171,24 @@ NodeVerdict Annotator::judge(int gi, const Node& n, const Release& r, Precision 
   if (model_.is_local_function(n.domain, n.op_type)) {
     f.precision = "-";  // judged by its body (Annotator::run)
   } else {
-    NodeTypes types = judge_import(gi, n, r, f);
+    NodeTypes types = judge_import(gi, n, tensors_of(gi, n), r, f);
     if (f.verdict == Verdict::UNSUPPORTED) f.precision = "-";
     else judge_precision(gi, n, r, p, types, f);
   }
   return NodeVerdict{gi, n.index, f.verdict, std::move(f.precision), std::move(f.reasons), std::move(f.hints)};
 }
 
-Annotator::NodeTypes Annotator::judge_import(int gi, const Node& n, const Release& r, Findings& f) const {
+std::vector<const TensorInfo*> Annotator::tensors_of(int gi, const Node& n) const {
+  const Graph& g = model_.graphs[static_cast<size_t>(gi)];
+  std::vector<const TensorInfo*> out;
+  out.reserve(n.inputs.size() + n.outputs.size());
+  for (const auto& name : n.inputs) out.push_back(name.empty() ? nullptr : g.find(name, model_.graphs));
+  for (const auto& name : n.outputs) out.push_back(name.empty() ? nullptr : g.find(name, model_.graphs));
+  return out;
+}
+
+Annotator::NodeTypes Annotator::judge_import(int gi, const Node& n, const std::vector<const TensorInfo*>& tensors,
+                                             const Release& r, Findings& f) const {
   const Graph& g = model_.graphs[static_cast<size_t>(gi)];
   NodeTypes types;
   // Citations are built only when a finding needs one.
@@ -210,6 +237,8 @@ Annotator::NodeTypes Annotator::judge_import(int gi, const Node& n, const Releas
     return types;
   }
 
+  const ReleaseMasks& rmask = release_masks_.at(&r);
+  uint32_t emask = entry_masks_.at(e);
   if (e->status == OpStatus::N && e->importer == "yes") {
     f.add(Verdict::UNKNOWN, [&] {
       return Reason{"status",
@@ -270,17 +299,16 @@ Annotator::NodeTypes Annotator::judge_import(int gi, const Node& n, const Releas
   // data input) must be among the op's stated types; narrowing is IMPLICIT_CAST.
   std::vector<const std::string*> int64_tensors, double_tensors;
   bool reads_metadata_only = !custom_domain && (n.op_type == "Shape" || n.op_type == "Size");
-  auto visit = [&](const std::string& name, int input_index) {
-    if (name.empty()) return;
-    const TensorInfo* t = g.find(name, model_.graphs);
+  auto visit = [&](const TensorInfo* t, int input_index) {
     if (!t || t->type == ElemType::UNDEFINED) return;
+    const std::string& name = t->name;
     if (types.first == ElemType::UNDEFINED) types.first = t->type;
     // Shape and Size read only metadata: they never compute in a float type.
     if (is_float(t->type) && !is_quantized_type(t->type) && types.compute_float == ElemType::UNDEFINED &&
         !reads_metadata_only)
       types.compute_float = t->type;
     std::string_view tn = elem_type_trt_name(t->type);
-    bool known = in_list(r.types, tn) || in_list(r.types_limited, tn);
+    bool known = (rmask.all & type_bit(tn)) != 0;
     if (t->type == ElemType::INT64 && (r.major < 9 || !known)) {
       int64_tensors.push_back(&name);
     } else if (t->type == ElemType::DOUBLE) {
@@ -298,7 +326,7 @@ Annotator::NodeTypes Annotator::judge_import(int gi, const Node& n, const Releas
     std::string_view as = t->type == ElemType::INT64 && r.major < 9 ? "INT32"
                           : t->type == ElemType::DOUBLE          ? "FP32"
                                                                  : tn;
-    if (e->has_type(as) || (is_quantized_type(t->type) && quant(gi, n) != ElemType::UNDEFINED)) return;
+    if ((emask & type_bit(as)) || (is_quantized_type(t->type) && quant(gi, n) != ElemType::UNDEFINED)) return;
     f.add(Verdict::UNSUPPORTED, [&] {
       std::string list;
       for (const auto& s : e->types) list += (list.empty() ? "" : " ") + s;
@@ -308,11 +336,10 @@ Annotator::NodeTypes Annotator::judge_import(int gi, const Node& n, const Releas
                     op_cite(", supported types")};
     });
   };
-  for (size_t i = 0; i < n.inputs.size(); ++i) visit(n.inputs[i], static_cast<int>(i));
-  for (const auto& o : n.outputs) visit(o, -1);
+  for (size_t i = 0; i < tensors.size(); ++i) visit(tensors[i], i < n.inputs.size() ? static_cast<int>(i) : -1);
   // Integer and bool nodes run at the type they produce.
-  if (!n.outputs.empty() && !n.outputs[0].empty())
-    if (const TensorInfo* out0 = g.find(n.outputs[0], model_.graphs); out0 && out0->type != ElemType::UNDEFINED)
+  if (!n.outputs.empty())
+    if (const TensorInfo* out0 = tensors[n.inputs.size()]; out0 && out0->type != ElemType::UNDEFINED)
       types.first = out0->type;
   auto quoted = [](const std::vector<const std::string*>& names) {
     std::string s;
@@ -362,7 +389,9 @@ void Annotator::judge_precision(int gi, const Node& n, const Release& r, Precisi
     f.precision = elem_type_trt_name(q);
     return;
   }
-  auto supports = [&](std::string_view t) { return e.types.empty() ? in_list(r.types, t) : e.has_type(t); };
+  const ReleaseMasks& rmask = release_masks_.at(&r);
+  uint32_t emask = entry_masks_.at(&e);
+  auto supports = [&](std::string_view t) { return ((e.types.empty() ? rmask.types : emask) & type_bit(t)) != 0; };
   std::string native(elem_type_trt_name(types.compute_float == ElemType::DOUBLE ? ElemType::FLOAT
                                                                                 : types.compute_float));
   auto no_kernel_hint = [&](std::string_view t) {
@@ -418,7 +447,7 @@ void Annotator::judge_precision(int gi, const Node& n, const Release& r, Precisi
         }, no_kernel_hint("FP16"));
       return;
     case Precision::BF16:
-      if (!in_list(r.types, "BF16"))
+      if (!(rmask.types & type_bit("BF16")))
         f.fallback("FP32", [&] {
           return Reason{"precision", fmt::format("TensorRT {} has no BF16 (BF16 arrives in 9.0); runs at FP32",
                                                  r.name), data_types()};
@@ -450,7 +479,7 @@ void Annotator::judge_precision(int gi, const Node& n, const Release& r, Precisi
         }, no_kernel_hint("INT8"));
       return;
     case Precision::FP8:
-      if (!in_list(r.types, "FP8") && !in_list(r.types_limited, "FP8"))
+      if (!(rmask.all & type_bit("FP8")))
         f.fallback("FP32", [&] {
           return Reason{"precision", fmt::format("TensorRT {} has no FP8 (FP8 arrives in 9.0); runs at FP32", r.name),
                         data_types()};
@@ -597,10 +626,11 @@ Matrix Annotator::matrix() const {
       if (model_.is_local_function(n.domain, n.op_type)) continue;  // filled below
       const OpClasses& oc = classes_of(n.op_type);
       std::vector<std::array<uint8_t, kAllPrecisions.size()>> by_class(oc.representative.size());
+      std::vector<const TensorInfo*> tensors = tensors_of(static_cast<int>(gi), n);
       for (size_t c = 0; c < oc.representative.size(); ++c) {
         const Release& rep = releases[oc.representative[c]];
         Findings imported(false);
-        NodeTypes types = judge_import(static_cast<int>(gi), n, rep, imported);
+        NodeTypes types = judge_import(static_cast<int>(gi), n, tensors, rep, imported);
         for (size_t p = 0; p < kAllPrecisions.size(); ++p) {
           Findings f = imported;
           if (f.verdict != Verdict::UNSUPPORTED) judge_precision(static_cast<int>(gi), n, rep, kAllPrecisions[p], types, f);

@@ -3,6 +3,7 @@
 // matrix over every release and precision reuses them.
 #pragma once
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "trtlens/compat.h"
@@ -36,7 +37,10 @@ class Annotator {
 
   NodeVerdict judge(int graph, const Node& n, const Release& r, Precision p) const;
   // Status, rules and element types: everything but the precision.
-  NodeTypes judge_import(int graph, const Node& n, const Release& r, Findings& f) const;
+  NodeTypes judge_import(int graph, const Node& n, const std::vector<const TensorInfo*>& tensors, const Release& r,
+                         Findings& f) const;
+  // The node's input then output tensors (nullptr for omitted or unknown ones).
+  std::vector<const TensorInfo*> tensors_of(int graph, const Node& n) const;
   // The precision it runs at for `p`, and FALLBACK when that is wider than asked.
   void judge_precision(int graph, const Node& n, const Release& r, Precision p, const NodeTypes& types,
                        Findings& f) const;
@@ -45,10 +49,17 @@ class Annotator {
   Verdict function_call_verdict(const Node& n, VerdictAt verdict_at, int* unsupported, size_t* body_nodes) const;
   ElemType quant(int graph, const Node& n) const;
 
+  struct ReleaseMasks {
+    uint32_t types = 0, limited = 0;
+    uint32_t all = 0;
+  };
   const Model& model_;
   const KnowledgeBase& kb_;
   std::vector<GraphFacts> facts_;
   bool has_qdq_ = false;
+  // Type-name bit masks of every release's type lists and every table row's types.
+  std::unordered_map<const Release*, ReleaseMasks> release_masks_;
+  std::unordered_map<const OpEntry*, uint32_t> entry_masks_;
   ElemType model_float_ = ElemType::FLOAT;
 };
 
