@@ -184,28 +184,30 @@ void fill_versions(TrtInstall& in, const std::vector<std::string>& libdirs) {
   TrtVersion fv = version_from_file_name(in.real_library.empty() ? in.library : in.real_library);
   if (fv.known()) in.versions.push_back({"file name", fs::path(in.real_library).filename().string(), fv});
 
-  for (size_t i = 0; i < in.versions.size(); ++i)
-    for (size_t j = i + 1; j < in.versions.size(); ++j)
-      if (!in.versions[i].version.agrees_with(in.versions[j].version))
-        in.disagreements.push_back(fmt::format("{} says {}, {} says {}", in.versions[i].source,
-                                               in.versions[i].version.str(), in.versions[j].source,
-                                               in.versions[j].version.str()));
   // Best version: what the library itself answers, then the symbol, the header, the file name.
   static const std::vector<std::string> order = {"getInferLibMajor/Minor/Patch/BuildVersion", "getInferLibVersion",
                                                  "symbol", "header", "file name"};
+  const VersionSource* best = nullptr;
   for (const auto& src : order) {
     auto it = std::find_if(in.versions.begin(), in.versions.end(), [&](const VersionSource& v) { return v.source == src; });
     if (it == in.versions.end()) continue;
-    in.version = it->version;
+    best = &*it;
     break;
   }
-  if (in.version.known() && in.version.build < 0)  // the build number from any source that agrees
+  if (!best) return;
+  in.version = best->version;
+  // One line per source the best one contradicts.
+  for (const auto& v : in.versions)
+    if (!v.version.agrees_with(best->version))
+      in.disagreements.push_back(
+          fmt::format("{} says {}, {} says {}", v.source, v.version.str(), best->source, best->version.str()));
+  if (in.version.build < 0)  // the build number from any source that agrees
     for (const auto& v : in.versions)
       if (v.version.build >= 0 && v.version.agrees_with(in.version)) {
         in.version.build = v.version.build;
         break;
       }
-  if (in.version.known()) map_to_release(in.version, in.release, in.release_note);
+  map_to_release(in.version, in.release, in.release_note);
 }
 
 void fill_parser(TrtInstall& in, const std::string& libdir) {
