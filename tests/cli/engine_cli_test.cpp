@@ -166,3 +166,23 @@ TEST(EngineCli, RealSampleSummary) {
   EXPECT_EQ(j["device"]["Selected Device"], "NVIDIA A100 80GB PCIe");
   EXPECT_EQ(j["reformat"]["count"], 2);
 }
+
+TEST(EngineCli, ReportEscapesHostileLayerNames) {
+  std::string dir = trtlens::test::temp_dir("EngineCli.ReportEscapes");
+  const std::string evil = "<img src=x onerror=alert(1)></script></template>{{DATA}}";
+  json layer = {{"Name", evil},
+                {"LayerType", "CaskConvolution"},
+                {"ParameterType", "Convolution"},
+                {"Inputs", {{{"Name", "in"}, {"Dimensions", {1, 8, 4, 4}}, {"Format/Datatype", "Row major linear FP32"}}}},
+                {"Outputs", {{{"Name", "out"}, {"Dimensions", {1, 8, 4, 4}}, {"Format/Datatype", "Row major linear FP32"}}}}};
+  trtlens::test::write_text(dir + "/evil.onnx.engine.graph.json",
+                            json{{"Layers", {layer}}, {"Bindings", {"in", "out"}}}.dump());
+  auto r = run_trtlens({"engine", "report", dir + "/evil.onnx.engine", "-o", dir + "/r.html"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::string html = slurp(dir + "/r.html");
+  size_t scripts = 0;
+  for (size_t p = 0; (p = html.find("</script>", p)) != std::string::npos; ++p) ++scripts;
+  EXPECT_EQ(scripts, 2u);  // the data block and the code block, nothing from the name
+  EXPECT_EQ(html.find("<img"), std::string::npos);
+  EXPECT_EQ(html.find("</template>{{DATA}}"), std::string::npos);
+}
