@@ -136,7 +136,9 @@ struct TrtInstall {
   std::string header;                 // header read, or ""
   std::string load_error;             // why getInferLibVersion could not be called, or ""
   std::vector<std::string> problems;  // unreadable header, broken ELF, ...
-  std::vector<std::string> disagreements;  // "header says 10.3.0.26, symbol says 10.4.0.1"
+  // One per source that contradicts the best one: "header says 10.2.0.19, getInferLibVersion says 10.3.0";
+  // also an ONNX parser library of another release.
+  std::vector<std::string> disagreements;
   TrtVersion version;                 // best: getInferLibVersion > symbol > header > file name
   std::string release;                // knowledge-base release ("10.3"), or "" when none
   std::string release_note;           // why there is none, when release is ""

@@ -204,6 +204,8 @@ BuildOutcome build_engine(const BuildRequest& req, const std::function<void(cons
   write_file_atomic(eng + ".trtexec.log", log_text);
   auto fail = [&](const std::string& why) {
     std::string kept = out.prefix + ".trtexec.log";
+    fs::path dir = fs::path(kept).parent_path();
+    if (!dir.empty()) fs::create_directories(dir, ec);
     copy_file(eng + ".trtexec.log", kept);
     fs::remove_all(staging, ec);
     throw InputError(req.model, why + "; its log is in " + kept);

@@ -116,6 +116,10 @@ TEST(BuildCli, TrtexecFailureIsOneLineNamingTheLog) {
   env.push_back("FAKE_TRTEXEC_FAIL=1");
   RunResult r = run_trtlens({"build", w.model, "--cache-dir", w.cache}, env);
   EXPECT_EQ(r.exit_code, 2);
+  // Into a folder that does not exist yet, the log still lands.
+  RunResult nested = run_trtlens({"build", w.model, "--cache-dir", w.cache, "-o", w.dir + "/new/m.plan"}, env);
+  EXPECT_TRUE(contains(nested.err, "its log is in " + w.dir + "/new/m.plan.trtexec.log")) << nested.err;
+  EXPECT_TRUE(fs::exists(w.dir + "/new/m.plan.trtexec.log"));
   EXPECT_TRUE(contains(r.err, "model.onnx: trtexec failed (exit status 1): ")) << r.err;
   EXPECT_TRUE(contains(r.err, "[E] [TRT] ModelImporter.cpp:949: While parsing node number 0")) << r.err;
   EXPECT_TRUE(contains(r.err, "its log is in " + w.model + ".engine.trtexec.log")) << r.err;
@@ -124,7 +128,7 @@ TEST(BuildCli, TrtexecFailureIsOneLineNamingTheLog) {
   // Nothing was cached: the next build runs trtexec again.
   auto ok = w.env();
   run_trtlens({"build", w.model, "--cache-dir", w.cache}, ok);
-  EXPECT_EQ(lines_in(w.runs), 2);
+  EXPECT_EQ(lines_in(w.runs), 3);
 }
 
 TEST(BuildCli, MissingModelIsBadInput) {
