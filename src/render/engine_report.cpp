@@ -39,6 +39,17 @@ std::string script_safe(std::string s) {
   return s;
 }
 
+// JSON inside <script>: '<' only occurs in strings, where \u003c means the same.
+std::string json_script_safe(const std::string& s) {
+  std::string r;
+  r.reserve(s.size());
+  for (char c : s) {
+    if (c == '<') r += "\\u003c";
+    else r += c;
+  }
+  return r;
+}
+
 // Fills {{NAME}} placeholders of the template in one pass, so substituted
 // text (layer names, SVG) is never scanned for placeholders again.
 std::string fill(std::string_view tpl, const std::vector<std::pair<std::string, std::string>>& values) {
@@ -146,7 +157,7 @@ std::string render_engine_report(const std::vector<const EnginePlan*>& plans, si
                {"CSS", std::string(embedded_file("web/engine_report.css"))},
                {"JS", script_safe(std::string(embedded_file("web/engine_report.js")))},
                {"GRAPHS", graphs},
-               {"DATA", script_safe(data.dump())}});
+               {"DATA", json_script_safe(data.dump())}});
 }
 
 }  // namespace trtlens
