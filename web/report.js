@@ -170,7 +170,7 @@
         e.appendChild(sv('rect', { class: 'box', width: w, height: h, rx: 5 }));
         const chars = Math.max(6, Math.floor((w - 30) / 7));
         e.appendChild(sv('text', { class: 'op', x: 8, y: 15 }, clip(n.op, chars)));
-        e.appendChild(sv('text', { class: 'name', x: 8, y: 30 }, clip(n.n, Math.floor((w - 12) / 6.1))));
+        e.appendChild(sv('text', { class: 'name', x: 8, y: 30 }, clip(n.n || '#' + n.ix, Math.floor((w - 12) / 6.1))));
         if (subs) e.appendChild(sv('text', { class: 'sub', x: 8, y: 45 }, '\u2935 ' + (n.f !== undefined ? 'function' : subs > 1 ? subs + ' bodies' : 'body')));
         const badge = sv('g', { class: 'badge', transform: 'translate(' + (w - 11) + ',11)' });
         badge.appendChild(sv('title', null, 'TensorRT: ' + VERDICT_LABEL[v]));
@@ -245,6 +245,9 @@
     return chain;
   }
   function enterGraph(region) {
+    // The drawer belongs to a node of the graph being left.
+    drawer.hidden = true;
+    state.selected = null;
     state.region = region !== undefined ? region : (regionMemo[curGraph()] || 0);
     regionMemo[curGraph()] = state.region;
     renderRegion();

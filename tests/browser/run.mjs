@@ -186,6 +186,18 @@ test('a local function body opens on double-click', async () => {
   await page.close();
 });
 
+test('hovering an edge names its tensor, type and shape', async () => {
+  const { page, trouble } = await open(demoUrl);
+  const t = await page.evaluate(() => window.trtlens.data.graphs[0].tensors.findIndex((x) => x[0] === 'conv_out'));
+  check(t >= 0, 'tensor conv_out in the page data');
+  // force: a vertical edge has a zero-width box, which Playwright calls invisible.
+  await page.hover(`.edge-hit[data-tensor="${t}"]`, { force: true });
+  check(await page.isVisible('#tooltip'), 'tooltip shown');
+  eq(await page.textContent('#tooltip'), 'conv_out\nFLOAT [1, 4, 6, 6]', 'tooltip');
+  eq(trouble.join('; '), '', 'trouble');
+  await page.close();
+});
+
 test('zoom and fit change the view', async () => {
   const { page, trouble } = await open(demoUrl);
   const before = await page.getAttribute('#viewport', 'transform');
