@@ -137,7 +137,7 @@ std::string env_text(const EnvReport& r, bool color) {
     out += "\n";
   }
   if (r.gpus.empty()) {
-    out += "GPUs: none found" + (r.gpu_note.empty() ? std::string() : " (" + r.gpu_note + ")") + "\n";
+    out += "GPUs: " + (r.gpu_note.empty() ? std::string("none found") : r.gpu_note) + "\n";
   } else {
     Table t{{"gpu", "name", "driver", "memory", "compute capability"}, {}, {true}};
     for (const auto& g : r.gpus)

@@ -290,13 +290,13 @@ void query_gpus(EnvReport& r, bool nvml) {
     return;
   }
   if (!nvml) {
-    r.gpu_note = "no GPU information: nvidia-smi is not in PATH (NVML is not consulted with --no-system or --sysroot)";
+    r.gpu_note = "none found: nvidia-smi is not in PATH (NVML is not consulted with --no-system or --sysroot)";
     return;
   }
   // NVML, the library nvidia-smi itself uses; part of the driver.
   void* h = ::dlopen("libnvidia-ml.so.1", RTLD_LAZY | RTLD_LOCAL);
   if (!h) {
-    r.gpu_note = "no GPU information: nvidia-smi is not in PATH and NVML (libnvidia-ml.so.1) is not installed";
+    r.gpu_note = "none found: nvidia-smi is not in PATH and NVML (libnvidia-ml.so.1) is not installed";
     return;
   }
   using InitFn = int (*)();
@@ -504,6 +504,7 @@ EnvReport discover_trt(const SearchOptions& o) {
   }
 
   if (o.query_gpus) query_gpus(r, o.system && (o.sysroot.empty() || o.sysroot == "/"));
+  else r.gpu_note = "not queried (--no-gpu)";
   return r;
 }
 

@@ -89,6 +89,26 @@ TEST(TrtEnvCli, ListsGpusFromNvidiaSmi) {
   EXPECT_TRUE(contains(r.out, "8.9")) << r.out;
   RunResult none = run_trtlens({"env", "--no-gpu"}, fake::hermetic_env(dir + "/sysroot", dir + "/bin"));
   EXPECT_FALSE(contains(none.out, "Fake GPU 9000")) << none.out;
+  EXPECT_TRUE(contains(none.out, "GPUs: not queried (--no-gpu)")) << none.out;
+}
+
+TEST(TrtEnvCli, OldDriversAndFailingNvidiaSmi) {
+  std::string dir = temp_dir("TrtEnvCli_GpuOld");
+  std::filesystem::create_directories(dir + "/bin");
+  std::filesystem::create_symlink(fake::fixtures() + "/fake_nvidia_smi.sh", dir + "/bin/nvidia-smi");
+  auto env = fake::hermetic_env(dir + "/sysroot", dir + "/bin");
+  env.push_back("FAKE_SMI_OLD=1");
+  RunResult old = run_trtlens({"env", "--format", "json"}, env);
+  ASSERT_EQ(old.exit_code, 0) << old.err;
+  auto doc = nlohmann::json::parse(old.out);
+  ASSERT_EQ(doc["gpus"].size(), 1u);  // asked again without compute_cap
+  EXPECT_EQ(doc["gpus"][0]["name"], "Fake GPU 8000");
+  EXPECT_EQ(doc["gpus"][0]["compute_capability"], "");
+
+  env.push_back("FAKE_SMI_FAIL=1");
+  RunResult fail = run_trtlens({"env"}, env);
+  EXPECT_EQ(fail.exit_code, 0) << fail.err;
+  EXPECT_TRUE(contains(fail.out, "GPUs: nvidia-smi failed (exit 9): NVIDIA-SMI has failed")) << fail.out;
 }
 
 }  // namespace trtlens::test
