@@ -654,13 +654,31 @@ EnginePlan load_plan(const PlanFiles& files, const LoadOptions& options) {
     plan.builder_json = b.dump();
   }
   if (!files.timing.empty()) {
-    auto j = parse_json_file(files.timing);
-    if (!j.is_array()) throw InputError(files.timing, "not a trtexec --exportTimes file: expected a list of records");
+    // Thousands of records: the pull reader, like graph.json.
+    std::string text = slurp(files.timing);
     std::vector<double> lat;
-    lat.reserve(j.size());
-    for (const auto& r : j)
-      if (r.is_object())
-        if (auto it = r.find("latencyMs"); it != r.end() && it->is_number()) lat.push_back(it->get<double>());
+    engine_detail::JsonReader r(text);
+    try {
+      if (r.peek() != '[') throw InputError(files.timing, "not a trtexec --exportTimes file: expected a list of records");
+      r.begin_array();
+      bool first = true;
+      while (r.next_item(first)) {
+        if (r.peek() != '{') {
+          r.skip();
+          continue;
+        }
+        r.begin_object();
+        bool f = true;
+        std::string_view k;
+        while (r.next_key(f, k)) {
+          char c = r.peek();
+          if (k == "latencyMs" && (c == '-' || (c >= '0' && c <= '9'))) lat.push_back(r.number());
+          else r.skip();
+        }
+      }
+    } catch (const engine_detail::JsonReader::Error& e) {
+      throw InputError(files.timing, fmt::format("invalid JSON (byte {}): {}", e.offset, e.what));
+    }
     if (!lat.empty()) {
       IterationTiming t;
       t.iterations = lat.size();
