@@ -183,7 +183,9 @@ std::vector<std::string> read_ld_so_cache(const std::string& path);
 
 // ------------------------------------------------------ verdicts, plan, calib
 
-// Can release X use file F: yes, no, or it depends (with the reason).
+// Whether a TensorRT release can load a plan or use a calibration cache:
+// yes, no, or it depends (on a component the target does not state, or on a
+// heuristic), always with the reason.
 struct LoadVerdict {
   enum Kind { Yes, No, Depends } kind = Depends;
   std::string reason;
@@ -216,7 +218,9 @@ struct PlanInfo {
 // plan tag (naming the bytes found).
 PlanInfo read_plan(const std::string& path);
 PlanInfo parse_plan(const std::string& path, const std::string& bytes, uint64_t file_size);
-// Whether TensorRT `target` can deserialize the plan.
+// Whether TensorRT `target` can deserialize the plan: yes only when every
+// version component agrees (TensorRT loads plans of its exact version); no
+// when any stated component differs.
 LoadVerdict plan_loadable(const PlanInfo& plan, const TrtVersion& target);
 
 struct CalibEntry {
@@ -247,9 +251,10 @@ LoadVerdict calib_usable(const CalibCache& cache, const TrtVersion& target);
 
 // ------------------------------------------------------------------ trtexec
 
-// trtexec to run: `explicit_path` when given (must exist), else PATH, else
+// trtexec to run: `explicit_path` when given, else PATH, else
 // <sysroot>/usr/src/tensorrt/bin/trtexec when system locations are on.
-// Returns "" when none is found.
+// Returns "" when none is found; throws UsageError when `explicit_path` is
+// not an executable file.
 std::string find_trtexec(const std::string& explicit_path, const SearchOptions& options);
 
 // Lowercase hex SHA-256 of a file's contents (streamed). Throws InputError.
