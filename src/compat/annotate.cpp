@@ -39,6 +39,19 @@ uint32_t type_bit(std::string_view name) {
   return 0;  // a type the tables never name (STRING, COMPLEX64, ...)
 }
 
+// The tables' type name of a precision ("FP16" for fp16); "BEST" for best.
+std::string_view precision_type_name(Precision p) {
+  switch (p) {
+    case Precision::FP32: return "FP32";
+    case Precision::FP16: return "FP16";
+    case Precision::BF16: return "BF16";
+    case Precision::INT8: return "INT8";
+    case Precision::FP8: return "FP8";
+    case Precision::BEST: return "BEST";
+  }
+  return "FP32";
+}
+
 uint32_t type_mask(const std::vector<std::string>& names) {
   uint32_t m = 0;
   for (const auto& n : names) m |= type_bit(n);
@@ -139,7 +152,7 @@ class Findings {
  public:
   explicit Findings(bool detailed) : detailed_(detailed) {}
   Verdict verdict = Verdict::SUPPORTED;
-  std::string precision;
+  std::string_view precision;  // always a static name ("FP16", "-", ...)
   std::vector<Reason> reasons;
   std::vector<std::string> hints;
 
@@ -175,7 +188,7 @@ NodeVerdict Annotator::judge(int gi, const Node& n, const Release& r, Precision 
     if (f.verdict == Verdict::UNSUPPORTED) f.precision = "-";
     else judge_precision(gi, n, r, p, types, f);
   }
-  return NodeVerdict{gi, n.index, f.verdict, std::move(f.precision), std::move(f.reasons), std::move(f.hints)};
+  return NodeVerdict{gi, n.index, f.verdict, std::string(f.precision), std::move(f.reasons), std::move(f.hints)};
 }
 
 std::vector<const TensorInfo*> Annotator::tensors_of(int gi, const Node& n) const {
@@ -239,6 +252,9 @@ Annotator::NodeTypes Annotator::judge_import(int gi, const Node& n, const std::v
 
   const ReleaseMasks& rmask = release_masks_.at(&r);
   uint32_t emask = entry_masks_.at(e);
+  types.release_types = rmask.types;
+  types.release_all = rmask.all;
+  types.entry_types = e->types.empty() ? rmask.types : emask;
   if (e->status == OpStatus::N && e->importer == "yes") {
     f.add(Verdict::UNKNOWN, [&] {
       return Reason{"status",
@@ -299,7 +315,10 @@ Annotator::NodeTypes Annotator::judge_import(int gi, const Node& n, const std::v
   // data input) must be among the op's stated types; narrowing is IMPLICIT_CAST.
   std::vector<const std::string*> int64_tensors, double_tensors;
   bool reads_metadata_only = !custom_domain && (n.op_type == "Shape" || n.op_type == "Size");
-  auto visit = [&](const TensorInfo* t, int input_index) {
+  // The table's types describe the data tensor: input 0, except for ConstantOfShape,
+  // whose input is only a shape and whose types are those of the tensor it makes.
+  size_t data_slot = !custom_domain && n.op_type == "ConstantOfShape" ? n.inputs.size() : 0;
+  auto visit = [&](const TensorInfo* t, bool is_data) {
     if (!t || t->type == ElemType::UNDEFINED) return;
     const std::string& name = t->name;
     if (types.first == ElemType::UNDEFINED) types.first = t->type;
@@ -322,7 +341,7 @@ Annotator::NodeTypes Annotator::judge_import(int gi, const Node& n, const std::v
       });
       return;
     }
-    if (input_index != 0 || e->types.empty()) return;
+    if (!is_data || e->types.empty()) return;
     std::string_view as = t->type == ElemType::INT64 && r.major < 9 ? "INT32"
                           : t->type == ElemType::DOUBLE          ? "FP32"
                                                                  : tn;
@@ -331,12 +350,12 @@ Annotator::NodeTypes Annotator::judge_import(int gi, const Node& n, const std::v
       std::string list;
       for (const auto& s : e->types) list += (list.empty() ? "" : " ") + s;
       return Reason{"types",
-                    fmt::format("input 0 ('{}') is {}; {} in TensorRT {} supports {}", name, as, n.op_type, r.name,
-                                list),
+                    fmt::format("{} ('{}') is {}; {} in TensorRT {} supports {}",
+                                data_slot == 0 ? "input 0" : "output 0", name, as, n.op_type, r.name, list),
                     op_cite(", supported types")};
     });
   };
-  for (size_t i = 0; i < tensors.size(); ++i) visit(tensors[i], i < n.inputs.size() ? static_cast<int>(i) : -1);
+  for (size_t i = 0; i < tensors.size(); ++i) visit(tensors[i], i == data_slot);
   // Integer and bool nodes run at the type they produce.
   if (!n.outputs.empty())
     if (const TensorInfo* out0 = tensors[n.inputs.size()]; out0 && out0->type != ElemType::UNDEFINED)
@@ -373,15 +392,14 @@ ElemType Annotator::quant(int gi, const Node& n) const {
 
 void Annotator::judge_precision(int gi, const Node& n, const Release& r, Precision p, const NodeTypes& types,
                                 Findings& f) const {
-  const OpEntry& e = *types.entry;
   auto op_cite = [&]() { return r.citation() + ", op " + n.op_type + ", supported types"; };
   auto data_types = [&]() { return r.citation() + ", data types"; };
   ElemType q = quant(gi, n);
   // Integer and bool nodes are judged by their own types, whatever the precision.
   if (types.compute_float == ElemType::UNDEFINED && q == ElemType::UNDEFINED) {
-    f.precision = types.first == ElemType::UNDEFINED                  ? std::string("-")
-                  : types.first == ElemType::INT64 && r.major < 9 ? std::string("INT32")
-                                                                    : std::string(elem_type_trt_name(types.first));
+    f.precision = types.first == ElemType::UNDEFINED                  ? std::string_view("-")
+                  : types.first == ElemType::INT64 && r.major < 9 ? std::string_view("INT32")
+                                                                    : elem_type_trt_name(types.first);
     return;
   }
   if (q != ElemType::UNDEFINED) {
@@ -389,11 +407,9 @@ void Annotator::judge_precision(int gi, const Node& n, const Release& r, Precisi
     f.precision = elem_type_trt_name(q);
     return;
   }
-  const ReleaseMasks& rmask = release_masks_.at(&r);
-  uint32_t emask = entry_masks_.at(&e);
-  auto supports = [&](std::string_view t) { return ((e.types.empty() ? rmask.types : emask) & type_bit(t)) != 0; };
-  std::string native(elem_type_trt_name(types.compute_float == ElemType::DOUBLE ? ElemType::FLOAT
-                                                                                : types.compute_float));
+  auto supports = [&](std::string_view t) { return (types.entry_types & type_bit(t)) != 0; };
+  std::string_view native = elem_type_trt_name(types.compute_float == ElemType::DOUBLE ? ElemType::FLOAT
+                                                                                         : types.compute_float);
   auto no_kernel_hint = [&](std::string_view t) {
     return [&n, &r, t, this]() -> std::string {
       for (const auto& rel : kb_.releases()) {
@@ -408,8 +424,7 @@ void Annotator::judge_precision(int gi, const Node& n, const Release& r, Precisi
 
   if (r.major >= 11) {
     // Strongly typed only: the precision is the model's own type.
-    std::string asked(precision_name(p));
-    for (auto& c : asked) c = static_cast<char>(std::toupper(c));
+    std::string_view asked = precision_type_name(p);
     f.precision = native;
     if (p == Precision::BEST || p == Precision::FP32 || asked == native) return;
     if (p == Precision::INT8 || p == Precision::FP8) {
@@ -447,7 +462,7 @@ void Annotator::judge_precision(int gi, const Node& n, const Release& r, Precisi
         }, no_kernel_hint("FP16"));
       return;
     case Precision::BF16:
-      if (!(rmask.types & type_bit("BF16")))
+      if (!(types.release_types & type_bit("BF16")))
         f.fallback("FP32", [&] {
           return Reason{"precision", fmt::format("TensorRT {} has no BF16 (BF16 arrives in 9.0); runs at FP32",
                                                  r.name), data_types()};
@@ -479,7 +494,7 @@ void Annotator::judge_precision(int gi, const Node& n, const Release& r, Precisi
         }, no_kernel_hint("INT8"));
       return;
     case Precision::FP8:
-      if (!(rmask.all & type_bit("FP8")))
+      if (!(types.release_all & type_bit("FP8")))
         f.fallback("FP32", [&] {
           return Reason{"precision", fmt::format("TensorRT {} has no FP8 (FP8 arrives in 9.0); runs at FP32", r.name),
                         data_types()};
@@ -539,8 +554,7 @@ Annotations Annotator::run(const Release& r, Precision p) const {
     a.notes.push_back(fmt::format("the model's opset {} is older than the lowest opset TensorRT {} names ({})", opset,
                                   r.name, r.opset_min));
   if (r.major >= 11 && p != Precision::FP32 && p != Precision::BEST) {
-    std::string asked(precision_name(p));
-    for (auto& c : asked) c = static_cast<char>(std::toupper(c));
+    std::string_view asked = precision_type_name(p);
     if (asked != elem_type_trt_name(model_float_) || p == Precision::INT8 || p == Precision::FP8)
       a.notes.push_back(fmt::format(
           "TensorRT {} builds strongly typed networks only: the precision is the one the model's own types carry "
@@ -614,18 +628,21 @@ Matrix Annotator::matrix() const {
     return it->second;
   };
 
-  // verdicts[node * runtimes + release * 6 + precision]
-  const size_t node_total = model_.node_count();
-  std::vector<uint8_t> verdicts(node_total * runtimes);
+  // Verdict counts per runtime (release-major, kAllPrecisions order). Models
+  // with local functions also keep every node's verdicts, because a call
+  // takes the worst verdict of its body.
+  std::vector<std::array<int, 5>> counts(runtimes);
+  const bool keep_rows = !model_.functions.empty();
+  std::vector<uint8_t> verdicts(keep_rows ? model_.node_count() * runtimes : 0);  // [node][runtime]
   std::vector<size_t> graph_start(model_.graphs.size());
   size_t next = 0;
+  std::array<uint8_t, 6 * 64> by_class{};  // [class][precision]; an op has at most one class per release
   for (size_t gi = 0; gi < model_.graphs.size(); ++gi) {
     graph_start[gi] = next;
     for (const auto& n : model_.graphs[gi].nodes) {
-      uint8_t* row = &verdicts[next++ * runtimes];
+      size_t node = next++;
       if (model_.is_local_function(n.domain, n.op_type)) continue;  // filled below
       const OpClasses& oc = classes_of(n.op_type);
-      std::vector<std::array<uint8_t, kAllPrecisions.size()>> by_class(oc.representative.size());
       std::vector<const TensorInfo*> tensors = tensors_of(static_cast<int>(gi), n);
       for (size_t c = 0; c < oc.representative.size(); ++c) {
         const Release& rep = releases[oc.representative[c]];
@@ -634,15 +651,17 @@ Matrix Annotator::matrix() const {
         for (size_t p = 0; p < kAllPrecisions.size(); ++p) {
           Findings f = imported;
           if (f.verdict != Verdict::UNSUPPORTED) judge_precision(static_cast<int>(gi), n, rep, kAllPrecisions[p], types, f);
-          by_class[c][p] = static_cast<uint8_t>(f.verdict);
+          by_class[c * 6 + p] = static_cast<uint8_t>(f.verdict);
         }
       }
-      for (size_t r = 0; r < releases.size(); ++r)
-        std::copy(by_class[static_cast<size_t>(oc.of_release[r])].begin(),
-                  by_class[static_cast<size_t>(oc.of_release[r])].end(), row + r * kAllPrecisions.size());
+      for (size_t r = 0; r < releases.size(); ++r) {
+        const uint8_t* v = &by_class[static_cast<size_t>(oc.of_release[r]) * 6];
+        for (size_t p = 0; p < kAllPrecisions.size(); ++p) ++counts[r * 6 + p][v[p]];
+        if (keep_rows) std::copy(v, v + 6, &verdicts[node * runtimes + r * 6]);
+      }
     }
   }
-  for (size_t gi = 0; gi < model_.graphs.size(); ++gi)
+  for (size_t gi = 0; gi < model_.graphs.size() && keep_rows; ++gi)
     for (const auto& n : model_.graphs[gi].nodes) {
       if (!model_.is_local_function(n.domain, n.op_type)) continue;
       uint8_t* row = &verdicts[(graph_start[gi] + static_cast<size_t>(n.index)) * runtimes];
@@ -656,14 +675,10 @@ Matrix Annotator::matrix() const {
                   verdicts[(graph_start[static_cast<size_t>(g)] + static_cast<size_t>(k)) * runtimes + rt]);
             },
             &bad, &body));
+        ++counts[rt][row[rt]];
       }
     }
 
-  std::vector<std::array<int, 5>> counts(runtimes);
-  for (size_t k = 0; k < node_total; ++k) {
-    const uint8_t* row = &verdicts[k * runtimes];
-    for (size_t rt = 0; rt < runtimes; ++rt) ++counts[rt][row[rt]];
-  }
   Matrix m;
   for (size_t r = 0; r < releases.size(); ++r)
     for (size_t p = 0; p < kAllPrecisions.size(); ++p) {

@@ -33,6 +33,9 @@ class Annotator {
     const OpEntry* entry = nullptr;
     ElemType compute_float = ElemType::UNDEFINED;
     ElemType first = ElemType::UNDEFINED;
+    // Type-name bit masks: the release's types (all = with the limited ones),
+    // and the op's types (the release's when the row states none).
+    uint32_t release_types = 0, release_all = 0, entry_types = 0;
   };
 
   NodeVerdict judge(int graph, const Node& n, const Release& r, Precision p) const;

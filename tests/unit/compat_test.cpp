@@ -258,3 +258,47 @@ TEST(CompatPrecision, ParsesNamesAndRejectsOthers) {
 
 }  // namespace
 }  // namespace trtlens
+
+namespace trtlens {
+namespace {
+
+// The matrix judges a node once per class of releases; its counts must equal
+// a full annotate() of every runtime.
+TEST(CompatMatrix, CountsEqualAnnotatingEveryRuntime) {
+  using namespace trtlens::test;
+  std::string dir = temp_dir("compat_matrix_equal");
+  ModelBuilder mb(13);
+  mb.opset("local", 1);
+  auto g = mb.graph();
+  g.input("x", kFloat, {1, 3, 8, 8}).input("n", kInt64, {});
+  g.init_float("w", {4, 3, 3, 3}, std::vector<float>(108, 0.1f));
+  g.init_float("xs", {}, {0.1f});
+  auto* zp = g.proto()->add_initializer();
+  zp->set_name("xz");
+  zp->set_data_type(kInt8);
+  zp->set_raw_data(std::string(1, '\0'));
+  g.node("QuantizeLinear", {"x", "xs", "xz"}, {"xq"}, "q");
+  g.node("DequantizeLinear", {"xq", "xs", "xz"}, {"xd"}, "dq");
+  g.node("Conv", {"xd", "w"}, {"c"}, "conv");
+  g.node("Shape", {"c"}, {"s"}, "shape");
+  g.node("Reshape", {"c", "s"}, {"r"}, "reshape");
+  auto& resize = g.node("Resize", {"r", "", "", "s"}, {"z"}, "resize");
+  attr_string(resize, "mode", "cubic");
+  g.node("Fn", {"z"}, {"y"}, "call", "local");
+  g.node("Custom", {"y"}, {"o"}, "custom", "com.example");
+  g.output("o");
+  mb.add_function("Fn", "local", {"a"}, {"b"});
+  mb.function_node("Fn", "local", "Gelu", {"a"}, {"b"});
+  Model m = load_model(mb.save(dir + "/m.onnx"));
+  const KnowledgeBase& kb = KnowledgeBase::builtin();
+  Matrix mx = compute_matrix(m, kb);
+  ASSERT_EQ(mx.cells.size(), kb.releases().size() * kAllPrecisions.size());
+  for (const auto& cell : mx.cells) {
+    Annotations a = annotate(m, *cell.release, cell.precision);
+    EXPECT_EQ(cell.summary, a.summary) << cell.release->name << " " << precision_name(cell.precision);
+    EXPECT_EQ(cell.converts, a.converts);
+  }
+}
+
+}  // namespace
+}  // namespace trtlens
