@@ -129,11 +129,9 @@ DotGraph engine_dot_graph(const EnginePlan& plan) {
                         {"tooltip", esc(name)}}});
     return id;
   };
-  std::unordered_set<std::string> consumed;
   for (size_t i = 0; i < plan.layers.size(); ++i) {
     const auto& l = plan.layers[i];
     for (const auto& t : l.inputs) {
-      consumed.insert(t.name);
       auto w = last_writer.find(t.name);
       std::string from;
       if (w != last_writer.end()) from = fmt::format("L{}", w->second);
@@ -145,8 +143,8 @@ DotGraph engine_dot_graph(const EnginePlan& plan) {
   }
   for (size_t i = 0; i < plan.layers.size(); ++i)
     for (const auto& t : plan.layers[i].outputs)
-      if (io_names.count(t.name) && (!consumed.count(t.name) || last_writer[t.name] == static_cast<int>(i)) &&
-          last_writer[t.name] == static_cast<int>(i))
+      // The last writer of an engine output feeds the output node.
+      if (io_names.count(t.name) && last_writer[t.name] == static_cast<int>(i))
         g.edges.push_back({fmt::format("L{}", i), io(t.name, false), tensor_edge_attrs(t)});
   return g;
 }
