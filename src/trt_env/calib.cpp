@@ -1,6 +1,7 @@
 // INT8 calibration caches: "TRT-<version>-<calibrator>" then "tensor: <hex float32 bits>".
 #include <bit>
 #include <cmath>
+#include <filesystem>
 #include <fmt/core.h>
 #include <set>
 #include <sstream>
@@ -18,7 +19,14 @@ const std::set<std::string, std::less<>>& known_calibrators() {
   return s;
 }
 
-std::string shorten(const std::string& s) { return s.size() > 60 ? s.substr(0, 57) + "..." : s; }
+// A line as it may appear in a one-line error: at most 60 characters, bytes
+// outside printable ASCII (a binary file given by mistake) shown as '.'.
+std::string shorten(const std::string& s) {
+  std::string out = s.size() > 60 ? s.substr(0, 57) + "..." : s;
+  for (char& c : out)
+    if (c < 0x20 || c > 0x7e) c = '.';
+  return out;
+}
 
 }  // namespace
 
@@ -84,7 +92,11 @@ CalibCache parse_calib_cache(const std::string& path, const std::string& text) {
   return c;
 }
 
-CalibCache read_calib_cache(const std::string& path) { return parse_calib_cache(path, read_file(path)); }
+CalibCache read_calib_cache(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw InputError(path, "is a folder, not a calibration cache");
+  return parse_calib_cache(path, read_file(path));
+}
 
 LoadVerdict calib_usable(const CalibCache& c, const TrtVersion& t) {
   if (t.major >= 11)

@@ -1,4 +1,5 @@
 // Plan (serialized engine) headers, read offline without deserializing.
+#include <filesystem>
 #include <fstream>
 #include <fmt/core.h>
 #include <map>
@@ -102,6 +103,8 @@ PlanInfo parse_plan(const std::string& path, const std::string& b, uint64_t file
 }
 
 PlanInfo read_plan(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw InputError(path, "is a folder, not a plan file");
   std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) throw InputError(path, "cannot read: no such file or not readable");
   uint64_t size = static_cast<uint64_t>(in.tellg());

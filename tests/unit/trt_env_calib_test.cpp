@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "trtlens/error.h"
+#include "support/paths.h"
 #include "trtlens/trt_env.h"
 
 namespace trtlens::test {
@@ -65,6 +66,19 @@ TEST(CalibCache, CorruptCachesAreErrorsNamingTheLine) {
   EXPECT_TRUE(contains(problem_of("TRT-8601-EntropyCalibration2\nx: 123456789\n"), "line 2: scale '123456789'"));
   EXPECT_TRUE(contains(problem_of("TRT-8601-EntropyCalibration2\nx: 3c0z\n"), "not 1 to 8 hex digits"));
   EXPECT_TRUE(contains(problem_of("TRT-8601-EntropyCalibration2\nx:\n"), "line 2"));
+  // A plan given by mistake: its NUL bytes must not cut the message short.
+  std::string plan("ftrt\0\0\0\0\x01\0\0\0 body", 17);
+  EXPECT_TRUE(contains(problem_of(plan), "line 1: 'ftrt........ body' is not a calibration cache header"))
+      << problem_of(plan);
+}
+
+TEST(CalibCache, AFolderIsNotACache) {
+  try {
+    read_calib_cache(temp_dir("CalibCache_Folder"));
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.problem(), "is a folder, not a calibration cache");
+  }
 }
 
 TEST(CalibUsable, SameVersionOnlyAndNothingOnEleven) {

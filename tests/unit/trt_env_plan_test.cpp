@@ -57,6 +57,12 @@ TEST(PlanHeader, ReadsFromAFile) {
   EXPECT_EQ(p.plan_offset, 4 + big.size());
   EXPECT_EQ(p.version.str(), "10.3.0.26");
   EXPECT_THROW(read_plan(dir + "/missing.engine"), InputError);
+  try {
+    read_plan(dir);
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.problem(), "is a folder, not a plan file");
+  }
 }
 
 TEST(PlanHeader, RejectsFilesWithoutATag) {
