@@ -266,6 +266,7 @@ std::string render_engine_layers(const EnginePlan& plan, const std::vector<size_
                    {"inputs", ins},
                    {"outputs", outs},
                    {"onnx_nodes", l.onnx_nodes},
+                   {"attributes", parse_or_empty(l.attributes_json)},
                    {"timed", l.timed},
                    {"latency_ms", l.avg_ms},
                    {"median_ms", l.median_ms},

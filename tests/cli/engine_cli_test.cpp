@@ -85,6 +85,7 @@ TEST(EngineCli, LayersSortAndFilter) {
   EXPECT_EQ(j["layers"][1]["name"], "conv1 + relu1");
   EXPECT_EQ(j["layers"][0]["inputs"][0]["precision"], "FP16");
   EXPECT_EQ(j["layers"][0]["inputs"][0]["layout"], "HWC8");
+  EXPECT_EQ(j["layers"][0]["attributes"]["OutMaps"], 20);
   auto t = run_trtlens({"engine", "layers", fixture("v8/tiny.onnx.engine"), "--filter", "precision=fp32"});
   EXPECT_NE(t.out.find("Reformatting CopyNode for Input"), std::string::npos);
   EXPECT_EQ(t.out.find("conv2"), std::string::npos);
