@@ -37,8 +37,12 @@ std::vector<GroupStat> group(const EnginePlan& plan, double total, bool by_type)
 // name TensorRT gives inserted copies ("Reformatting CopyNode for Input Tensor 0 to X").
 std::string reformat_reason(const EngineLayer& l, const std::string& from, const std::string& to) {
   std::string conv = from == to ? fmt::format("copies {}", from) : fmt::format("converts {} to {}", from, to);
-  if (l.origin == "QDQ")
-    return fmt::format("a Quantize/Dequantize node of the ONNX graph, run as a reformat; {}", conv);
+  if (l.origin == "QDQ") {
+    bool q = !l.outputs.empty() && l.outputs[0].precision == "INT8";
+    bool dq = !l.inputs.empty() && l.inputs[0].precision == "INT8";
+    const char* role = q && !dq ? "a Quantize" : dq && !q ? "a Dequantize" : "a Quantize/Dequantize";
+    return fmt::format("{} node of the ONNX graph left unfused, run as a reformat; {}", role, conv);
+  }
   static constexpr std::string_view in_tag = "Reformatting CopyNode for Input Tensor ";
   static constexpr std::string_view out_tag = "Reformatting CopyNode for Output Tensor ";
   std::string_view n = l.name;

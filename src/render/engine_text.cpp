@@ -1,6 +1,7 @@
 // Engine summary, layers, lint and compare as text, json, csv and markdown.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
@@ -216,10 +217,21 @@ std::string render_engine_summary(const EnginePlan& plan, const EngineSummary& s
                      percent_text(s.reformat_percent)));
   if (!s.reformats.empty()) {
     Table rt{{"layer", "origin", "conversion", "ms", "why"}, {}, {false, false, false, true, false}};
-    for (const auto& r : s.reformats)
+    // People read the costly ones; JSON and CSV of `engine layers` have them all.
+    std::vector<const ReformatInfo*> order;
+    for (const auto& r : s.reformats) order.push_back(&r);
+    std::stable_sort(order.begin(), order.end(),
+                     [](const ReformatInfo* a, const ReformatInfo* b) { return a->layer->avg_ms > b->layer->avg_ms; });
+    const size_t cap = 20;
+    for (size_t i = 0; i < order.size() && i < cap; ++i) {
+      const auto& r = *order[i];
       rt.rows.push_back({md ? r.layer->name : shorten(r.layer->name, 60), r.layer->origin, r.from + " -> " + r.to,
                          ms_text(r.layer->avg_ms), r.reason});
+    }
     o += table_out(rt, f);
+    if (order.size() > cap)
+      o += fmt::format("... {} more reformats (--format json, or engine layers --filter type=Reformat)\n",
+                       order.size() - cap);
   }
   o += h(fmt::format("Fused layers: {} of {}", s.fused.size(), s.layers));
   size_t shown = 0;

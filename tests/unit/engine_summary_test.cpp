@@ -56,7 +56,8 @@ TEST(EngineSummary, ReformatsFoundByTypeAndOriginTellsQdq) {
   auto s = summarize(p);
   ASSERT_EQ(s.reformat_count, 2);  // named QuantizeLinear_2 / DequantizeLinear_20, found by type
   EXPECT_EQ(s.reformats[0].layer->origin, "QDQ");
-  EXPECT_NE(s.reformats[0].reason.find("Quantize/Dequantize"), std::string::npos);
+  EXPECT_EQ(s.reformats[0].reason.rfind("a Quantize node", 0), 0u) << s.reformats[0].reason;
+  EXPECT_EQ(s.reformats[1].reason.rfind("a Dequantize node", 0), 0u) << s.reformats[1].reason;
 }
 
 // Parity: recompute TREx's figures straight from the raw files (TREx's rules,
