@@ -22,9 +22,12 @@ std::string render_report(const Model& model, const KnowledgeBase& kb, const Rep
   std::vector<Job> jobs;
   for (size_t r = 0; r < releases.size(); ++r)
     for (Precision p : kAllPrecisions) jobs.push_back({r, p});
+  if (threads < 1) threads = 1;
+  // Layout depends on the model only: it runs beside the annotators.
+  std::future<void> layout = std::async(threads > 1 ? std::launch::async : std::launch::deferred,
+                                        [&builder] { builder.lay_out(); });
   // Annotate a batch in parallel, then fold it in job order: the page is the
   // same whatever the thread count, and only one batch is held in memory.
-  if (threads < 1) threads = 1;
   for (size_t start = 0; start < jobs.size(); start += threads) {
     std::vector<std::future<Annotations>> batch;
     for (size_t j = start; j < jobs.size() && j < start + threads; ++j) {
@@ -35,6 +38,7 @@ std::string render_report(const Model& model, const KnowledgeBase& kb, const Rep
     }
     for (size_t j = 0; j < batch.size(); ++j) builder.add(jobs[start + j].release, jobs[start + j].precision, batch[j].get());
   }
+  layout.get();
   return assemble_report_page(options.title, builder.json());
 }
 

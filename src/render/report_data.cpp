@@ -210,7 +210,16 @@ struct ReportBuilder::Impl {
   const std::vector<std::string>& outer_reads(size_t gi);
 
   Json json_out();
-  Json graph_json(size_t gi, Interner& profiles, std::vector<Json>& profile_list, int unknown_detail);
+  // Everything about a graph but the verdicts: it reads only the model, so it
+  // may run while add() folds annotations on another thread.
+  Json graph_json(size_t gi);
+  std::vector<Json> layouts;  // graph_json of every graph, once laid out
+  bool laid_out = false;
+  void lay_out() {
+    if (laid_out) return;
+    for (size_t gi = 0; gi < model.graphs.size(); ++gi) layouts.push_back(graph_json(gi));
+    laid_out = true;
+  }
   Json op_table();
 };
 
@@ -255,8 +264,7 @@ struct RegionItem {
 
 }  // namespace
 
-Json ReportBuilder::Impl::graph_json(size_t gi, Interner& profiles, std::vector<Json>& profile_list,
-                                     int unknown_detail) {
+Json ReportBuilder::Impl::graph_json(size_t gi) {
   const Graph& g = model.graphs[gi];
   Json out;
   out["path"] = g.path;
@@ -343,7 +351,6 @@ Json ReportBuilder::Impl::graph_json(size_t gi, Interner& profiles, std::vector<
   std::map<std::pair<std::string, std::string>, int> function_graph;
   for (const auto& f : model.functions) function_graph[{f.domain, f.name}] = f.graph;
   Json nodes = Json::array();
-  std::vector<int> row(runtimes);
   for (size_t i = 0; i < n; ++i) {
     const Node& node = g.nodes[i];
     Json jn;
@@ -373,25 +380,6 @@ Json ReportBuilder::Impl::graph_json(size_t gi, Interner& profiles, std::vector<
     if (fg != function_graph.end()) jn["f"] = fg->second;
     jn["r"] = region[i];
 
-    // Verdict row, run-length coded: [detail, count, detail, count, ...].
-    size_t flat = graph_offset[gi] + i;
-    Json rle = Json::array();
-    std::string key;
-    for (size_t k = 0; k < runtimes; ++k) {
-      int d = node_detail[flat * runtimes + k];
-      row[k] = d < 0 ? unknown_detail : d;
-    }
-    for (size_t k = 0; k < runtimes;) {
-      size_t e = k;
-      while (e < runtimes && row[e] == row[k]) ++e;
-      rle.push_back(row[k]);
-      rle.push_back(e - k);
-      key += std::to_string(row[k]) + '*' + std::to_string(e - k) + ',';
-      k = e;
-    }
-    int pid = profiles.id(key);
-    if (pid == static_cast<int>(profile_list.size())) profile_list.push_back(std::move(rle));
-    jn["p"] = pid;
     nodes.push_back(std::move(jn));
   }
 
@@ -581,12 +569,37 @@ Json ReportBuilder::Impl::json_out() {
     nv.reasons.push_back({"analysis", "this runtime was not analysed for this report", ""});
     unknown_detail = detail_id(nv);
   }
+  lay_out();
+  // Each node's verdict row, run-length coded ([detail, count, ...]) and shared
+  // between nodes whose rows are equal.
   Interner profiles;
   std::vector<Json> profile_list;
-  Json graphs = Json::array();
-  for (size_t gi = 0; gi < model.graphs.size(); ++gi)
-    graphs.push_back(graph_json(gi, profiles, profile_list, unknown_detail));
-  out["graphs"] = std::move(graphs);
+  std::vector<int> row(runtimes);
+  std::string key;
+  for (size_t gi = 0; gi < model.graphs.size(); ++gi) {
+    Json& nodes = layouts[gi]["nodes"];
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      size_t flat = graph_offset[gi] + i;
+      for (size_t k = 0; k < runtimes; ++k) {
+        int d = node_detail[flat * runtimes + k];
+        row[k] = d < 0 ? unknown_detail : d;
+      }
+      Json rle = Json::array();
+      key.clear();
+      for (size_t k = 0; k < runtimes;) {
+        size_t e = k;
+        while (e < runtimes && row[e] == row[k]) ++e;
+        rle.push_back(row[k]);
+        rle.push_back(e - k);
+        key += std::to_string(row[k]) + '*' + std::to_string(e - k) + ',';
+        k = e;
+      }
+      int pid = profiles.id(key);
+      if (pid == static_cast<int>(profile_list.size())) profile_list.push_back(std::move(rle));
+      nodes[i]["p"] = pid;
+    }
+  }
+  out["graphs"] = layouts;
   out["profiles"] = profile_list;
   out["details"] = details;
   Json jreasons = Json::array();
@@ -601,6 +614,8 @@ Json ReportBuilder::Impl::json_out() {
 ReportBuilder::ReportBuilder(const Model& model, std::vector<const Release*> releases, ReportOptions options)
     : impl_(std::make_unique<Impl>(model, std::move(releases), std::move(options))) {}
 ReportBuilder::~ReportBuilder() = default;
+
+void ReportBuilder::lay_out() { impl_->lay_out(); }
 
 void ReportBuilder::add(size_t release_index, Precision precision, const Annotations& annotations) {
   impl_->add(release_index, precision, annotations);

@@ -34,12 +34,17 @@ class ReportBuilder {
   ReportBuilder(const ReportBuilder&) = delete;
   ReportBuilder& operator=(const ReportBuilder&) = delete;
 
+  // Lays the graphs out with Graphviz (json() does it if not done before).
+  // Touches nothing add() touches, so it may run on another thread meanwhile;
+  // never run two lay_out() at once (Graphviz is not thread-safe).
+  // Throws std::runtime_error if Graphviz fails.
+  void lay_out();
+
   // Records the annotations of releases[release_index] at `precision`.
   // Runtimes never added show every node as UNKNOWN.
   void add(size_t release_index, Precision precision, const Annotations& annotations);
 
-  // The page data as JSON (schema in docs/report.md). Lays the graphs out
-  // with Graphviz. Throws std::runtime_error if Graphviz fails.
+  // The page data as JSON (schema in docs/report.md).
   std::string json() const;
 
  private:
