@@ -365,10 +365,26 @@ std::string render_engine_compare(const PlanComparison& c, OutputFormat f, size_
     j["matched_in_all"] = c.matched_in_all;
     return j.dump(2) + "\n";
   }
+  if (f == OutputFormat::Csv) {
+    // One long-form table: a row per (section, key, plan).
+    Table t{{"section", "name", "plan", "count", "latency_ms"}, {}, {}};
+    for (size_t p = 0; p < n; ++p)
+      t.rows.push_back({"total", "", c.plans[p]->name, std::to_string(c.layer_counts[p]), fixed(c.total_ms[p])});
+    for (size_t i = 0; i < c.types.size(); ++i)
+      for (size_t p = 0; p < n; ++p)
+        t.rows.push_back({"type", c.types[i], c.plans[p]->name, std::to_string(c.type_count[i][p]), fixed(c.type_ms[i][p])});
+    for (size_t i = 0; i < c.precisions.size(); ++i)
+      for (size_t p = 0; p < n; ++p)
+        t.rows.push_back({"precision", c.precisions[i], c.plans[p]->name, std::to_string(c.precision_count[i][p]),
+                          fixed(c.precision_ms[i][p])});
+    for (const auto& m : c.layers)
+      for (size_t p = 0; p < n; ++p)
+        t.rows.push_back({"layer", m.name, c.plans[p]->name, m.avg_ms[p] ? "1" : "0",
+                          m.avg_ms[p] ? fixed(*m.avg_ms[p]) : ""});
+    return to_csv(t);
+  }
   const bool md = f == OutputFormat::Markdown;
-  auto h = [&](const std::string& title) {
-    return f == OutputFormat::Csv ? std::string() : md ? "\n## " + title + "\n\n" : "\n" + title + "\n";
-  };
+  auto h = [&](const std::string& title) { return md ? "\n## " + title + "\n\n" : "\n" + title + "\n"; };
   std::vector<bool> num(n + 1, true);
   num[0] = false;
   std::vector<std::string> head{"metric"};

@@ -125,6 +125,10 @@ TEST(EngineCli, CompareMatchesLayersByName) {
       EXPECT_NEAR(l["latency_ms"][1].get<double>(), 0.2, 1e-12);
     }
   EXPECT_TRUE(found);
+  auto csv = run_trtlens({"engine", "compare", fixture("v8/tiny.onnx.engine"), fixture("bad/untimed.onnx.engine"),
+                          "--format", "csv"});
+  EXPECT_EQ(csv.out.rfind("section,name,plan,count,latency_ms\r\n", 0), 0u) << csv.out;
+  EXPECT_NE(csv.out.find("layer,conv2,untimed.onnx.engine,1,0.200000"), std::string::npos) << csv.out;
   auto one = run_trtlens({"engine", "compare", fixture("v8/tiny.onnx.engine")});
   EXPECT_EQ(one.exit_code, 2);
 }
