@@ -1,5 +1,6 @@
 // Loading the knowledge base: data/trt/<release>.tsv (format in data/trt/README.md),
 // compiled into the binary, parsed once on first use.
+#include "util/strings.h"
 #include "trtlens/kb.h"
 
 #include <fmt/format.h>
@@ -19,20 +20,6 @@ namespace {
 
 constexpr std::string_view kColumns = "op\tstatus\ttypes\trules\tplugin\timporter\tbasis\trules_src\tnote";
 constexpr size_t kColumnCount = 9;
-
-std::vector<std::string_view> split(std::string_view s, char sep) {
-  std::vector<std::string_view> out;
-  size_t start = 0;
-  for (;;) {
-    size_t pos = s.find(sep, start);
-    if (pos == std::string_view::npos) {
-      out.push_back(s.substr(start));
-      return out;
-    }
-    out.push_back(s.substr(start, pos - start));
-    start = pos + 1;
-  }
-}
 
 // "-" is the data files' spelling of "empty / not stated".
 std::string field(std::string_view s) { return s == "-" ? std::string() : std::string(s); }

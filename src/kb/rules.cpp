@@ -12,6 +12,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "util/strings.h"
 #include "trtlens/kb.h"
 
 namespace trtlens {
@@ -48,20 +49,6 @@ std::optional<ElemType> type_of_name(std::string_view name) {
   for (const auto& t : kTypeNames)
     if (t.name == name) return t.type;
   return std::nullopt;
-}
-
-std::vector<std::string_view> split(std::string_view s, char sep) {
-  std::vector<std::string_view> out;
-  size_t start = 0;
-  for (;;) {
-    size_t pos = s.find(sep, start);
-    if (pos == std::string_view::npos) {
-      out.push_back(s.substr(start));
-      return out;
-    }
-    out.push_back(s.substr(start, pos - start));
-    start = pos + 1;
-  }
 }
 
 bool is_word(std::string_view s) {
