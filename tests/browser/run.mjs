@@ -16,7 +16,8 @@ if (!trtlens) {
 }
 const artifacts = path.resolve(artifactArg || path.join(here, 'artifacts'));
 const work = path.join(artifacts, 'work');
-fs.rmSync(artifacts, { recursive: true, force: true });
+// Only our own leftovers are removed: the artifact dir may hold other things.
+fs.rmSync(work, { recursive: true, force: true });
 fs.mkdirSync(work, { recursive: true });
 
 let chromium;
