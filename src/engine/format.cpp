@@ -115,28 +115,6 @@ bool is_float_precision(std::string_view p) {
   return p == "FP32" || p == "FP16" || p == "BF16" || p == "FP8" || p == "FP4" || p == "FP64";
 }
 
-int TensorIndex::find(const std::string& name) const {
-  auto it = by_name.find(name);
-  return it == by_name.end() ? -1 : it->second;
-}
-
-TensorIndex index_tensors(const EnginePlan& plan) {
-  TensorIndex ix;
-  auto slot = [&](const std::string& n) {
-    auto [it, fresh] = ix.by_name.emplace(n, static_cast<int>(ix.names.size()));
-    if (fresh) {
-      ix.names.push_back(n);
-      ix.uses.emplace_back();
-    }
-    return it->second;
-  };
-  for (size_t l = 0; l < plan.layers.size(); ++l) {
-    for (const auto& t : plan.layers[l].inputs) ix.uses[slot(t.name)].consumers.push_back(static_cast<int>(l));
-    for (const auto& t : plan.layers[l].outputs) ix.uses[slot(t.name)].producers.push_back(static_cast<int>(l));
-  }
-  return ix;
-}
-
 }  // namespace engine_detail
 
 int64_t EngineTensor::size_bytes() const {

@@ -2,7 +2,6 @@
 #pragma once
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "trtlens/engine.h"
@@ -22,18 +21,6 @@ std::string dims_text(const std::vector<int64_t>& dims);
 // "0.123" with enough digits for small layers.
 std::string ms_text(double ms);
 std::string percent_text(double pct);
-
-// Layers consuming each tensor, by layer index (built once per plan).
-struct TensorUse {
-  std::vector<int> producers, consumers;
-};
-struct TensorIndex {
-  std::vector<std::string> names;       // tensor names, index order
-  std::vector<TensorUse> uses;          // same order
-  std::unordered_map<std::string, int> by_name;
-  int find(const std::string& name) const;  // -1 when unknown
-};
-TensorIndex index_tensors(const EnginePlan& plan);
 
 bool is_float_precision(std::string_view p);
 

@@ -244,7 +244,8 @@ std::string render_engine_summary(const EnginePlan& plan, const EngineSummary& s
                      l->onnx_nodes.size() > 1 ? fmt::format(" ({} ONNX nodes)", l->onnx_nodes.size()) : "");
   }
   std::string dev = kv_block("Device", plan.device), bld = kv_block("Builder", plan.builder);
-  if (!dev.empty() || !bld.empty()) o += md ? "\n```\n" + dev + bld + "```\n" : "\n" + dev + bld;
+  std::string perf = kv_block("Performance (trtexec)", plan.performance);
+  if (!dev.empty() || !bld.empty()) o += md ? "\n```\n" + dev + bld + perf + "```\n" : "\n" + dev + bld + perf;
   else o += "\nDevice and builder settings: no metadata files (profile.metadata.json, build.metadata.json)\n";
   if (findings) {
     int w = 0, i = 0, e = 0;
