@@ -29,6 +29,9 @@ MappedFile::MappedFile(const std::string& path) {
       data_ = nullptr;
       throw InputError(path, std::string("cannot map: ") + std::strerror(err));
     }
+    // Reads are sparse (headers between skipped payloads): no readahead or
+    // fault-around, so untouched weight pages never enter the process.
+    ::madvise(data_, size_, MADV_RANDOM);
   }
   ::close(fd);
 }
