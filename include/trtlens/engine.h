@@ -32,9 +32,10 @@ struct PlanFiles {
 
 // Resolves `spec` to the files of one plan. `spec` is a path prefix
 // ("resnet.onnx.engine" → resnet.onnx.engine.graph.json, ...), a graph.json
-// path (its siblings are looked up by the same prefix), or a folder holding
-// exactly one *.graph.json. Throws InputError(spec, ...) when no graph.json is
-// found.
+// path (its siblings are looked up by the same prefix), a folder holding
+// exactly one *.graph.json, or any other .json file (taken as the graph, with
+// no siblings). Absent siblings are left "". Throws InputError(spec, ...) when
+// no graph.json is found or a folder holds several.
 PlanFiles find_plan_files(const std::string& spec);
 
 using KeyValues = std::vector<std::pair<std::string, std::string>>;  // in file order
@@ -127,9 +128,14 @@ struct LoadOptions {
   int profile_id = 0;  // optimization profile whose layers to keep (names suffixed " [profile N]" for N > 0)
 };
 
-// Loads a plan. Throws InputError(file, problem) for invalid JSON, a graph of
-// an unknown layout, a profile that is not trtexec's (or whose records match
-// no layer), an unreadable metadata file. Missing optional files only add notes.
+// Loads a plan. Throws InputError(file, problem) for: an unreadable file,
+// invalid JSON (with its byte offset), a graph of an unknown layout (not an
+// object with a "Layers" list of layer objects or names), no layer in the
+// requested optimization profile, a profile.json that is not a list of records
+// or none of whose records names a layer, a timing.json that is not a list,
+// invalid metadata JSON. A missing profile, layers without a profile record,
+// a names-only graph or a profile whose names disagree by position do not
+// throw: they add notes (EnginePlan::notes) and the result is partial.
 EnginePlan load_plan(const PlanFiles& files, const LoadOptions& options = {});
 // Parses graph.json text (and optional profile.json text); `graph_name` and
 // `profile_name` name them in errors. For tests and tools holding text in memory.
@@ -208,7 +214,7 @@ std::vector<Finding> lint(const EnginePlan& plan, const std::vector<std::string>
 struct LayerMatch {
   std::string name;
   std::string type;                    // from the first plan that has the layer
-  std::vector<std::optional<double>> avg_ms;  // per plan; nullopt when the layer is absent or untimed there
+  std::vector<std::optional<double>> avg_ms;  // per plan, ms; nullopt when absent there, or untimed in a plan with a profile
 };
 
 struct PlanComparison {
