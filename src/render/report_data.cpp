@@ -415,6 +415,9 @@ Json ReportBuilder::Impl::graph_json(size_t gi) {
     const TensorInfo* t = g.find(in, model.graphs);
     is_graph_input[in] = !t || t->origin != TensorOrigin::Initializer;
   }
+  // What a subgraph reads from enclosing graphs enters it like an input.
+  if (gi > 0)
+    for (const auto& name : std::vector<std::string>(outer_reads(gi))) is_graph_input.emplace(name, true);
   std::vector<std::map<std::tuple<int, int, int>, bool>> seen(region_count);
   auto add_edge = [&](int r, int from, int to, int t) {
     if (seen[r].emplace(std::make_tuple(from, to, t), true).second) edges[r].push_back({from, to, t});

@@ -290,6 +290,12 @@ TEST(ReportData, SubgraphOuterReadsAreImplicitInputs) {
   for (const json& e : g0["regions"][0]["edges"])
     if (e[0] == g0["nodes"][0]["b"] && e[1] == loop["b"]) found = g0["tensors"][e[2].get<int>()][0] == "c";
   EXPECT_TRUE(found);
+  // Inside the body, c enters like an input.
+  const json& body = d["graphs"][1];
+  std::set<std::string> inputs;
+  for (const json& it : body["regions"][0]["items"])
+    if (it[0] == 1) inputs.insert(body["tensors"][it[1].get<int>()][0].get<std::string>());
+  EXPECT_EQ(inputs, (std::set<std::string>{"i", "c"}));
 }
 
 TEST(ReportData, SplitsBigGraphsIntoLinkedRegions) {
