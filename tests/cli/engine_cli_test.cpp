@@ -1,6 +1,7 @@
 // `trtlens engine ...` run as a user would: outputs, formats, exit codes.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
