@@ -508,12 +508,23 @@ EnginePlan parse_plan(const std::string& graph_text, const std::string& graph_na
   if (all.empty() && names_only.empty()) throw InputError(graph_name, "\"Layers\" is empty");
 
   std::unordered_set<std::string> binding_names;
+  // 11.x lists shapes per profile in ProfileInfo and may not suffix I/O names:
+  // when no I/O name carries the requested profile, the unsuffixed ones serve.
+  bool io_suffixed = false;
+  for (const json* list : {&bindings, &io_tensors})
+    if (list->is_array())
+      for (const auto& n : *list) {
+        const json* name = n.is_string() ? &n : (n.is_object() && n.contains("Name") ? &n["Name"] : nullptr);
+        if (name && name->is_string() && options.profile_id > 0 && profile_of(name->get<std::string>()) == options.profile_id)
+          io_suffixed = true;
+      }
+  const int io_profile = options.profile_id > 0 && !io_suffixed ? 0 : options.profile_id;
   if (bindings.is_array()) {
     for (const auto& n : bindings)
       if (n.is_string()) {
         std::string s = n.get<std::string>();
         plan.profiles = std::max(plan.profiles, profile_of(s) + 1);
-        if (profile_of(s) != options.profile_id) continue;
+        if (profile_of(s) != io_profile) continue;
         binding_names.insert(s);
         plan.io.push_back({s, "", "", {}});
       }
@@ -529,7 +540,7 @@ EnginePlan parse_plan(const std::string& graph_text, const std::string& graph_na
       if (auto it = t.find("DataType"); it != t.end() && it->is_string()) io.data_type = it->get<std::string>();
       if (auto it = t.find("Dimensions"); it != t.end()) io.dims = read_dims(*it);
       plan.profiles = std::max(plan.profiles, profile_of(io.name) + 1);
-      if (profile_of(io.name) != options.profile_id) continue;
+      if (profile_of(io.name) != io_profile) continue;
       binding_names.insert(io.name);
       plan.io.push_back(std::move(io));
     }

@@ -210,3 +210,21 @@ TEST(EngineLoad, MissingProfileIsPartialNotAnError) {
   ASSERT_TRUE(p.partial());
   EXPECT_NE(p.notes[0].find("no profile.json"), std::string::npos);
 }
+
+TEST(EngineLoad, Layout11UnsuffixedIOServesEveryProfile) {
+  std::string graph = R"({"Layers": [
+    {"Name": "conv", "LayerType": "CaskConvolution", "ParameterType": "Convolution",
+     "Inputs": [{"Name": "input", "Dimensions": [1,8,4,4], "Format": "Row major linear FP32 format (kLINEAR)", "Datatype": "Float"}],
+     "Outputs": [{"Name": "output", "Dimensions": [1,8,4,4], "Format": "Row major linear FP32 format (kLINEAR)", "Datatype": "Float"}]},
+    {"Name": "conv [profile 1]", "LayerType": "CaskConvolution", "ParameterType": "Convolution",
+     "Inputs": [{"Name": "input [profile 1]", "Dimensions": [4,8,4,4], "Format": "Row major linear FP32 format (kLINEAR)", "Datatype": "Float"}],
+     "Outputs": [{"Name": "output [profile 1]", "Dimensions": [4,8,4,4], "Format": "Row major linear FP32 format (kLINEAR)", "Datatype": "Float"}]}],
+    "I/O Tensors": [{"Name": "input", "IOMode": "Input", "DataType": "Float", "Dimensions": [-1,8,4,4]},
+                    {"Name": "output", "IOMode": "Output", "DataType": "Float", "Dimensions": [-1,8,4,4]}]})";
+  auto p1 = parse_plan(graph, "g.json", "", "", LoadOptions{1});
+  EXPECT_EQ(p1.profiles, 2);
+  ASSERT_EQ(p1.layers.size(), 1u);
+  EXPECT_EQ(p1.layers[0].name, "conv [profile 1]");
+  ASSERT_EQ(p1.io.size(), 2u);
+  EXPECT_EQ(p1.io[0].dims[0], -1);
+}
