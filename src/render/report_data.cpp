@@ -48,7 +48,12 @@ std::string format_list(const std::vector<T>& v, size_t max_items, F one) {
 
 std::string format_attribute(const Attribute& a, size_t max_items) {
   using K = Attribute::Kind;
-  auto quote = [](const std::string& s) { return "\"" + s + "\""; };
+  // Long strings (embedded configs, base64 blobs) are cut: the page shows, not stores.
+  auto quote = [](const std::string& s) {
+    constexpr size_t kMax = 256;
+    if (s.size() <= kMax) return "\"" + s + "\"";
+    return "\"" + s.substr(0, kMax) + fmt::format("\" ... ({} bytes in all)", s.size());
+  };
   switch (a.kind) {
     case K::Int: return std::to_string(a.i);
     case K::Float: return format_double(a.f);

@@ -184,6 +184,8 @@ TEST(ReportData, FormatsShapesAndAttributes) {
   a.kind = Attribute::Kind::String;
   a.s = "nearest";
   EXPECT_EQ(format_attribute(a), "\"nearest\"");
+  a.s = std::string(1000, 'x');
+  EXPECT_EQ(format_attribute(a), "\"" + std::string(256, 'x') + "\" ... (1000 bytes in all)");
 }
 
 TEST(ReportData, CarriesEveryRuntimeVerdict) {
