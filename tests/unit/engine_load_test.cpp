@@ -212,7 +212,7 @@ TEST(EngineLoad, MissingProfileIsPartialNotAnError) {
 }
 
 TEST(EngineLoad, Layout11UnsuffixedIOServesEveryProfile) {
-  std::string graph = R"({"Layers": [
+  std::string graph = R"JSON({"Layers": [
     {"Name": "conv", "LayerType": "CaskConvolution", "ParameterType": "Convolution",
      "Inputs": [{"Name": "input", "Dimensions": [1,8,4,4], "Format": "Row major linear FP32 format (kLINEAR)", "Datatype": "Float"}],
      "Outputs": [{"Name": "output", "Dimensions": [1,8,4,4], "Format": "Row major linear FP32 format (kLINEAR)", "Datatype": "Float"}]},
@@ -220,7 +220,7 @@ TEST(EngineLoad, Layout11UnsuffixedIOServesEveryProfile) {
      "Inputs": [{"Name": "input [profile 1]", "Dimensions": [4,8,4,4], "Format": "Row major linear FP32 format (kLINEAR)", "Datatype": "Float"}],
      "Outputs": [{"Name": "output [profile 1]", "Dimensions": [4,8,4,4], "Format": "Row major linear FP32 format (kLINEAR)", "Datatype": "Float"}]}],
     "I/O Tensors": [{"Name": "input", "IOMode": "Input", "DataType": "Float", "Dimensions": [-1,8,4,4]},
-                    {"Name": "output", "IOMode": "Output", "DataType": "Float", "Dimensions": [-1,8,4,4]}]})";
+                    {"Name": "output", "IOMode": "Output", "DataType": "Float", "Dimensions": [-1,8,4,4]}]})JSON";
   auto p1 = parse_plan(graph, "g.json", "", "", LoadOptions{1});
   EXPECT_EQ(p1.profiles, 2);
   ASSERT_EQ(p1.layers.size(), 1u);
