@@ -6,6 +6,7 @@
 
 #include "engine/internal.h"
 #include "render/engine_render.h"
+#include "render/html.h"
 #include "util/embedded.h"
 
 using nlohmann::json;
@@ -14,20 +15,6 @@ namespace trtlens {
 
 namespace {
 
-std::string html_escape(const std::string& s) {
-  std::string r;
-  r.reserve(s.size());
-  for (char c : s) {
-    switch (c) {
-      case '&': r += "&amp;"; break;
-      case '<': r += "&lt;"; break;
-      case '>': r += "&gt;"; break;
-      case '"': r += "&quot;"; break;
-      default: r += c;
-    }
-  }
-  return r;
-}
 
 // JSON inside <script>: "</" would close the element early.
 std::string script_safe(std::string s) {
@@ -39,16 +26,6 @@ std::string script_safe(std::string s) {
   return s;
 }
 
-// JSON inside <script>: '<' only occurs in strings, where \u003c means the same.
-std::string json_script_safe(const std::string& s) {
-  std::string r;
-  r.reserve(s.size());
-  for (char c : s) {
-    if (c == '<') r += "\\u003c";
-    else r += c;
-  }
-  return r;
-}
 
 // Fills {{NAME}} placeholders of the template in one pass, so substituted
 // text (layer names, SVG) is never scanned for placeholders again.
@@ -157,7 +134,7 @@ std::string render_engine_report(const std::vector<const EnginePlan*>& plans, si
                {"CSS", std::string(embedded_file("web/engine_report.css"))},
                {"JS", script_safe(std::string(embedded_file("web/engine_report.js")))},
                {"GRAPHS", graphs},
-               {"DATA", json_script_safe(data.dump())}});
+               {"DATA", json_for_script(data.dump())}});
 }
 
 }  // namespace trtlens

@@ -3,44 +3,10 @@
 #include <stdexcept>
 #include <vector>
 
+#include "render/html.h"
 #include "util/embedded.h"
 
 namespace trtlens {
-
-std::string html_escape(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
-
-std::string json_for_script(std::string_view json) {
-  std::string out;
-  out.reserve(json.size() + json.size() / 16);
-  for (size_t i = 0; i < json.size(); ++i) {
-    char c = json[i];
-    // These bytes occur in JSON only inside strings, where \u escapes are valid.
-    if (c == '<') out += "\\u003c";
-    else if (c == '>') out += "\\u003e";
-    else if (c == '&') out += "\\u0026";
-    else if (c == '\xe2' && i + 2 < json.size() && json[i + 1] == '\x80' && (json[i + 2] == '\xa8' || json[i + 2] == '\xa9')) {
-      out += json[i + 2] == '\xa8' ? "\\u2028" : "\\u2029";
-      i += 2;
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
 
 std::string assemble_report_page(std::string_view title, std::string_view data_json) {
   std::string_view tpl = embedded_file("web/report.html");

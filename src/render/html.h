@@ -1,0 +1,16 @@
+// Escaping for the self-contained HTML pages (model report, engine report).
+#pragma once
+#include <string>
+#include <string_view>
+
+namespace trtlens {
+
+// Text safe inside HTML element content and quoted attribute values.
+std::string html_escape(std::string_view text);
+
+// JSON made safe to sit inside a <script> element: every '<', '>' and '&'
+// becomes a \u escape (so "</script>" or "<!--" in a model string cannot end
+// or alter the script element), as do U+2028 and U+2029.
+std::string json_for_script(std::string_view json);
+
+}  // namespace trtlens
