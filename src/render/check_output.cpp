@@ -77,6 +77,24 @@ json node_json(const Model& m, const NodeVerdict& v) {
           {"hints", v.hints}};
 }
 
+// A JSON string literal (escaping by nlohmann-json).
+std::string json_quote(std::string_view s) { return json(s).dump(); }
+
+// node_json(m, v).dump(), written without building the object: this runs for
+// every node of the model.
+void append_node_json(std::string& out, const Model& m, const NodeVerdict& v) {
+  const Node& n = node_of(m, v);
+  out += fmt::format(R"({{"graph":{},"index":{},"name":{},"op_type":{},"domain":{},"verdict":"{}","precision":{},"reasons":[)",
+                     json_quote(m.graphs[static_cast<size_t>(v.graph)].path), v.index, json_quote(n.name), json_quote(n.op_type),
+                     json_quote(n.domain), verdict_name(v.verdict), json_quote(v.precision));
+  for (size_t i = 0; i < v.reasons.size(); ++i)
+    out += fmt::format(R"({}{{"rule":{},"message":{},"source":{}}})", i ? "," : "", json_quote(v.reasons[i].rule),
+                       json_quote(v.reasons[i].message), json_quote(v.reasons[i].source));
+  out += R"(],"hints":[)";
+  for (size_t i = 0; i < v.hints.size(); ++i) out += (i ? "," : "") + json_quote(v.hints[i]);
+  out += "]}";
+}
+
 std::string node_label(const Model& m, const NodeVerdict& v) {
   const Node& n = node_of(m, v);
   return n.name.empty() ? fmt::format("#{}", v.index) : n.name;
@@ -125,8 +143,6 @@ std::string check_text(const Model& m, const Annotations& a, const CheckView& vi
 }
 
 std::string check_json(const Model& m, const Annotations& a) {
-  json nodes = json::array();
-  for (const auto& v : a.nodes) nodes.push_back(node_json(m, v));
   json doc = {{"schema_version", kCheckSchemaVersion},
               {"tool", "trtlens"},
               {"model", model_json(m)},
@@ -138,8 +154,21 @@ std::string check_json(const Model& m, const Annotations& a) {
               {"converts", a.converts},
               {"summary", summary_json(a.summary)},
               {"notes", a.notes},
-              {"nodes", std::move(nodes)}};
-  return doc.dump(2) + "\n";
+              {"nodes", json::array()}};
+  // The nodes are streamed one compact object per line: a DOM of every node
+  // of a 100k-node model would cost more than the analysis itself.
+  std::string head = doc.dump(2);
+  size_t close = head.rfind("[]");
+  std::string out = head.substr(0, close) + "[";
+  const char* sep = "\n    ";
+  for (const auto& v : a.nodes) {
+    out += sep;
+    append_node_json(out, m, v);
+    sep = ",\n    ";
+  }
+  out += a.nodes.empty() ? "]" : "\n  ]";
+  out += head.substr(close + 2);
+  return out + "\n";
 }
 
 std::string check_markdown(const Model& m, const Annotations& a, const CheckView& view) {
