@@ -12,18 +12,20 @@ mkdir -p "$out"
 [ -f "$out/gpt2_external/model.onnx" ] || /usr/bin/python3 "$here/gen_models.py" "$out" --only external
 [ -f "$out/gpt2_embedded.onnx" ] || /usr/bin/python3 "$here/gen_models.py" "$out" --only embedded
 
-# Best of N runs: wall seconds and peak RSS (MB) of the whole process.
+# Mean wall seconds over N runs (hyperfine, after a warm-up run) and peak RSS
+# (MB, /usr/bin/time) of the whole process.
 measure() {
   local runs=$1; shift
-  local best_t=999 best_m=0
-  for _ in $(seq "$runs"); do
-    read -r t m < <( { /usr/bin/time -f "%e %M" "$@" > /dev/null; } 2>&1 | tail -1)
-    if awk -v a="$t" -v b="$best_t" 'BEGIN{exit !(a<b)}'; then best_t=$t; best_m=$m; fi
-  done
-  echo "$best_t $((best_m / 1024))"
+  local json; json=$(mktemp)
+  hyperfine --warmup 1 --runs "$runs" --style none --export-json "$json" "$(printf '%q ' "$@")" > /dev/null
+  local t; t=$(/usr/bin/python3 -c 'import json,sys; print("%.3f" % json.load(open(sys.argv[1]))["results"][0]["mean"])' "$json")
+  rm -f "$json"
+  local m; m=$( { /usr/bin/time -f "%M" "$@" > /dev/null; } 2>&1 | tail -1)
+  echo "$t $((m / 1024))"
 }
 
-printf "%-16s %-28s %9s %9s\n" model command "wall s" "peak MB"
+echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), load $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%Y-%m-%dT%H:%MZ)"
+printf "%-16s %-28s %9s %9s\n" model command "mean s" "peak MB"
 row() { printf "%-16s %-28s %9s %9s\n" "$1" "$2" "$3" "$4"; }
 declare -A T
 for name in embedded external wide; do
@@ -35,8 +37,8 @@ for name in embedded external wide; do
   # Warm the page cache the same way for both sides.
   cat "$model" > /dev/null
   read -r pt pm < <(measure 3 /usr/bin/python3 "$here/python_baseline.py" "$model")
-  read -r ct cm < <(measure 5 "$trtlens" check "$model" --trt 10.0 --precision fp16 --format json)
-  read -r mt mm < <(measure 3 "$trtlens" matrix "$model" --format json)
+  read -r ct cm < <(measure 10 "$trtlens" check "$model" --trt 10.0 --precision fp16 --format json)
+  read -r mt mm < <(measure 10 "$trtlens" matrix "$model" --format json)
   row "$name" "python onnx.load + loop" "$pt" "$pm"
   row "$name" "trtlens check" "$ct" "$cm"
   row "$name" "trtlens matrix (33x6)" "$mt" "$mm"
