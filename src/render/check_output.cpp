@@ -62,26 +62,12 @@ json summary_json(const std::array<int, 5>& summary) {
   return s;
 }
 
-json node_json(const Model& m, const NodeVerdict& v) {
-  const Node& n = node_of(m, v);
-  json reasons = json::array();
-  for (const auto& r : v.reasons) reasons.push_back({{"rule", r.rule}, {"message", r.message}, {"source", r.source}});
-  return {{"graph", m.graphs[static_cast<size_t>(v.graph)].path},
-          {"index", v.index},
-          {"name", n.name},
-          {"op_type", n.op_type},
-          {"domain", n.domain},
-          {"verdict", verdict_name(v.verdict)},
-          {"precision", v.precision},
-          {"reasons", std::move(reasons)},
-          {"hints", v.hints}};
-}
 
 // A JSON string literal (escaping by nlohmann-json).
 std::string json_quote(std::string_view s) { return json(s).dump(); }
 
-// node_json(m, v).dump(), written without building the object: this runs for
-// every node of the model.
+// One node's JSON object (docs/check-json.md), written without building a DOM:
+// this runs for every node of the model.
 void append_node_json(std::string& out, const Model& m, const NodeVerdict& v) {
   const Node& n = node_of(m, v);
   out += fmt::format(R"({{"graph":{},"index":{},"name":{},"op_type":{},"domain":{},"verdict":"{}","precision":{},"reasons":[)",
@@ -93,6 +79,13 @@ void append_node_json(std::string& out, const Model& m, const NodeVerdict& v) {
   out += R"(],"hints":[)";
   for (size_t i = 0; i < v.hints.size(); ++i) out += (i ? "," : "") + json_quote(v.hints[i]);
   out += "]}";
+}
+
+// The same object as a DOM, for documents that pick fields from it (diff).
+json node_json(const Model& m, const NodeVerdict& v) {
+  std::string text;
+  append_node_json(text, m, v);
+  return json::parse(text);
 }
 
 std::string node_label(const Model& m, const NodeVerdict& v) {
