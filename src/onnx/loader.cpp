@@ -145,8 +145,7 @@ std::string external_entry(const onnx::TensorProto& t, const char* key) {
 
 class ExternalDataChecker {
  public:
-  ExternalDataChecker(const std::string& model_path, uint64_t model_size)
-      : path_(model_path), model_size_(model_size) {
+  explicit ExternalDataChecker(const std::string& model_path) : path_(model_path) {
     fs::path p(model_path);
     dir_ = p.has_parent_path() ? p.parent_path() : fs::path(".");
     std::error_code ec;
@@ -157,11 +156,11 @@ class ExternalDataChecker {
   void check(const onnx::TensorProto& t) {
     if (t.data_location() != onnx::TensorProto::EXTERNAL) return;
     std::string location = external_entry(t, "location");
-    if (location == kDroppedLocation) return;
+    // Payloads the wire reader left in the model file (it checked their bounds) or dropped.
+    if (location == kEmbeddedLocation || location == kDroppedLocation) return;
     uint64_t offset = to_u64(external_entry(t, "offset"), t, "offset");
     uint64_t length = to_u64(external_entry(t, "length"), t, "length");
     std::string tensor = "tensor '" + t.name() + "'";
-    if (location == kEmbeddedLocation) return;  // bounds checked by the wire reader
     if (location.empty()) throw InputError(path_, tensor + " says its data is external but names no location");
     fs::path loc(location);
     if (loc.is_absolute())
@@ -208,7 +207,6 @@ class ExternalDataChecker {
   }
 
   std::string path_;
-  uint64_t model_size_;
   fs::path dir_, canonical_dir_;
   std::unordered_map<std::string, uint64_t> sizes_;
 };
@@ -442,7 +440,7 @@ Model load_model(const std::string& path) {
   if (!proto.has_graph()) throw InputError(path, "not an ONNX model: it has no graph");
   if (proto.ir_version() <= 0) throw InputError(path, "not an ONNX model: ir_version is missing");
 
-  ExternalDataChecker external(path, file.size());
+  ExternalDataChecker external(path);
   check_external(proto.graph(), external);
   for (const auto& f : proto.functions())
     for (const auto& n : f.node()) check_external_node(n, external);

@@ -108,11 +108,8 @@ class Propagator {
       for (const auto& a : n.attributes)
         for (int sub : a.graphs) {
           structure(sub);
-          for (const auto& name : orders_[static_cast<size_t>(sub)].outer) {
-            const Graph& sg = m_.graphs[static_cast<size_t>(sub)];
-            (void)sg;
+          for (const auto& name : orders_[static_cast<size_t>(sub)].outer)
             resolve(n, name);  // the owning node depends on what its body reads
-          }
         }
     }
     // Kahn's algorithm, keeping the file order among ready nodes.
@@ -304,10 +301,8 @@ ElemType infer_output_type(const Node& n, size_t k, const std::vector<ElemType>&
   }
   if (op == "DynamicQuantizeLinear") return k == 1 ? ElemType::FLOAT : ElemType::UINT8;
   if (op == "DequantizeLinear") return input(in, 1) != ElemType::UNDEFINED ? input(in, 1) : ElemType::FLOAT;
-  if (op == "QLinearConv" || op == "QLinearMatMul") {
-    size_t zp = op == "QLinearConv" ? 7 : 7;
-    return input(in, zp) != ElemType::UNDEFINED ? input(in, zp) : input(in, 0);
-  }
+  // Both take y_zero_point as input 7.
+  if (op == "QLinearConv" || op == "QLinearMatMul") return input(in, 7) != ElemType::UNDEFINED ? input(in, 7) : input(in, 0);
   if (op == "MatMulInteger" || op == "ConvInteger") return ElemType::INT32;
   if (op == "Where") return input(in, 1);
   if (op == "OneHot") return input(in, 2);
