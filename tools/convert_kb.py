@@ -1,9 +1,18 @@
 #!/usr/bin/env python3
-"""Converts the TensorRT ONNX-support facts of a trt-support folder into trtlens's
-knowledge base: one file per release, data/trt/<release>.tsv (format: data/trt/README.md).
+"""Converts the TensorRT ONNX-support facts into trtlens's knowledge base: one file per
+release, data/trt/<release>.tsv (format: data/trt/README.md).
+
+Three sources, the first wins where they disagree:
+  1. the importer facts of each release's ONNX-TensorRT code, data/importer/<release>.tsv
+     (written by tools/importer_facts.py); releases after the last importer release carry
+     the last one forward and say so;
+  2. our release policies, data/policies.tsv, and the inputs/attributes whose value
+     changes a result, data/semantic_args.tsv;
+  3. the support-matrix tables of a trt-support folder (TRT_SUPPORT_DIR).
 
 Usage: python3 tools/convert_kb.py TRT_SUPPORT_DIR [OUT_DIR]
-OUT_DIR defaults to data/trt beside this script. Standard library only.
+OUT_DIR defaults to data/trt; data/importer, data/policies.tsv and data/semantic_args.tsv
+are always read from the repository beside this script. Standard library only.
 Existing <release>.tsv files in OUT_DIR that no longer have a release are removed,
 so the output is exactly the input's releases. Exit status 0 on success, 1 when the
 input is malformed (one line per problem on stderr).
@@ -25,23 +34,40 @@ RULE_NAMES = {"const_input", "weights_input", "nonconst_input", "input_present",
 VERSIONS_COLS = ["trt", "source", "date", "opset_min", "opset_max", "types", "types_limited", "basis", "notes"]
 OPS_COLS = ["trt", "op", "status", "types", "rules", "note", "basis", "rules_src", "plugin", "importer"]
 # Column order of our per-release table.
-OUT_COLS = ["op", "status", "types", "rules", "plugin", "importer", "basis", "rules_src", "note"]
+OUT_COLS = ["op", "status", "types", "rules", "plugin", "importer", "basis", "rules_src", "note",
+            "import_types", "import_src", "ignored"]
 HEADER_KEYS = ["release", "source", "date", "opset_min", "opset_max", "types", "types_limited", "basis", "notes"]
+POLICY_COLS = ["key", "value", "from", "source"]
+POLICY_KEYS = {"int64": {"narrowed", "native"}, "uint8_boundary": {"no", "yes"},
+               "implicit_int8": {"yes", "deprecated"}, "strongly_typed": {"no", "only"},
+               "function_plugin": {"no", "yes"}}
+IMPORTER_COLS = ["op", "src", "accepts", "attrs_read", "inputs_read", "checks"]
+SEMANTIC_COLS = ["op", "arg", "default", "guard", "meaning"]
+# Rules that name an attribute as their first argument: dropped when the importer never reads it.
+ATTR_RULES = {"attr_in", "attr_all", "attr_absent", "attr_no_substr"}
 
 
 class Problem(Exception):
     pass
 
 
-def read_tsv(path, cols):
+def read_tsv(path, cols, keys=None):
+    """Rows of a tab-separated file whose first non-comment line is `cols`. Leading
+    `# key: value` comment lines are collected into `keys` when a dict is given."""
     with open(path, encoding="utf-8", newline="") as f:
         lines = f.read().split("\n")
     if lines and lines[-1] == "":
         lines.pop()
-    if not lines or lines[0].split("\t") != cols:
+    start = 0
+    while start < len(lines) and lines[start].startswith("#"):
+        m = re.match(r"# ([\w.]+): (.*)$", lines[start])
+        if m and keys is not None:
+            keys[m.group(1)] = m.group(2)
+        start += 1
+    if start >= len(lines) or lines[start].split("\t") != cols:
         raise Problem(f"{path}: header is not {cols}")
     rows = []
-    for n, line in enumerate(lines[1:], start=2):
+    for n, line in enumerate(lines[start + 1:], start=start + 2):
         fields = line.rstrip("\r").split("\t")
         if len(fields) != len(cols):
             raise Problem(f"{path}:{n}: {len(fields)} fields, expected {len(cols)}")
@@ -82,7 +108,114 @@ def version_key(v):
     return tuple(int(x) for x in v.split("."))
 
 
-def convert(src, out_dir):
+def read_policies(data_dir):
+    """[(key, value, from_release_key, source)] in file order."""
+    rows = read_tsv(os.path.join(data_dir, "policies.tsv"), POLICY_COLS)
+    out = []
+    for r in rows:
+        where = f"policies.tsv:{r['_line']}"
+        if r["key"] not in POLICY_KEYS or r["value"] not in POLICY_KEYS[r["key"]]:
+            raise Problem(f"{where}: unknown policy {r['key']}={r['value']}")
+        out.append((r["key"], r["value"], version_key(r["from"]), clean(r["source"])))
+    return out
+
+
+def policies_for(name, policies, importer):
+    """The value and source of every policy key in force at release `name`. A policy the
+    release's importer facts state (`# policy.<key>: value@FILE:LINE`) wins over the table."""
+    found = {}
+    for key, value, start, source in policies:
+        if start <= version_key(name):
+            found[key] = (value, source)
+    if importer:
+        for key in ("int64", "uint8_boundary"):
+            stated = importer["head"].get("policy." + key)
+            if stated and stated != "-":
+                value, _, where = stated.partition("@")
+                if value not in POLICY_KEYS[key]:
+                    raise Problem(f"{importer['path']}: unknown policy.{key} value {value!r}")
+                found[key] = (value, f"importer {importer['branch']} {where}" if where and where != "-"
+                              else f"importer {importer['branch']}")
+    missing = set(POLICY_KEYS) - set(found)
+    if missing:
+        raise Problem(f"policies.tsv: no value for {sorted(missing)} at release {name}")
+    return found
+
+
+def read_importer(data_dir):
+    """Importer facts per release name: {'head', 'branch', 'path', 'ops': {op: row}}."""
+    folder = os.path.join(data_dir, "importer")
+    out = {}
+    if not os.path.isdir(folder):
+        return out
+    for f in sorted(os.listdir(folder)):
+        if not re.fullmatch(r"\d+\.\d+\.tsv", f):
+            continue
+        path = os.path.join(folder, f)
+        head = {}
+        rows = read_tsv(path, IMPORTER_COLS, head)
+        name = head.get("release")
+        if name != f[:-4]:
+            raise Problem(f"{path}: release line says {name!r}")
+        out[name] = {"head": head, "branch": head.get("branch", name), "path": path,
+                     "ops": {r["op"]: r for r in rows}}
+    return out
+
+
+def read_semantics(data_dir):
+    """{op: [(arg, default, guard)]}: inputs and attributes whose value changes the result."""
+    path = os.path.join(data_dir, "semantic_args.tsv")
+    if not os.path.exists(path):
+        return {}
+    out = {}
+    for r in read_tsv(path, SEMANTIC_COLS):
+        if not re.fullmatch(r"(attr:\w+|input:\d+)", r["arg"]):
+            raise Problem(f"semantic_args.tsv:{r['_line']}: bad arg {r['arg']!r}")
+        out.setdefault(r["op"], []).append((r["arg"], r["default"], r["guard"]))
+    return out
+
+
+def importer_columns(row, fact, semantics, carried):
+    """Fills import_types, import_src and ignored of an output row from the op's importer
+    facts, and drops table rules about attributes the importer never reads."""
+    if fact is None:
+        row["import_types"] = row["import_src"] = row["ignored"] = "-"
+        return
+    branch = fact["branch"]
+    row["import_types"] = fact["row"]["accepts"] if fact["row"]["accepts"] != "-" else "*"
+    row["import_src"] = f"{branch} {fact['row']['src']}" + (" (carried forward)" if carried else "")
+    attrs = fact["row"]["attrs_read"]
+    attrs_read = None if attrs == "*" else set(attrs.split("|")) - {"-"}
+    inputs = fact["row"]["inputs_read"]
+    inputs_read = None if inputs == "*" else set(inputs.split("|")) - {"-"}
+    ignored = []
+    for arg, default, guard in semantics.get(row["op"], []):
+        kind, _, what = arg.partition(":")
+        unread = (attrs_read is not None and what not in attrs_read) if kind == "attr" else \
+                 (inputs_read is not None and what not in inputs_read)
+        if unread:
+            ignored.append(arg + ("" if default == "-" else "=" + default) + ("" if guard == "-" else "@" + guard))
+    row["ignored"] = ";".join(ignored) if ignored else "-"
+    if attrs_read is None or row["rules"] == "-":
+        return
+    kept, dropped = [], []
+    for rule in row["rules"].split(";"):
+        m = re.match(r"(\w+)\((\w+)", rule)
+        if m and m.group(1) in ATTR_RULES and m.group(2) not in attrs_read:
+            dropped.append(rule)
+        else:
+            kept.append(rule)
+    if dropped:
+        row["rules"] = ";".join(kept) if kept else "-"
+        why = f"rule {', '.join(dropped)} dropped: the importer never reads the attribute (importer {branch})"
+        row["note"] = why if row["note"] == "-" else row["note"] + "; " + why
+
+
+def convert(src, out_dir, data_dir=None):
+    data_dir = data_dir or os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data")
+    policies = read_policies(data_dir)
+    importer = read_importer(data_dir)
+    semantics = read_semantics(data_dir)
     versions = read_tsv(os.path.join(src, "versions.tsv"), VERSIONS_COLS)
     ops = read_tsv(os.path.join(src, "ops.tsv"), OPS_COLS)
     by_release = {}
@@ -125,12 +258,30 @@ def convert(src, out_dir):
             "basis": clean(v["basis"]),
             "notes": clean(v["notes"]),
         }
+        # Importer facts: the release's own, else the newest older release's, carried forward.
+        facts_name = max((r for r in importer if version_key(r) <= version_key(name)), key=version_key,
+                         default=None)
+        facts = importer.get(facts_name)
+        carried = facts is not None and facts_name != name
+        if facts:
+            f_head = facts["head"]
+            head["importer"] = f"{facts['branch']} {f_head.get('commit', '-')[:12]}" + (
+                f" (the {facts_name} importer carried forward)" if carried else "")
+            head["types_importer"] = order_types(f_head.get("types", "-"), facts["path"])
+        else:
+            head["importer"] = head["types_importer"] = "-"
+        for key, (value, source) in sorted(policies_for(name, policies, facts).items()):
+            head["policy." + key] = f"{value} | {source}"
         lines = [f"# trtlens knowledge base: TensorRT {name}. Generated by tools/convert_kb.py; "
                  "edit the converter or its input, not this file."]
-        lines += [f"# {k}: {head[k]}" for k in HEADER_KEYS]
+        lines += [f"# {k}: {v}" for k, v in head.items()]
         lines.append("\t".join(OUT_COLS))
         rows = by_release[name]
         for op in sorted(rows, key=lambda s: (s.lower(), s)):
+            fact = facts["ops"].get(op) if facts else None
+            if carried and fact and by_release[facts_name].get(op, {}).get("types") != rows[op]["types"]:
+                fact = None  # the changelog changed the op after the importer's release: its row rules
+            importer_columns(rows[op], fact and {"branch": facts["branch"], "row": fact}, semantics, carried)
             lines.append("\t".join(rows[op][c] for c in OUT_COLS))
         path = os.path.join(out_dir, f"{name}.tsv")
         with open(path, "w", encoding="utf-8", newline="\n") as f:

@@ -48,8 +48,11 @@ struct Annotations {
   std::vector<std::string> notes;      // runtime-wide remarks (e.g. "implicit INT8 is deprecated from 10.0")
 };
 
-// Judges every node of `model` for `release` at `precision`. Never throws for
-// a loaded model.
+// Judges every node of `model` for `release` at `precision` with the facts of
+// `kb` (hints name other releases of `kb`; `release` may come from any
+// knowledge base). Never throws for a loaded model.
+Annotations annotate(const Model& model, const KnowledgeBase& kb, const Release& release, Precision precision);
+// The same with the built-in knowledge base (KnowledgeBase::builtin()).
 Annotations annotate(const Model& model, const Release& release, Precision precision);
 
 // One cell of the release × precision matrix.

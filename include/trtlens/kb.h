@@ -1,8 +1,11 @@
 // The knowledge base: which ONNX ops the TensorRT ONNX parser imports, per
 // TensorRT release, with which element types and under which rules.
-// Facts come from the ONNX-TensorRT support matrix of each release (tables for
-// 5.1-10.1, changelog-derived rows for 10.2-11.1), converted by
-// tools/convert_kb.py into data/trt/<release>.tsv and compiled into the binary.
+// Facts come from three sources, the first winning where they disagree: the
+// importer code of each release's ONNX-TensorRT branch (data/importer, 7.0-10.1,
+// carried forward to 10.2-11.1), our release policies (data/policies.tsv), and
+// the ONNX-TensorRT support matrix of each release (tables for 5.1-10.1,
+// changelog-derived rows for 10.2-11.1). tools/convert_kb.py merges them into
+// data/trt/<release>.tsv, compiled into the binary.
 #pragma once
 #include <map>
 #include <string>
@@ -27,6 +30,25 @@ struct Rule {
   std::vector<Rule> guards;       // the rule applies only when every guard holds
 };
 
+// One type check of a release's importer: the element types it lets through
+// for an input. From data/importer (the ONNX-TensorRT importer code).
+struct ImportTypeCheck {
+  int input = -1;                  // 0-based input; -1 = every input
+  std::vector<std::string> types;  // accepted type names ("FP32" ...)
+  std::string where;               // "onnx2trt_utils.cpp:1814", may be empty
+};
+
+// An input or attribute whose value changes the result but that the release's
+// importer never reads (data/semantic_args.tsv against data/importer).
+struct IgnoredArg {
+  std::string text;       // as written: "attr:reduction=none", "input:1@opset(>=18)"
+  bool is_attribute = false;
+  std::string attribute;  // the attribute name (is_attribute)
+  int input = -1;         // the input position (!is_attribute)
+  std::string harmless;   // a value that is harmless to ignore; empty: only absence is
+  std::vector<Rule> guards;  // applies only when every guard holds
+};
+
 struct OpEntry {
   std::string op;                  // ONNX op_type
   OpStatus status = OpStatus::N;
@@ -37,7 +59,23 @@ struct OpEntry {
   std::string importer;            // "yes", "no", "rejected" or "n/a"
   std::string basis;               // "table" or "derived"
   std::string rules_src;           // "table", "source", "changelog", combinations, or ""
+  // Importer facts; import_src empty = none for this op (the table's types rule).
+  std::string import_src;                   // "8.6-GA builtin_op_importers.cpp:618"
+  std::vector<ImportTypeCheck> import_types;  // empty with import_src set: no type check
+  std::vector<IgnoredArg> ignored;
   bool has_type(std::string_view t) const;
+};
+
+// Release-wide behaviour (data/policies.tsv, or the release's importer facts).
+struct ReleasePolicy {
+  bool int64_native = false;      // INT64 tensors exist; else narrowed to INT32 on import
+  bool uint8_boundary = false;    // a node may not produce a UINT8 tensor that is not a graph output
+  bool implicit_int8 = true;      // the INT8 builder flag quantizes; false: INT8 only through Q/DQ
+  bool strongly_typed = false;    // no precision builder flags: tensors run at the model's types
+  bool function_plugin = false;   // a registered plugin wins over a local function of its name
+  // Where each fact comes from, by key ("int64", ...): "importer 9.0-GA onnx2trt_utils.cpp:353".
+  std::map<std::string, std::string, std::less<>> sources;
+  std::string source(std::string_view key) const;  // "" when not stated
 };
 
 struct Release {
@@ -53,11 +91,18 @@ struct Release {
   std::string basis;   // "table" or "derived"
   std::string carried_from;  // derived releases: the last table release they start from ("10.1")
   std::string notes;
+  // The importer the facts come from: "8.6-GA 0a1b2c3d4e5f", with "(... carried forward)"
+  // for releases after the last importer branch; empty = none (5.1, 6.0).
+  std::string importer;
+  std::vector<std::string> types_importer;  // types the importer can represent; empty = not known
+  ReleasePolicy policy;
   std::map<std::string, OpEntry, std::less<>> ops;
   const OpEntry* find(std::string_view op_type) const;  // nullptr when not in the table
   // "ONNX-TensorRT support matrix, release 8.6" (table rows) or
   // "TensorRT 10.4 changelog (10.1 table carried forward)" (derived rows).
   std::string citation() const;
+  // "importer 8.6-GA builtin_op_importers.cpp:618" for a place of the importer code.
+  std::string importer_citation(std::string_view where) const;
 };
 
 class KnowledgeBase {

@@ -87,12 +87,30 @@ std::string rule_hint(const Rule& r, const Node& n) {
 
 }  // namespace
 
+Annotator::ReleaseMasks Annotator::masks_of(const Release& r) const {
+  if (auto it = release_masks_.find(&r); it != release_masks_.end()) return it->second;
+  uint32_t types = type_mask(r.types), limited = type_mask(r.types_limited);
+  return {types, limited, r.types_importer.empty() ? types | limited : type_mask(r.types_importer)};
+}
+
+uint32_t Annotator::mask_of(const OpEntry& e) const {
+  if (auto it = entry_masks_.find(&e); it != entry_masks_.end()) return it->second;
+  return type_mask(e.types);
+}
+
+template <typename Pred>
+const Release* Annotator::first_release(Pred has) const {
+  for (const Release& r : kb_.releases())
+    if (has(r)) return &r;
+  return nullptr;
+}
+
 Annotator::Annotator(const Model& model, const KnowledgeBase& kb) : model_(model), kb_(kb) {
   for (const Release& r : kb.releases()) {
-    uint32_t types = type_mask(r.types), limited = type_mask(r.types_limited);
-    release_masks_[&r] = {types, limited, types | limited};
+    release_masks_[&r] = masks_of(r);
     for (const auto& [op, e] : r.ops) entry_masks_[&e] = type_mask(e.types);
   }
+  find_bounded_int64();
   facts_.resize(model.graphs.size());
   for (size_t gi = 0; gi < model.graphs.size(); ++gi) {
     const Graph& g = model.graphs[gi];
@@ -143,6 +161,59 @@ Annotator::Annotator(const Model& model, const KnowledgeBase& kb) : model_(model
       best = count;
       model_float_ = static_cast<ElemType>(type);
     }
+}
+
+// An INT64 tensor is bounded (its values fit INT32) when it is a constant whose
+// values are known and fit, a shape or index (Shape, Size, NonZero, ArgMax, TopK
+// indices), or computed by shape arithmetic from bounded INT64 and 32-bit values.
+// Graph inputs, large or unread constants and casts from float are not bounded.
+void Annotator::find_bounded_int64() {
+  static constexpr std::string_view kIndexOps[] = {"Shape", "Size", "NonZero", "ArgMax", "ArgMin", "TopK"};
+  // Ops whose INT64 outputs take their values from their INT64 inputs by
+  // selection or small arithmetic (what exporters emit for shapes).
+  static constexpr std::string_view kShapeOps[] = {
+      "Gather",   "GatherElements", "GatherND", "Concat",     "Slice",     "Squeeze",   "Unsqueeze", "Reshape",
+      "Flatten",  "Identity",       "Cast",     "CastLike",   "Add",       "Sub",       "Mul",       "Div",
+      "Mod",      "Neg",            "Abs",      "Min",        "Max",       "Where",     "Expand",    "Tile",
+      "Transpose", "ReduceProd",    "ReduceSum", "ReduceMin", "ReduceMax", "Range",     "CumSum",    "Clip",
+      "Pad",      "Split",          "ScatterND", "ScatterElements", "Sign", "ConstantOfShape", "Equal", "Not"};
+  auto in = [](std::string_view op, const auto& list) { return std::find(std::begin(list), std::end(list), op) != std::end(list); };
+  auto fits = [](const std::vector<double>& v) {
+    return std::all_of(v.begin(), v.end(), [](double x) { return x >= -2147483648.0 && x <= 2147483647.0; });
+  };
+  for (const Graph& g : model_.graphs)
+    for (const auto& [name, t] : g.tensors)
+      if (t.type == ElemType::INT64 && t.values && fits(*t.values)) bounded_int64_.insert(&t);
+  // Nodes are in topological order in a valid model; a second pass catches the rest.
+  for (int pass = 0; pass < 2; ++pass)
+    for (const Graph& g : model_.graphs)
+      for (const Node& n : g.nodes) {
+        if (!n.domain.empty()) continue;
+        bool index_op = in(n.op_type, kIndexOps);
+        if (!index_op && !in(n.op_type, kShapeOps)) continue;
+        bool inputs_bounded = true;
+        for (const auto& name : n.inputs) {
+          if (name.empty()) continue;
+          const TensorInfo* t = g.find(name, model_.graphs);
+          if (!t) { inputs_bounded = false; break; }
+          if (index_op || t->type == ElemType::INT32 || t->type == ElemType::BOOL || t->type == ElemType::INT8 ||
+              t->type == ElemType::UINT8)
+            continue;
+          if (t->type == ElemType::INT64 && bounded_int64(t)) continue;
+          // Shape ops move float data too: those inputs do not feed INT64 outputs, except through Cast.
+          if (is_float(t->type) && n.op_type != "Cast" && n.op_type != "CastLike") continue;
+          inputs_bounded = false;
+          break;
+        }
+        if (n.op_type == "ConstantOfShape") {
+          const Attribute* v = n.attribute("value");
+          inputs_bounded = !v || (v->tensor_values && fits(*v->tensor_values));
+        }
+        if (!inputs_bounded) continue;
+        for (const auto& name : n.outputs)
+          if (const TensorInfo* t = name.empty() ? nullptr : g.find(name, model_.graphs); t && t->type == ElemType::INT64)
+            bounded_int64_.insert(t);
+      }
 }
 
 // What one node's judgement found. With `detailed` false (the matrix) only
@@ -250,8 +321,8 @@ Annotator::NodeTypes Annotator::judge_import(int gi, const Node& n, const std::v
     return types;
   }
 
-  const ReleaseMasks& rmask = release_masks_.at(&r);
-  uint32_t emask = entry_masks_.at(e);
+  const ReleaseMasks rmask = masks_of(r);
+  uint32_t emask = mask_of(*e);
   types.release_types = rmask.types;
   types.release_all = rmask.all;
   types.entry_types = e->types.empty() ? rmask.types : emask;
@@ -311,16 +382,31 @@ Annotator::NodeTypes Annotator::judge_import(int gi, const Node& n, const std::v
     }
   }
 
-  // Element types: every tensor must be a type the release has; input 0 (the
-  // data input) must be among the op's stated types; narrowing is IMPLICIT_CAST.
+  // Element types: every tensor must be a type the release can represent. With
+  // importer facts, each input must pass the importer's type checks; without,
+  // input 0 (the data input) must be among the table's types. Narrowing INT64
+  // values that may not fit INT32, and DOUBLE, is IMPLICIT_CAST.
   std::vector<const std::string*> int64_tensors, double_tensors;
   bool reads_metadata_only = !custom_domain && (n.op_type == "Shape" || n.op_type == "Size");
+  bool importer_facts = !e->import_src.empty();
   // The table's types describe the data tensor: input 0, except for ConstantOfShape,
   // whose input is only a shape and whose types are those of the tensor it makes.
   size_t data_slot = !custom_domain && n.op_type == "ConstantOfShape" ? n.inputs.size() : 0;
-  auto visit = [&](const TensorInfo* t, bool is_data) {
+  // The name TensorRT gives a type on import (INT64 is INT32 where it is narrowed, DOUBLE is FP32).
+  auto imported_name = [&](ElemType t) -> std::string_view {
+    if (t == ElemType::INT64 && !r.policy.int64_native) return "INT32";
+    if (t == ElemType::DOUBLE) return "FP32";
+    return elem_type_trt_name(t);
+  };
+  auto type_list = [](const std::vector<std::string>& names) {
+    std::string list;
+    for (const auto& s : names) list += (list.empty() ? "" : " ") + s;
+    return list;
+  };
+  auto visit = [&](const TensorInfo* t, size_t slot) {
     if (!t || t->type == ElemType::UNDEFINED) return;
     const std::string& name = t->name;
+    bool is_input = slot < n.inputs.size();
     if (types.first == ElemType::UNDEFINED) types.first = t->type;
     // Shape and Size read only metadata: they never compute in a float type.
     if (is_float(t->type) && !is_quantized_type(t->type) && types.compute_float == ElemType::UNDEFINED &&
@@ -328,8 +414,8 @@ Annotator::NodeTypes Annotator::judge_import(int gi, const Node& n, const std::v
       types.compute_float = t->type;
     std::string_view tn = elem_type_trt_name(t->type);
     bool known = (rmask.all & type_bit(tn)) != 0;
-    if (t->type == ElemType::INT64 && (r.major < 9 || !known)) {
-      int64_tensors.push_back(&name);
+    if (t->type == ElemType::INT64 && (!r.policy.int64_native || !known)) {
+      if (!bounded_int64(t)) int64_tensors.push_back(&name);
     } else if (t->type == ElemType::DOUBLE) {
       double_tensors.push_back(&name);
     } else if (!known) {
@@ -337,29 +423,55 @@ Annotator::NodeTypes Annotator::judge_import(int gi, const Node& n, const std::v
         return Reason{"types",
                       fmt::format("tensor '{}' is {}, an element type TensorRT {} does not support", name,
                                   elem_type_name(t->type), r.name),
-                      cite(", data types")};
+                      r.types_importer.empty() ? cite(", data types") : r.importer_citation("")};
       });
       return;
     }
-    if (!is_data || e->types.empty()) return;
-    std::string_view as = t->type == ElemType::INT64 && r.major < 9 ? "INT32"
-                          : t->type == ElemType::DOUBLE          ? "FP32"
-                                                                 : tn;
-    if ((emask & type_bit(as)) || (is_quantized_type(t->type) && quant(gi, n) != ElemType::UNDEFINED)) return;
+    std::string_view as = imported_name(t->type);
+    bool in_qdq_region = is_quantized_type(t->type) && quant(gi, n) != ElemType::UNDEFINED;
+    if (importer_facts) {
+      if (!is_input) return;
+      for (const ImportTypeCheck& c : e->import_types) {
+        if (c.input != -1 && static_cast<size_t>(c.input) != slot) continue;
+        if (std::find(c.types.begin(), c.types.end(), as) != c.types.end()) continue;
+        f.add(Verdict::UNSUPPORTED, [&] {
+          return Reason{"types",
+                        fmt::format("input {} ('{}') is {}; the TensorRT {} importer of {} accepts {} there", slot,
+                                    name, as, r.name, n.op_type, type_list(c.types)),
+                        r.importer_citation(c.where)};
+        });
+        f.hint([] { return std::string("insert a Cast to one of the accepted element types before this node"); });
+        return;
+      }
+      // Where the table lists fewer types than the importer accepts, say which source rules.
+      if (slot == data_slot && !e->types.empty() && !(emask & type_bit(as)) && !in_qdq_region)
+        f.add(Verdict::SUPPORTED, [&] {
+          return Reason{"types",
+                        fmt::format("input {} ('{}') is {}: the TensorRT {} support matrix lists {} for {}, but the "
+                                    "importer code accepts {} there",
+                                    slot, name, as, r.name, type_list(e->types), n.op_type, as),
+                        r.importer_citation(e->import_types.empty() ? e->import_src.substr(e->import_src.find(' ') + 1)
+                                                                    : e->import_types.front().where)};
+        });
+      return;
+    }
+    if (slot != data_slot || e->types.empty()) return;
+    if ((emask & type_bit(as)) || in_qdq_region) return;
     f.add(Verdict::UNSUPPORTED, [&] {
-      std::string list;
-      for (const auto& s : e->types) list += (list.empty() ? "" : " ") + s;
       return Reason{"types",
                     fmt::format("{} ('{}') is {}; {} in TensorRT {} supports {}",
-                                data_slot == 0 ? "input 0" : "output 0", name, as, n.op_type, r.name, list),
+                                data_slot == 0 ? "input 0" : "output 0", name, as, n.op_type, r.name,
+                                type_list(e->types)),
                     op_cite(", supported types")};
     });
   };
-  for (size_t i = 0; i < tensors.size(); ++i) visit(tensors[i], i == data_slot);
+  for (size_t i = 0; i < tensors.size(); ++i) visit(tensors[i], i);
   // Integer and bool nodes run at the type they produce.
   if (!n.outputs.empty())
     if (const TensorInfo* out0 = tensors[n.inputs.size()]; out0 && out0->type != ElemType::UNDEFINED)
       types.first = out0->type;
+  if (r.policy.uint8_boundary) judge_uint8_outputs(gi, n, tensors, r, f);
+  if (!e->ignored.empty()) judge_ignored(g, n, *e, r, f);
   auto quoted = [](const std::vector<const std::string*>& names) {
     std::string s;
     for (size_t i = 0; i < names.size() && i < 4; ++i) s += (i ? ", '" : "'") + *names[i] + "'";
@@ -369,12 +481,17 @@ Annotator::NodeTypes Annotator::judge_import(int gi, const Node& n, const std::v
   if (!int64_tensors.empty()) {
     f.add(Verdict::IMPLICIT_CAST, [&] {
       return Reason{"int64",
-                    fmt::format("INT64 tensor{} {} narrowed to INT32 (TensorRT {} has no native INT64; values "
-                                "outside the INT32 range are clamped)",
-                                int64_tensors.size() > 1 ? "s" : "", quoted(int64_tensors), r.name),
-                    cite(", data types")};
+                    fmt::format("INT64 tensor{} {} narrowed to INT32, and {} values that may not fit INT32 "
+                                "(TensorRT {} has no native INT64; values outside the INT32 range are clamped)",
+                                int64_tensors.size() > 1 ? "s" : "", quoted(int64_tensors),
+                                int64_tensors.size() > 1 ? "they hold" : "it holds", r.name),
+                    r.policy.source("int64")};
     });
-    if (r.major < 9) f.hint([] { return std::string("TensorRT 9.0 and later handle INT64 natively for ops whose types include it"); });
+    f.hint([&]() -> std::string {
+      if (const Release* native = first_release([](const Release& x) { return x.policy.int64_native; }))
+        return fmt::format("TensorRT {} and later handle INT64 natively", native->name);
+      return {};
+    });
   }
   if (!double_tensors.empty())
     f.add(Verdict::IMPLICIT_CAST, [&] {
@@ -384,6 +501,65 @@ Annotator::NodeTypes Annotator::judge_import(int gi, const Node& n, const std::v
                     cite(", data types")};
     });
   return types;
+}
+
+// A node may not produce a UINT8 tensor that is not an output of its graph.
+// QuantizeLinear makes INT8 in TensorRT whatever its ONNX output says, and a
+// Constant becomes weights (UINT8 weights are converted), so neither is checked.
+void Annotator::judge_uint8_outputs(int gi, const Node& n, const std::vector<const TensorInfo*>& tensors,
+                                    const Release& r, Findings& f) const {
+  if (n.domain.empty() && (n.op_type == "QuantizeLinear" || n.op_type == "DynamicQuantizeLinear" ||
+                           n.op_type == "Constant"))
+    return;
+  const Graph& g = model_.graphs[static_cast<size_t>(gi)];
+  for (size_t k = 0; k < n.outputs.size(); ++k) {
+    const TensorInfo* t = tensors[n.inputs.size() + k];
+    if (!t || t->type != ElemType::UINT8) continue;
+    if (std::find(g.outputs.begin(), g.outputs.end(), n.outputs[k]) != g.outputs.end()) continue;
+    f.add(Verdict::UNSUPPORTED, [&] {
+      return Reason{"uint8",
+                    fmt::format("output {} ('{}') is an intermediate UINT8 tensor; TensorRT {} accepts UINT8 only at "
+                                "network inputs and outputs",
+                                k, t->name, r.name),
+                    r.policy.source("uint8_boundary")};
+    });
+    f.hint([] { return std::string("compute in INT32 or FP32 and cast to UINT8 only at a graph output"); });
+  }
+}
+
+// Inputs and attributes that change the result but that the release's importer
+// never reads: the node imports, but computes something else. A warning, not a verdict.
+void Annotator::judge_ignored(const Graph& g, const Node& n, const OpEntry& e, const Release& r, Findings& f) const {
+  for (const IgnoredArg& a : e.ignored) {
+    bool applies = std::all_of(a.guards.begin(), a.guards.end(), [&](const Rule& guard) {
+      return check_rule(guard, model_, g, n).outcome == RuleOutcome::Holds;
+    });
+    if (!applies) continue;
+    std::string what;
+    if (a.is_attribute) {
+      const Attribute* at = n.attribute(a.attribute);
+      if (!at) continue;
+      std::string value = at->kind == Attribute::Kind::Int      ? std::to_string(at->i)
+                          : at->kind == Attribute::Kind::String ? at->s
+                                                                : std::string();
+      if (!a.harmless.empty() && value == a.harmless) continue;
+      what = value.empty() ? fmt::format("attribute '{}'", a.attribute)
+                           : fmt::format("attribute {}={}", a.attribute, value);
+    } else {
+      if (static_cast<size_t>(a.input) >= n.inputs.size() || n.inputs[static_cast<size_t>(a.input)].empty()) continue;
+      what = fmt::format("input {} ('{}')", a.input, n.inputs[static_cast<size_t>(a.input)]);
+    }
+    f.add(Verdict::SUPPORTED, [&] {
+      return Reason{"ignored",
+                    fmt::format("imports, but computes something else: the TensorRT {} importer of {} never reads {}",
+                                r.name, n.op_type, what),
+                    r.importer_citation(e.import_src.substr(e.import_src.find(' ') + 1))};
+    });
+    f.hint([&] {
+      return a.is_attribute ? fmt::format("remove attribute '{}' or express it with other ops", a.attribute)
+                            : fmt::format("drop input {} or express it with other ops", a.input);
+    });
+  }
 }
 
 ElemType Annotator::quant(int gi, const Node& n) const {
@@ -398,7 +574,7 @@ void Annotator::judge_precision(int gi, const Node& n, const Release& r, Precisi
   // Integer and bool nodes are judged by their own types, whatever the precision.
   if (types.compute_float == ElemType::UNDEFINED && q == ElemType::UNDEFINED) {
     f.precision = types.first == ElemType::UNDEFINED                  ? std::string_view("-")
-                  : types.first == ElemType::INT64 && r.major < 9 ? std::string_view("INT32")
+                  : types.first == ElemType::INT64 && !r.policy.int64_native ? std::string_view("INT32")
                                                                     : elem_type_trt_name(types.first);
     return;
   }
@@ -421,8 +597,12 @@ void Annotator::judge_precision(int gi, const Node& n, const Release& r, Precisi
     };
   };
   auto fixed = [](const char* text) { return [text] { return std::string(text); }; };
+  auto first_with_type_hint = [this](std::string_view t, std::string_view why) -> std::string {
+    const Release* first = first_release([&](const Release& x) { return (masks_of(x).all & type_bit(t)) != 0; });
+    return first ? fmt::format("use TensorRT {} or later {}", first->name, why) : std::string();
+  };
 
-  if (r.major >= 11) {
+  if (r.policy.strongly_typed) {
     // Strongly typed only: the precision is the model's own type.
     std::string_view asked = precision_type_name(p);
     f.precision = native;
@@ -433,7 +613,7 @@ void Annotator::judge_precision(int gi, const Node& n, const Release& r, Precisi
                       fmt::format("TensorRT {} has no implicit quantization: only Q/DQ regions run at {}; this node "
                                   "runs at its own type {}",
                                   r.name, asked, native),
-                      r.citation()};
+                      r.policy.source("strongly_typed")};
       });
       f.hint(fixed("quantize the model first (insert Q/DQ nodes, e.g. with TensorRT Model Optimizer)"));
     } else {
@@ -442,7 +622,7 @@ void Annotator::judge_precision(int gi, const Node& n, const Release& r, Precisi
                       fmt::format("TensorRT {} builds strongly typed networks only (no {} builder flag): this node "
                                   "runs at its own type {}",
                                   r.name, precision_name(p), native),
-                      r.citation()};
+                      r.policy.source("strongly_typed")};
       });
       f.hint([&] { return fmt::format("convert the model to {} first (e.g. ModelOpt AutoCast), then build", asked); });
     }
@@ -464,9 +644,8 @@ void Annotator::judge_precision(int gi, const Node& n, const Release& r, Precisi
     case Precision::BF16:
       if (!(types.release_types & type_bit("BF16")))
         f.fallback("FP32", [&] {
-          return Reason{"precision", fmt::format("TensorRT {} has no BF16 (BF16 arrives in 9.0); runs at FP32",
-                                                 r.name), data_types()};
-        }, fixed("use TensorRT 9.0 or later for BF16"));
+          return Reason{"precision", fmt::format("TensorRT {} has no BF16; runs at FP32", r.name), data_types()};
+        }, [&] { return first_with_type_hint("BF16", "for BF16"); });
       else if (supports("BF16")) f.precision = "BF16";
       else
         f.fallback("FP32", [&] {
@@ -480,11 +659,11 @@ void Annotator::judge_precision(int gi, const Node& n, const Release& r, Precisi
           return Reason{"precision", "outside the model's Q/DQ regions: with explicit quantization this node runs "
                                      "at FP32", r.citation()};
         }, fixed("add Q/DQ around this node if it should run at INT8"));
-      else if (r.major >= 10)
+      else if (!r.policy.implicit_int8)
         f.fallback("FP32", [&] {
-          return Reason{"precision", fmt::format("from TensorRT 10.0 INT8 is reached only through Q/DQ nodes; "
+          return Reason{"precision", fmt::format("in TensorRT {} INT8 is reached only through Q/DQ nodes; "
                                                  "implicit (calibration) INT8 is deprecated, so this FP32 model runs "
-                                                 "at FP32 in {}", r.name), data_types()};
+                                                 "at FP32", r.name), r.policy.source("implicit_int8")};
         }, fixed("quantize the model (insert Q/DQ nodes, e.g. with TensorRT Model Optimizer)"));
       else if (supports("INT8")) f.precision = "INT8";
       else
@@ -496,9 +675,8 @@ void Annotator::judge_precision(int gi, const Node& n, const Release& r, Precisi
     case Precision::FP8:
       if (!(types.release_all & type_bit("FP8")))
         f.fallback("FP32", [&] {
-          return Reason{"precision", fmt::format("TensorRT {} has no FP8 (FP8 arrives in 9.0); runs at FP32", r.name),
-                        data_types()};
-        }, fixed("use TensorRT 9.0 or later with a Q/DQ (FP8) model"));
+          return Reason{"precision", fmt::format("TensorRT {} has no FP8; runs at FP32", r.name), data_types()};
+        }, [&] { return first_with_type_hint("FP8", "with a Q/DQ (FP8) model"); });
       else
         f.fallback("FP32", [&] {
           return Reason{"precision", fmt::format("FP8 is reached only through Q/DQ nodes in TensorRT {}; this node "
@@ -507,7 +685,9 @@ void Annotator::judge_precision(int gi, const Node& n, const Release& r, Precisi
         }, fixed("quantize to FP8 with Q/DQ nodes (e.g. TensorRT Model Optimizer)"));
       return;
     case Precision::BEST:
-      f.precision = !has_qdq_ && r.major < 10 && supports("INT8") ? "INT8" : supports("FP16") ? "FP16" : "FP32";
+      f.precision = !has_qdq_ && r.policy.implicit_int8 && supports("INT8") ? "INT8"
+                    : supports("FP16")                                      ? "FP16"
+                                                                            : "FP32";
       return;
   }
 }
@@ -537,14 +717,22 @@ Annotations Annotator::run(const Release& r, Precision p) const {
                                        "'fn:{}'): {} of {} nodes unsupported",
                                        n.op_type, n.op_type, bad, body_nodes),
                            r.citation()});
-      if (r.major * 100 + r.minor >= 1007)
-        v.hints.push_back(fmt::format("from TensorRT 10.7 a registered plugin named '{}' takes precedence over "
+      if (r.policy.function_plugin)
+        v.hints.push_back(fmt::format("in this release a registered plugin named '{}' takes precedence over "
                                       "the local function",
                                       n.op_type));
     }
   for (const auto& v : a.nodes) ++a.summary[static_cast<size_t>(v.verdict)];
   a.converts = a.summary[static_cast<size_t>(Verdict::UNSUPPORTED)] == 0;
 
+  if (!r.policy.int64_native) {
+    size_t shape_int64 = bounded_int64_.size();
+    if (shape_int64 > 0)
+      a.notes.push_back(fmt::format("{} INT64 tensor{} of shapes, indices or small constants {} computed in INT32 by "
+                                    "TensorRT {}; their values fit INT32, so the narrowing changes nothing ({})",
+                                    shape_int64, shape_int64 > 1 ? "s" : "", shape_int64 > 1 ? "are" : "is", r.name,
+                                    r.policy.source("int64")));
+  }
   int64_t opset = model_.default_opset();
   if (r.opset_max > 0 && !r.opset_max_is_bound && opset > r.opset_max)
     a.notes.push_back(fmt::format("the model's opset {} is newer than the highest opset TensorRT {} names ({}); ops "
@@ -553,7 +741,7 @@ Annotations Annotator::run(const Release& r, Precision p) const {
   if (r.opset_min > 0 && opset > 0 && opset < r.opset_min)
     a.notes.push_back(fmt::format("the model's opset {} is older than the lowest opset TensorRT {} names ({})", opset,
                                   r.name, r.opset_min));
-  if (r.major >= 11 && p != Precision::FP32 && p != Precision::BEST) {
+  if (r.policy.strongly_typed && p != Precision::FP32 && p != Precision::BEST) {
     std::string_view asked = precision_type_name(p);
     if (asked != elem_type_trt_name(model_float_) || p == Precision::INT8 || p == Precision::FP8)
       a.notes.push_back(fmt::format(
@@ -561,11 +749,11 @@ Annotations Annotator::run(const Release& r, Precision p) const {
           "({}); the fp16/bf16/int8 builder flags are gone. Convert the model to {} first (e.g. ModelOpt AutoCast "
           "for FP16/BF16, Q/DQ quantization for INT8/FP8)",
           r.name, elem_type_trt_name(model_float_), asked));
-  } else if (p == Precision::INT8 && !has_qdq_ && r.major >= 10) {
-    a.notes.push_back(fmt::format("from TensorRT 10.0 INT8 is reached only through Q/DQ nodes and implicit "
-                                  "(calibration) INT8 is deprecated: this model has no Q/DQ nodes, so {} runs it at "
+  } else if (p == Precision::INT8 && !has_qdq_ && !r.policy.implicit_int8) {
+    a.notes.push_back(fmt::format("in TensorRT {} INT8 is reached only through Q/DQ nodes and implicit "
+                                  "(calibration) INT8 is deprecated ({}): this model has no Q/DQ nodes, so it runs at "
                                   "FP32",
-                                  r.name));
+                                  r.name, r.policy.source("implicit_int8")));
   } else if (p == Precision::INT8 && !has_qdq_) {
     a.notes.push_back("implicit INT8 needs a calibration cache or per-tensor dynamic ranges at build time");
   }
@@ -592,15 +780,19 @@ Verdict Annotator::function_call_verdict(const Node& n, VerdictAt verdict_at, in
 Matrix Annotator::matrix() const {
   const auto& releases = kb_.releases();
   const size_t runtimes = releases.size() * kAllPrecisions.size();
-  // Era of a release: what the judgement reads from it besides the op's row.
+  // Era of a release: what a verdict reads from it besides the op's row
+  // (type lists and policies; citations and hints do not change verdicts).
   std::map<std::string, int> era_ids;
   std::vector<int> era(releases.size());
   for (size_t i = 0; i < releases.size(); ++i) {
     const Release& r = releases[i];
-    std::string key = std::to_string(r.major < 9 ? 8 : std::min(r.major, 11)) + "|";
-    for (const auto& t : r.types) key += t + " ";
-    key += "|";
-    for (const auto& t : r.types_limited) key += t + " ";
+    const ReleasePolicy& pol = r.policy;
+    std::string key = fmt::format("{}{}{}{}|", int(pol.int64_native), int(pol.uint8_boundary),
+                                  int(pol.implicit_int8), int(pol.strongly_typed));
+    for (const auto* list : {&r.types, &r.types_limited, &r.types_importer}) {
+      for (const auto& t : *list) key += t + " ";
+      key += "|";
+    }
     era[i] = era_ids.emplace(key, static_cast<int>(era_ids.size())).first->second;
   }
   // Per op_type: for each release, a small class number (same row content and era = same class).
@@ -620,6 +812,11 @@ Matrix Annotator::matrix() const {
         key += std::string(op_status_name(e->status)) + "|" + e->importer + "|" + e->plugin + "|";
         for (const auto& t : e->types) key += t + " ";
         for (const auto& rule : e->rules) key += "|" + rule.text;
+        key += e->import_src.empty() ? "|table" : "|importer";
+        for (const auto& c : e->import_types) {
+          key += fmt::format("|{}:", c.input);
+          for (const auto& t : c.types) key += t + " ";
+        }
       }
       auto [id, added] = ids.emplace(key, static_cast<int>(ids.size()));
       if (added) it->second.representative.push_back(i);
@@ -690,8 +887,12 @@ Matrix Annotator::matrix() const {
   return m;
 }
 
+Annotations annotate(const Model& model, const KnowledgeBase& kb, const Release& release, Precision precision) {
+  return Annotator(model, kb).run(release, precision);
+}
+
 Annotations annotate(const Model& model, const Release& release, Precision precision) {
-  return Annotator(model, KnowledgeBase::builtin()).run(release, precision);
+  return annotate(model, KnowledgeBase::builtin(), release, precision);
 }
 
 std::string_view precision_name(Precision p) {

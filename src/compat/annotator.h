@@ -4,6 +4,7 @@
 #pragma once
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "trtlens/compat.h"
@@ -17,15 +18,19 @@ class Annotator {
   Annotator(const Model& model, const KnowledgeBase& kb);
   Annotations run(const Release& release, Precision precision) const;
   // Summaries for every release × precision of the knowledge base. A node's
-  // verdict depends on the release only through its op's table row and the
-  // release's type lists and era (before 9.0, 9.x, 10.x, 11+), so each node
-  // is judged once per distinct (row, era) class rather than once per release.
+  // verdict depends on the release only through its op's row and the
+  // release's type lists and policies, so each node is judged once per
+  // distinct (row, type lists, policies) class rather than once per release.
   Matrix matrix() const;
 
  private:
   struct GraphFacts {
     std::vector<ElemType> quant;  // per node: the quantized type of its Q/DQ region, UNDEFINED outside
   };
+  // INT64 tensors whose values are known to fit INT32: shape arithmetic and
+  // small constants. Narrowing them changes nothing, so they are not IMPLICIT_CAST.
+  void find_bounded_int64();
+  bool bounded_int64(const TensorInfo* t) const { return bounded_int64_.count(t) != 0; }
 
   // The element types a node's judgement found: its table row, the float type
   // it computes in (UNDEFINED for integer/bool nodes), its output type.
@@ -42,6 +47,11 @@ class Annotator {
   // Status, rules and element types: everything but the precision.
   NodeTypes judge_import(int graph, const Node& n, const std::vector<const TensorInfo*>& tensors, const Release& r,
                          Findings& f) const;
+  // UNSUPPORTED for an intermediate UINT8 output (releases with the UINT8 boundary policy).
+  void judge_uint8_outputs(int graph, const Node& n, const std::vector<const TensorInfo*>& tensors, const Release& r,
+                           Findings& f) const;
+  // A warning for each input or attribute the node sets that the release's importer never reads.
+  void judge_ignored(const Graph& g, const Node& n, const OpEntry& e, const Release& r, Findings& f) const;
   // The node's input then output tensors (nullptr for omitted or unknown ones).
   std::vector<const TensorInfo*> tensors_of(int graph, const Node& n) const;
   // The precision it runs at for `p`, and FALLBACK when that is wider than asked.
@@ -54,8 +64,14 @@ class Annotator {
 
   struct ReleaseMasks {
     uint32_t types = 0, limited = 0;
-    uint32_t all = 0;
+    uint32_t all = 0;  // every type the release can represent: the importer's, else the table header's
   };
+  // Masks of any release or row, also of one that is not in kb_ (a release of a parsed knowledge base).
+  ReleaseMasks masks_of(const Release& r) const;
+  uint32_t mask_of(const OpEntry& e) const;
+  // The oldest release of kb_ for which `has(release)` holds; nullptr if none.
+  template <typename Pred>
+  const Release* first_release(Pred has) const;
   const Model& model_;
   const KnowledgeBase& kb_;
   std::vector<GraphFacts> facts_;
@@ -63,6 +79,7 @@ class Annotator {
   // Type-name bit masks of every release's type lists and every table row's types.
   std::unordered_map<const Release*, ReleaseMasks> release_masks_;
   std::unordered_map<const OpEntry*, uint32_t> entry_masks_;
+  std::unordered_set<const TensorInfo*> bounded_int64_;
   ElemType model_float_ = ElemType::FLOAT;
 };
 

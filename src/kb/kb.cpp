@@ -18,8 +18,9 @@
 namespace trtlens {
 namespace {
 
-constexpr std::string_view kColumns = "op\tstatus\ttypes\trules\tplugin\timporter\tbasis\trules_src\tnote";
-constexpr size_t kColumnCount = 9;
+constexpr std::string_view kColumns =
+    "op\tstatus\ttypes\trules\tplugin\timporter\tbasis\trules_src\tnote\timport_types\timport_src\tignored";
+constexpr size_t kColumnCount = 12;
 
 // "-" is the data files' spelling of "empty / not stated".
 std::string field(std::string_view s) { return s == "-" ? std::string() : std::string(s); }
@@ -58,6 +59,83 @@ std::optional<OpStatus> parse_status(std::string_view s) {
 }
 
 using RuleCache = std::unordered_map<std::string_view, Rule>;
+
+// "0:FP32|FP16@onnx2trt_utils.cpp:1814;*:BOOL" (data/trt/README.md, column import_types).
+std::vector<ImportTypeCheck> parse_import_types(std::string_view s) {
+  std::vector<ImportTypeCheck> out;
+  if (s == "-" || s == "*") return out;
+  for (std::string_view item : split(s, ';')) {
+    ImportTypeCheck c;
+    size_t colon = item.find(':');
+    if (colon == std::string_view::npos) throw std::invalid_argument(fmt::format("import type check '{}' has no input", item));
+    std::string_view input = item.substr(0, colon), rest = item.substr(colon + 1);
+    if (input != "*" && (!parse_int(input, c.input) || c.input < 0))
+      throw std::invalid_argument(fmt::format("import type check '{}': bad input", item));
+    if (size_t at = rest.find('@'); at != std::string_view::npos) {
+      c.where = std::string(rest.substr(at + 1));
+      rest = rest.substr(0, at);
+    }
+    for (std::string_view t : split(rest, '|'))
+      if (!t.empty()) c.types.emplace_back(t);
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+// "attr:reduction=none;input:1@opset(>=18)" (column ignored).
+std::vector<IgnoredArg> parse_ignored(std::string_view s) {
+  std::vector<IgnoredArg> out;
+  if (s == "-") return out;
+  for (std::string_view item : split(s, ';')) {
+    IgnoredArg a;
+    a.text = std::string(item);
+    std::string_view arg = item;
+    if (size_t at = arg.find('@'); at != std::string_view::npos) {
+      for (std::string_view g : split(arg.substr(at + 1), '@')) a.guards.push_back(parse_rule(g));
+      arg = arg.substr(0, at);
+    }
+    if (size_t eq = arg.find('='); eq != std::string_view::npos) {
+      a.harmless = std::string(arg.substr(eq + 1));
+      arg = arg.substr(0, eq);
+    }
+    if (arg.starts_with("attr:") && arg.size() > 5) {
+      a.is_attribute = true;
+      a.attribute = std::string(arg.substr(5));
+    } else if (!(arg.starts_with("input:") && parse_int(arg.substr(6), a.input) && a.input >= 0)) {
+      throw std::invalid_argument(fmt::format("ignored argument '{}' is not attr:NAME or input:I", item));
+    }
+    out.push_back(std::move(a));
+  }
+  return out;
+}
+
+// "# policy.int64: native | importer 9.0-GA onnx2trt_utils.cpp:353". False for an unknown key or value.
+bool parse_policy(std::string_view key, std::string_view value, ReleasePolicy& p) {
+  std::string_view source;
+  if (size_t bar = value.find(" | "); bar != std::string_view::npos) {
+    source = value.substr(bar + 3);
+    value = value.substr(0, bar);
+  }
+  struct Known {
+    std::string_view key, off, on;
+    bool ReleasePolicy::*flag;
+  };
+  static constexpr Known kKnown[] = {
+      {"int64", "narrowed", "native", &ReleasePolicy::int64_native},
+      {"uint8_boundary", "no", "yes", &ReleasePolicy::uint8_boundary},
+      {"implicit_int8", "deprecated", "yes", &ReleasePolicy::implicit_int8},
+      {"strongly_typed", "no", "only", &ReleasePolicy::strongly_typed},
+      {"function_plugin", "no", "yes", &ReleasePolicy::function_plugin},
+  };
+  for (const Known& k : kKnown) {
+    if (k.key != key) continue;
+    if (value != k.on && value != k.off) return false;
+    p.*k.flag = value == k.on;
+    p.sources[std::string(key)] = std::string(source);
+    return true;
+  }
+  return false;
+}
 
 Release parse_release(const std::string& file, std::string_view text, RuleCache& rule_cache) {
   Release r;
@@ -106,6 +184,13 @@ Release parse_release(const std::string& file, std::string_view text, RuleCache&
         r.basis = field(value);
       } else if (key == "notes") {
         r.notes = field(value);
+      } else if (key == "importer") {
+        r.importer = field(value);
+      } else if (key == "types_importer") {
+        r.types_importer = words(value);
+      } else if (key.starts_with("policy.")) {
+        if (!parse_policy(key.substr(7), value, r.policy))
+          throw fail(fmt::format("unknown policy '{}: {}'", key, value));
       }
       continue;
     }
@@ -150,6 +235,13 @@ Release parse_release(const std::string& file, std::string_view text, RuleCache&
     e.basis = field(cells[6]);
     e.rules_src = field(cells[7]);
     e.note = field(cells[8]);
+    e.import_src = field(cells[10]);
+    try {
+      e.import_types = parse_import_types(cells[9]);
+      e.ignored = parse_ignored(cells[11]);
+    } catch (const std::invalid_argument& ex) {
+      throw fail(fmt::format("op {}: {}", e.op, ex.what()));
+    }
     std::string key = e.op;
     if (!r.ops.emplace(std::move(key), std::move(e)).second)
       throw fail(fmt::format("op {} listed twice", cells[0]));
@@ -195,6 +287,16 @@ std::string Release::citation() const {
     return carried_from.empty() ? fmt::format("TensorRT {} changelog", name)
                                 : fmt::format("TensorRT {} changelog ({} table carried forward)", name, carried_from);
   return fmt::format("ONNX-TensorRT support matrix, release {}", name);
+}
+
+std::string Release::importer_citation(std::string_view where) const {
+  std::string branch = importer.substr(0, importer.find(' '));
+  return where.empty() ? fmt::format("importer {}", branch) : fmt::format("importer {} {}", branch, where);
+}
+
+std::string ReleasePolicy::source(std::string_view key) const {
+  auto it = sources.find(key);
+  return it == sources.end() ? std::string() : it->second;
 }
 
 KnowledgeBase KnowledgeBase::parse(const std::vector<std::pair<std::string, std::string>>& files) {

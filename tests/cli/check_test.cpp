@@ -167,16 +167,18 @@ TEST(MatrixCli, TableMinimumReleaseAndJson) {
 }
 
 TEST(MatrixCli, DiffListsNodesWhoseVerdictChanges) {
-  std::string model = small_model(temp_dir("matrix_diff"));
-  RunResult r = run_trtlens({"matrix", model, "--diff", "8.6", "10.0"});
+  std::string model = hann_model(temp_dir("matrix_diff"));
+  RunResult r = run_trtlens({"matrix", model, "--diff", "8.6", "10.4"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("shape"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("IMPLICIT_CAST"), std::string::npos);
-  EXPECT_EQ(r.out.find("conv "), std::string::npos);  // unchanged nodes are not listed
-  json doc = json::parse(run_trtlens({"matrix", model, "--diff", "8.6", "10.0", "--format", "json"}).out);
-  ASSERT_EQ(doc["changes"].size(), 2u);
-  EXPECT_EQ(doc["changes"][0]["before"]["verdict"], "IMPLICIT_CAST");
+  EXPECT_NE(r.out.find("window"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("UNSUPPORTED"), std::string::npos);
+  json doc = json::parse(run_trtlens({"matrix", model, "--diff", "8.6", "10.4", "--format", "json"}).out);
+  ASSERT_EQ(doc["changes"].size(), 1u);
+  EXPECT_EQ(doc["changes"][0]["before"]["verdict"], "UNSUPPORTED");
   EXPECT_EQ(doc["changes"][0]["after"]["verdict"], "SUPPORTED");
+  // Unchanged nodes are not listed: the same release twice gives none.
+  json same = json::parse(run_trtlens({"matrix", model, "--diff", "10.4", "10.4", "--format", "json"}).out);
+  EXPECT_EQ(same["changes"].size(), 0u);
 }
 
 }  // namespace

@@ -197,12 +197,12 @@ constexpr const char* kHeader =
     "# types_limited: INT8\n"
     "# basis: table\n"
     "# notes: -\n"
-    "op\tstatus\ttypes\trules\tplugin\timporter\tbasis\trules_src\tnote\n";
+    "op\tstatus\ttypes\trules\tplugin\timporter\tbasis\trules_src\tnote\timport_types\timport_src\tignored\n";
 
 TEST(KbParse, ReadsHeaderAndRows) {
   std::string text = std::string(kHeader) +
-                     "Foo\tY\tFP32 FP16\trank(0,3..5);opset(>=11)\t-\tyes\ttable\tsource\ta note\n"
-                     "Bar\tPLUGIN\t-\t-\tBarPlugin\tyes\ttable\t-\t-\n";
+                     "Foo\tY\tFP32 FP16\trank(0,3..5);opset(>=11)\t-\tyes\ttable\tsource\ta note\t-\t-\t-\n"
+                     "Bar\tPLUGIN\t-\t-\tBarPlugin\tyes\ttable\t-\t-\t-\t-\t-\n";
   KnowledgeBase kb = KnowledgeBase::parse({{"data/trt/9.9.tsv", text}});
   ASSERT_EQ(kb.releases().size(), 1u);
   const Release& r = kb.releases()[0];
@@ -237,14 +237,14 @@ void expect_input_error(const std::string& text, const std::string& fragment, co
 }
 
 TEST(KbParse, RejectsMalformedFiles) {
-  expect_input_error(std::string(kHeader) + "Foo\tMAYBE\t-\t-\t-\tyes\ttable\t-\t-\n", "bad status");
-  expect_input_error(std::string(kHeader) + "Foo\tY\t-\t-\n", "4 fields, expected 9");
-  expect_input_error(std::string(kHeader) + "Foo\tY\t-\trank(0)\t-\tyes\ttable\tsource\t-\n", "line 12: op Foo");
-  expect_input_error(std::string(kHeader) + "Foo\tY\t-\tno_such_rule(0)\t-\tyes\ttable\tsource\t-\n", "unknown rule name");
-  expect_input_error(std::string(kHeader) + "Foo\tY\t-\t-\t-\tyes\ttable\t-\t-\nFoo\tN\t-\t-\t-\tyes\ttable\t-\t-\n",
+  expect_input_error(std::string(kHeader) + "Foo\tMAYBE\t-\t-\t-\tyes\ttable\t-\t-\t-\t-\t-\n", "bad status");
+  expect_input_error(std::string(kHeader) + "Foo\tY\t-\t-\n", "4 fields, expected 12");
+  expect_input_error(std::string(kHeader) + "Foo\tY\t-\trank(0)\t-\tyes\ttable\tsource\t-\t-\t-\t-\n", "line 12: op Foo");
+  expect_input_error(std::string(kHeader) + "Foo\tY\t-\tno_such_rule(0)\t-\tyes\ttable\tsource\t-\t-\t-\t-\n", "unknown rule name");
+  expect_input_error(std::string(kHeader) + "Foo\tY\t-\t-\t-\tyes\ttable\t-\t-\t-\t-\t-\nFoo\tN\t-\t-\t-\tyes\ttable\t-\t-\t-\t-\t-\n",
                      "listed twice");
   expect_input_error("# release: 9.9\nop\tstatus\n", "expected the column line");
-  expect_input_error("op\tstatus\ttypes\trules\tplugin\timporter\tbasis\trules_src\tnote\n", "no '# release");
+  expect_input_error("op\tstatus\ttypes\trules\tplugin\timporter\tbasis\trules_src\tnote\timport_types\timport_src\tignored\n", "no '# release");
   expect_input_error("# release: nine\n", "not major.minor");
   expect_input_error(kHeader, "file name says release 9.8", "data/trt/9.8.tsv");
 }
