@@ -325,5 +325,99 @@ TEST(CompatMatrix, CountsEqualAnnotatingEveryRuntime) {
   }
 }
 
+// A knowledge base of one release, 9.9, written in the test (data/trt/README.md format).
+KnowledgeBase test_kb(const std::string& policies, const std::string& rows) {
+  std::string text =
+      "# release: 9.9\n# source: test\n# basis: table\n# types: FP32 FP16 INT32 BOOL\n# types_limited: -\n"
+      "# importer: 9.9-GA 0123456789ab\n# types_importer: FP32 FP16 INT8 UINT8 INT32 INT64 BOOL\n" +
+      policies + "op\tstatus\ttypes\trules\tplugin\timporter\tbasis\trules_src\tnote\timport_types\timport_src\tignored\n" +
+      rows;
+  return KnowledgeBase::parse({{"9.9.tsv", text}});
+}
+
+Model unary_model(const std::string& name, const std::string& op, int type) {
+  ModelBuilder mb(17);
+  auto g = mb.graph();
+  g.input("x", type, {2, 3});
+  g.node(op, {"x"}, {"y"}, "node");
+  g.output("y");
+  return load_model(mb.save(temp_dir(name) + "/m.onnx"));
+}
+
+TEST(CompatImporterFacts, ImporterTypeChecksRuleAndCiteTheImporter) {
+  KnowledgeBase k = test_kb("", "Relu\tY\tFP32 FP16\t-\t-\tyes\ttable\t-\t-\t0:FP32|FP16|INT8@ops.cpp:10\t9.9-GA ops.cpp:7\t-\n"
+                                "Abs\tY\tFP32\t-\t-\tyes\ttable\t-\t-\t*\t9.9-GA ops.cpp:20\t-\n");
+  const Release& r = k.resolve("9.9");
+  Model relu = unary_model("importer_relu", "Relu", kInt32);
+  Annotations a = annotate(relu, k, r, Precision::FP32);  // a parsed knowledge base: no throw
+  const NodeVerdict& v = verdict_of(relu, a, "node");
+  EXPECT_EQ(v.verdict, Verdict::UNSUPPORTED);
+  ASSERT_FALSE(v.reasons.empty());
+  EXPECT_EQ(v.reasons[0].source, "importer 9.9-GA ops.cpp:10");
+  EXPECT_TRUE(mentions(v, "accepts FP32 FP16 INT8"));
+
+  // No type check in the importer: the table's narrower list does not make it UNSUPPORTED.
+  Model abs = unary_model("importer_abs", "Abs", kInt32);
+  Annotations b = annotate(abs, k, r, Precision::FP32);
+  const NodeVerdict& w = verdict_of(abs, b, "node");
+  EXPECT_EQ(w.verdict, Verdict::SUPPORTED);
+  EXPECT_TRUE(mentions(w, "support matrix lists FP32"));
+  EXPECT_EQ(w.reasons[0].source, "importer 9.9-GA ops.cpp:20");
+}
+
+TEST(CompatImporterFacts, Uint8OnlyAtTheNetworkBoundary) {
+  KnowledgeBase k = test_kb("# policy.uint8_boundary: yes | importer 9.9-GA ModelImporter.cpp:241\n",
+                            "Cast\tY\t-\t-\t-\tyes\ttable\t-\t-\t*\t9.9-GA ops.cpp:30\t-\n"
+                            "Relu\tY\t-\t-\t-\tyes\ttable\t-\t-\t*\t9.9-GA ops.cpp:40\t-\n");
+  ModelBuilder mb(17);
+  auto g = mb.graph();
+  g.input("x", kFloat, {2});
+  g.input("u", kUint8, {2});  // a UINT8 network input is fine
+  attr_int(g.node("Cast", {"x"}, {"mid"}, "to_uint8_mid"), "to", kUint8);
+  attr_int(g.node("Cast", {"mid"}, {"back"}, "from_uint8"), "to", kFloat);
+  attr_int(g.node("Cast", {"back"}, {"out_u8"}, "to_uint8_out"), "to", kUint8);
+  attr_int(g.node("Cast", {"u"}, {"uf"}, "input_cast"), "to", kFloat);
+  g.output("out_u8").output("uf");
+  Model m = load_model(mb.save(temp_dir("uint8_boundary") + "/m.onnx"));
+  Annotations a = annotate(m, k, k.resolve("9.9"), Precision::FP32);
+  const NodeVerdict& mid = verdict_of(m, a, "to_uint8_mid");
+  EXPECT_EQ(mid.verdict, Verdict::UNSUPPORTED);
+  EXPECT_TRUE(mentions(mid, "intermediate UINT8"));
+  EXPECT_EQ(mid.reasons[0].source, "importer 9.9-GA ModelImporter.cpp:241");
+  EXPECT_EQ(verdict_of(m, a, "to_uint8_out").verdict, Verdict::SUPPORTED);
+  EXPECT_EQ(verdict_of(m, a, "input_cast").verdict, Verdict::SUPPORTED);
+  EXPECT_EQ(verdict_of(m, a, "from_uint8").verdict, Verdict::SUPPORTED);
+
+  // Without the policy the same model imports.
+  KnowledgeBase no_rule = test_kb("", "Cast\tY\t-\t-\t-\tyes\ttable\t-\t-\t*\t9.9-GA ops.cpp:30\t-\n");
+  EXPECT_TRUE(annotate(m, no_rule, no_rule.resolve("9.9"), Precision::FP32).converts);
+}
+
+TEST(CompatImporterFacts, ArgumentsTheImporterNeverReadsWarnWithoutChangingTheVerdict) {
+  KnowledgeBase k = test_kb("", "ScatterND\tY\t-\t-\t-\tyes\ttable\t-\t-\t*\t9.9-GA ops.cpp:50\tattr:reduction=none\n");
+  auto model = [](const std::string& name, const char* reduction) {
+    ModelBuilder mb(17);
+    auto g = mb.graph();
+    g.input("data", kFloat, {4});
+    g.input("idx", kInt64, {1, 1});
+    g.input("upd", kFloat, {1});
+    auto& n = g.node("ScatterND", {"data", "idx", "upd"}, {"y"}, "node");
+    if (reduction) attr_string(n, "reduction", reduction);
+    g.output("y");
+    return load_model(mb.save(temp_dir(name) + "/m.onnx"));
+  };
+  Model add = model("ignored_add", "add");
+  Annotations a = annotate(add, k, k.resolve("9.9"), Precision::FP32);
+  const NodeVerdict& v = verdict_of(add, a, "node");
+  EXPECT_EQ(v.verdict, Verdict::SUPPORTED);
+  EXPECT_TRUE(mentions(v, "computes something else"));
+  EXPECT_TRUE(mentions(v, "reduction=add"));
+  for (const char* harmless : {"none", static_cast<const char*>(nullptr)}) {
+    Model m = model(std::string("ignored_") + (harmless ? harmless : "absent"), harmless);
+    Annotations b = annotate(m, k, k.resolve("9.9"), Precision::FP32);
+    EXPECT_FALSE(mentions(verdict_of(m, b, "node"), "something else"));
+  }
+}
+
 }  // namespace
 }  // namespace trtlens
