@@ -399,7 +399,7 @@ TEST(CompatImporterFacts, ArgumentsTheImporterNeverReadsWarnWithoutChangingTheVe
     ModelBuilder mb(17);
     auto g = mb.graph();
     g.input("data", kFloat, {4});
-    g.input("idx", kInt64, {1, 1});
+    g.input("idx", kInt32, {1, 1});
     g.input("upd", kFloat, {1});
     auto& n = g.node("ScatterND", {"data", "idx", "upd"}, {"y"}, "node");
     if (reduction) attr_string(n, "reduction", reduction);
