@@ -111,6 +111,23 @@ std::string release_ranges(const KnowledgeBase& kb, Pred pick) {
   return runs.empty() ? "-" : fmt::format("{}", fmt::join(runs, ", "));
 }
 
+// "input 0: FP32 FP16 (onnx2trt_utils.cpp:1814)" per importer type check; "any type" without one.
+std::vector<std::string> import_types_text(const OpEntry& e) {
+  std::vector<std::string> out;
+  if (e.import_src.empty()) return out;
+  for (const ImportTypeCheck& c : e.import_types)
+    out.push_back(fmt::format("{}: {}{}", c.input < 0 ? "every input" : fmt::format("input {}", c.input),
+                              fmt::join(c.types, " "), c.where.empty() ? "" : " (" + c.where + ")"));
+  if (out.empty()) out.push_back("no type check");
+  return out;
+}
+
+std::vector<std::string> ignored_texts(const OpEntry& e) {
+  std::vector<std::string> out;
+  for (const IgnoredArg& a : e.ignored) out.push_back(a.text);
+  return out;
+}
+
 json entry_json(const OpEntry& e) {
   auto opt = [](const std::string& s) { return s.empty() ? json(nullptr) : json(s); };
   return json{{"op", e.op},
@@ -121,7 +138,21 @@ json entry_json(const OpEntry& e) {
               {"importer", opt(e.importer)},
               {"basis", opt(e.basis)},
               {"rules_src", opt(e.rules_src)},
-              {"note", opt(e.note)}};
+              {"note", opt(e.note)},
+              {"import_src", opt(e.import_src)},
+              {"import_types", import_types_text(e)},
+              {"ignored", ignored_texts(e)}};
+}
+
+json policy_json(const ReleasePolicy& p) {
+  json out = json::object();
+  auto add = [&](const char* key, std::string value) { out[key] = {{"value", value}, {"source", p.source(key)}}; };
+  add("int64", p.int64_native ? "native" : "narrowed");
+  add("uint8_boundary", p.uint8_boundary ? "yes" : "no");
+  add("implicit_int8", p.implicit_int8 ? "yes" : "deprecated");
+  add("strongly_typed", p.strongly_typed ? "only" : "no");
+  add("function_plugin", p.function_plugin ? "yes" : "no");
+  return out;
 }
 
 json release_json(const Release& r) {
@@ -135,6 +166,9 @@ json release_json(const Release& r) {
               {"opset_max_is_lower_bound", r.opset_max_is_bound},
               {"types", r.types},
               {"types_limited", r.types_limited},
+              {"importer", r.importer.empty() ? json(nullptr) : json(r.importer)},
+              {"types_importer", r.types_importer},
+              {"policy", policy_json(r.policy)},
               {"notes", r.notes.empty() ? json(nullptr) : json(r.notes)}};
 }
 
@@ -198,6 +232,11 @@ void print_op(const KnowledgeBase& kb, const std::string& op, const Release* onl
     t.rows.push_back({"plugin", dash(e->plugin)});
     t.rows.push_back({"importer", dash(e->importer)});
     t.rows.push_back({"rules from", dash(e->rules_src)});
+    t.rows.push_back({"importer code", dash(e->import_src)});
+    std::vector<std::string> checks = import_types_text(*e);
+    for (size_t i = 0; i < checks.size(); ++i) t.rows.push_back({i == 0 ? "importer types" : "", checks[i]});
+    std::vector<std::string> ignored = ignored_texts(*e);
+    for (size_t i = 0; i < ignored.size(); ++i) t.rows.push_back({i == 0 ? "never read" : "", ignored[i]});
     t.rows.push_back({"note", dash(e->note)});
     out += render_table(t, format);
     if (e->status == OpStatus::N) {
@@ -278,6 +317,13 @@ void print_release(const KnowledgeBase& kb, const Release& r, const std::string&
   std::string out = md ? fmt::format("## ONNX ops at TensorRT {}\n\n", r.name) : fmt::format("ONNX ops at TensorRT {}\n", r.name);
   out += fmt::format("{}; {}; types {}{}\n", r.citation(), opset_text(r), join_types(r.types),
                      r.types_limited.empty() ? "" : fmt::format(" (limited: {})", join_types(r.types_limited)));
+  if (!r.importer.empty())
+    out += fmt::format("importer code: {}; types {}\n", r.importer, join_types(r.types_importer));
+  const ReleasePolicy& p = r.policy;
+  out += fmt::format("INT64 {}, UINT8 {}, implicit INT8 {}, {}\n", p.int64_native ? "native" : "narrowed to INT32",
+                     p.uint8_boundary ? "only at network inputs/outputs" : "unrestricted",
+                     p.implicit_int8 ? "yes" : "deprecated (Q/DQ only)",
+                     p.strongly_typed ? "strongly typed only" : "precision builder flags");
   out += "\n";
   Table t;
   t.header = {"op", "status", "types", "rules", "plugin"};
