@@ -43,6 +43,7 @@ POLICY_KEYS = {"int64": {"narrowed", "native"}, "uint8_boundary": {"no", "yes"},
                "function_plugin": {"no", "yes"}}
 IMPORTER_COLS = ["op", "src", "accepts", "attrs_read", "inputs_read", "checks"]
 SEMANTIC_COLS = ["op", "arg", "default", "guard", "meaning"]
+IMPORTER_RULE_COLS = ["release", "op", "rule", "where", "why"]
 # Rules that name an attribute as their first argument: dropped when the importer never reads it.
 ATTR_RULES = {"attr_in", "attr_all", "attr_absent", "attr_no_substr"}
 
@@ -90,6 +91,7 @@ def check_rules(field, where):
     if field in ("", "-"):
         return "-"
     for rule in field.split(";"):
+        rule = rule.split("#", 1)[0]  # a rule may cite the importer line it comes from: rule#FILE:LINE
         for atom in re.split(r"@(?![^()]*\))", rule):
             name = re.match(r"[a-z_]*", atom).group(0)
             if name not in RULE_NAMES:
@@ -175,6 +177,21 @@ def read_semantics(data_dir):
     return out
 
 
+def read_importer_rules(data_dir):
+    """{(release, op): ["rule#FILE:LINE", ...]}: hand-read static checks of an importer."""
+    path = os.path.join(data_dir, "importer_rules.tsv")
+    out = {}
+    if not os.path.exists(path):
+        return out
+    for r in read_tsv(path, IMPORTER_RULE_COLS):
+        where = f"importer_rules.tsv:{r['_line']}"
+        check_rules(r["rule"], where)
+        if not re.fullmatch(r"[\w.]+:\d+", r["where"]):
+            raise Problem(f"{where}: where {r['where']!r} is not FILE:LINE")
+        out.setdefault((r["release"], r["op"]), []).append(f"{r['rule']}#{r['where']}")
+    return out
+
+
 def importer_columns(row, fact, semantics, carried):
     """Fills import_types, import_src and ignored of an output row from the op's importer
     facts, and drops table rules about attributes the importer never reads."""
@@ -216,6 +233,7 @@ def convert(src, out_dir, data_dir=None):
     policies = read_policies(data_dir)
     importer = read_importer(data_dir)
     semantics = read_semantics(data_dir)
+    importer_rules = read_importer_rules(data_dir)
     versions = read_tsv(os.path.join(src, "versions.tsv"), VERSIONS_COLS)
     ops = read_tsv(os.path.join(src, "ops.tsv"), OPS_COLS)
     by_release = {}
@@ -282,6 +300,10 @@ def convert(src, out_dir, data_dir=None):
             if carried and fact and by_release[facts_name].get(op, {}).get("types") != rows[op]["types"]:
                 fact = None  # the changelog changed the op after the importer's release: its row rules
             importer_columns(rows[op], fact and {"branch": facts["branch"], "row": fact}, semantics, carried)
+            added = importer_rules.get((name, op))
+            if added:
+                rows[op]["rules"] = ";".join(([] if rows[op]["rules"] == "-" else [rows[op]["rules"]]) + added)
+                rows[op]["rules_src"] = "importer" if rows[op]["rules_src"] == "-" else rows[op]["rules_src"] + "+importer"
             lines.append("\t".join(rows[op][c] for c in OUT_COLS))
         path = os.path.join(out_dir, f"{name}.tsv")
         with open(path, "w", encoding="utf-8", newline="\n") as f:

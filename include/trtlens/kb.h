@@ -28,6 +28,7 @@ struct Rule {
   std::string name;               // e.g. "rank"
   std::vector<std::string> args;  // e.g. {"0", "3..5"}
   std::vector<Rule> guards;       // the rule applies only when every guard holds
+  std::string where;              // importer line it was read from ("builtin_op_importers.cpp:1216"), or ""
 };
 
 // One type check of a release's importer: the element types it lets through

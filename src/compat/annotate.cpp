@@ -377,7 +377,10 @@ Annotator::NodeTypes Annotator::judge_import(int gi, const Node& n, const std::v
       if (c.outcome == RuleOutcome::Holds) continue;
       bool fails = c.outcome == RuleOutcome::Fails;
       f.add(fails ? Verdict::UNSUPPORTED : Verdict::UNKNOWN,
-            [&] { return Reason{rule.text, std::move(c.message), op_cite(", rule " + rule.text)}; });
+            [&] {
+              return Reason{rule.text, std::move(c.message),
+                            rule.where.empty() ? op_cite(", rule " + rule.text) : r.importer_citation(rule.where)};
+            });
       if (fails) f.hint([&] { return rule_hint(rule, n); });
     }
   }

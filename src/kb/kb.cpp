@@ -223,7 +223,10 @@ Release parse_release(const std::string& file, std::string_view text, RuleCache&
           continue;
         }
         try {
-          e.rules.push_back(parse_rule(text_rule));
+          // "rule#FILE:LINE": a rule read from the importer code, with its line.
+          size_t hash = text_rule.find('#');
+          e.rules.push_back(parse_rule(text_rule.substr(0, hash)));
+          if (hash != std::string_view::npos) e.rules.back().where = std::string(text_rule.substr(hash + 1));
           rule_cache.emplace(text_rule, e.rules.back());
         } catch (const std::invalid_argument& ex) {
           throw fail(fmt::format("op {}: {}", e.op, ex.what()));
@@ -290,7 +293,7 @@ std::string Release::citation() const {
 }
 
 std::string Release::importer_citation(std::string_view where) const {
-  std::string branch = importer.substr(0, importer.find(' '));
+  std::string branch = importer.empty() ? name : importer.substr(0, importer.find(' '));
   return where.empty() ? fmt::format("importer {}", branch) : fmt::format("importer {} {}", branch, where);
 }
 

@@ -365,6 +365,27 @@ TEST(CompatImporterFacts, ImporterTypeChecksRuleAndCiteTheImporter) {
   EXPECT_EQ(w.reasons[0].source, "importer 9.9-GA ops.cpp:20");
 }
 
+// 8.5 and 8.6 import INT8 Q/DQ only with a zero-point input (importer 8.6-GA builtin_op_importers.cpp:1216);
+// 9.0 reads it only when present.
+TEST(CompatImporterFacts, QdqWithoutZeroPointIsUnsupportedIn86) {
+  ModelBuilder mb(13);
+  auto g = mb.graph();
+  g.input("x", kFloat, {1, 4});
+  g.init_float("scale", {}, {0.5f});
+  g.node("QuantizeLinear", {"x", "scale"}, {"q"}, "q");
+  g.node("DequantizeLinear", {"q", "scale"}, {"y"}, "dq");
+  g.output("y");
+  Model m = load_model(mb.save(temp_dir("qdq_no_zero_point") + "/m.onnx"));
+  Annotations a = annotate(m, kb().resolve("8.6"), Precision::INT8);
+  const NodeVerdict& q = verdict_of(m, a, "q");
+  EXPECT_EQ(q.verdict, Verdict::UNSUPPORTED);
+  bool cited = false;
+  for (const auto& r : q.reasons) cited |= r.source.find("builtin_op_importers.cpp:1216") != std::string::npos;
+  EXPECT_TRUE(cited);
+  EXPECT_EQ(verdict_of(m, a, "dq").verdict, Verdict::UNSUPPORTED);
+  EXPECT_NE(verdict_of(m, annotate(m, kb().resolve("9.0"), Precision::INT8), "q").verdict, Verdict::UNSUPPORTED);
+}
+
 TEST(CompatImporterFacts, Uint8OnlyAtTheNetworkBoundary) {
   KnowledgeBase k = test_kb("# policy.uint8_boundary: yes | importer 9.9-GA ModelImporter.cpp:241\n",
                             "Cast\tY\t-\t-\t-\tyes\ttable\t-\t-\t*\t9.9-GA ops.cpp:30\t-\n"
