@@ -96,6 +96,7 @@ struct Release {
   // for releases after the last importer branch; empty = none (5.1, 6.0).
   std::string importer;
   std::vector<std::string> types_importer;  // types the importer can represent; empty = not known
+  std::vector<std::string> types_weights;   // types its weight loader accepts (initializers, Constant); empty = not known
   ReleasePolicy policy;
   std::map<std::string, OpEntry, std::less<>> ops;
   const OpEntry* find(std::string_view op_type) const;  // nullptr when not in the table

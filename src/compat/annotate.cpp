@@ -90,7 +90,8 @@ std::string rule_hint(const Rule& r, const Node& n) {
 Annotator::ReleaseMasks Annotator::masks_of(const Release& r) const {
   if (auto it = release_masks_.find(&r); it != release_masks_.end()) return it->second;
   uint32_t types = type_mask(r.types), limited = type_mask(r.types_limited);
-  return {types, limited, r.types_importer.empty() ? types | limited : type_mask(r.types_importer)};
+  uint32_t all = r.types_importer.empty() ? types | limited : type_mask(r.types_importer);
+  return {types, limited, all, all | type_mask(r.types_weights)};
 }
 
 uint32_t Annotator::mask_of(const OpEntry& e) const {
@@ -416,7 +417,9 @@ Annotator::NodeTypes Annotator::judge_import(int gi, const Node& n, const std::v
         !reads_metadata_only)
       types.compute_float = t->type;
     std::string_view tn = elem_type_trt_name(t->type);
-    bool known = (rmask.all & type_bit(tn)) != 0;
+    // The weight loader converts what the network cannot carry (UINT8 weights become INT32, ...).
+    bool weights = t->origin == TensorOrigin::Initializer || t->origin == TensorOrigin::ConstantNode;
+    bool known = ((weights ? rmask.weights : rmask.all) & type_bit(tn)) != 0;
     if (t->type == ElemType::INT64 && (!r.policy.int64_native || !known)) {
       if (!bounded_int64(t)) int64_tensors.push_back(&name);
     } else if (t->type == ElemType::DOUBLE) {
@@ -792,7 +795,7 @@ Matrix Annotator::matrix() const {
     const ReleasePolicy& pol = r.policy;
     std::string key = fmt::format("{}{}{}{}|", int(pol.int64_native), int(pol.uint8_boundary),
                                   int(pol.implicit_int8), int(pol.strongly_typed));
-    for (const auto* list : {&r.types, &r.types_limited, &r.types_importer}) {
+    for (const auto* list : {&r.types, &r.types_limited, &r.types_importer, &r.types_weights}) {
       for (const auto& t : *list) key += t + " ";
       key += "|";
     }

@@ -65,6 +65,7 @@ class Annotator {
   struct ReleaseMasks {
     uint32_t types = 0, limited = 0;
     uint32_t all = 0;  // every type the release can represent: the importer's, else the table header's
+    uint32_t weights = 0;  // types of initializers and Constant values the weight loader accepts (0: as `all`)
   };
   // Masks of any release or row, also of one that is not in kb_ (a release of a parsed knowledge base).
   ReleaseMasks masks_of(const Release& r) const;

@@ -188,6 +188,8 @@ Release parse_release(const std::string& file, std::string_view text, RuleCache&
         r.importer = field(value);
       } else if (key == "types_importer") {
         r.types_importer = words(value);
+      } else if (key == "types_weights") {
+        r.types_weights = words(value);
       } else if (key.starts_with("policy.")) {
         if (!parse_policy(key.substr(7), value, r.policy))
           throw fail(fmt::format("unknown policy '{}: {}'", key, value));
