@@ -93,14 +93,15 @@ TEST(PartitionCli, JsonMatchesTheGoldenFile) {
   std::string model = detect_model(temp_dir("PartitionCli.Golden"));
   RunResult r = run_trtlens({"partition", model, "--trt", "8.6", "--precision", "fp16", "--min-nodes", "2", "--format", "json"});
   ASSERT_EQ(r.exit_code, 1) << r.err;  // the custom ops do not import
-  json doc = json::parse(r.out);
+  // Key order is part of what the golden file pins.
+  auto doc = nlohmann::ordered_json::parse(r.out);
   doc["model"] = "detect.onnx";
   if (std::getenv("TRTLENS_UPDATE_GOLDEN")) {
     write_text(kGolden, doc.dump(2) + "\n");
     GTEST_SKIP() << "golden file rewritten";
   }
-  json golden = json::parse(slurp(kGolden));
-  EXPECT_EQ(doc, golden) << json::diff(golden, doc).dump(2);
+  auto golden = nlohmann::ordered_json::parse(slurp(kGolden));
+  EXPECT_EQ(doc, golden) << nlohmann::ordered_json::diff(golden, doc).dump(2);
   // What the golden file pins, said plainly: one engine with the backbone and
   // the classifier, the lone Relu after the box decoder left out by --min-nodes.
   EXPECT_EQ(doc["summary"]["regions"], 1);
