@@ -96,20 +96,11 @@ json tensor_json(const Model& m, const std::string& name) {
   return {{"name", name}, {"type", t ? elem_type_name(t->type) : "UNDEFINED"}, {"shape", shape_json(t)}};
 }
 
-std::string md(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '|' || c == '<' || c == '>' || c == '`' || c == '*' || c == '_') out += '\\';
-    out += c == '\n' ? ' ' : c;
-  }
-  return out;
-}
-
 Table outside_table(const Model& m, const Partition& p, bool markdown) {
   Table t{{"node", "name", "op_type", "verdict", "why not in TensorRT"}, {}, {}};
   for (const auto& o : p.outside) {
     const Node& n = m.graphs[0].nodes[static_cast<size_t>(o.index)];
-    auto cell = [&](const std::string& s) { return markdown ? md(s) : s; };
+    auto cell = [&](const std::string& s) { return markdown ? md_escape(s) : s; };
     t.rows.push_back({node_id(m, 0, o.index), cell(node_label(m, o.index)), cell(n.op_type),
                       std::string(verdict_name(o.verdict)), cell(o.reason)});
   }
@@ -232,7 +223,7 @@ std::string partition_json(const Model& m, const Annotations& a, const Partition
 }
 
 std::string partition_markdown(const Model& m, const Annotations& a, const Partition& p) {
-  std::string out = fmt::format("### trtlens partition: `{}` on {}\n\n", md(m.path), runtime_label(a));
+  std::string out = fmt::format("### trtlens partition: `{}` on {}\n\n", md_escape(m.path), runtime_label(a));
   Table f{{"", ""}, {}, {}};
   for (const auto& [k, v] : figures(p)) f.rows.push_back({k, v});
   out += to_markdown(f);
@@ -241,14 +232,15 @@ std::string partition_markdown(const Model& m, const Annotations& a, const Parti
     const Part& part = p.parts[k];
     if (!part.tensorrt) continue;
     Table b{{"direction", "tensor", "type", "shape"}, {}, {}};
-    for (const auto& i : part.inputs) {
-      const TensorInfo* t = tensor(m, i);
-      b.rows.push_back({"in", "`" + md(i) + "`", t ? std::string(elem_type_name(t->type)) : "UNDEFINED", t ? format_shape(*t) : "?"});
-    }
-    for (const auto& o : part.outputs) {
-      const TensorInfo* t = tensor(m, o);
-      b.rows.push_back({"out", "`" + md(o) + "`", t ? std::string(elem_type_name(t->type)) : "UNDEFINED", t ? format_shape(*t) : "?"});
-    }
+    auto rows = [&](const char* direction, const std::vector<std::string>& names) {
+      for (const auto& name : names) {
+        const TensorInfo* t = tensor(m, name);
+        b.rows.push_back({direction, "`" + md_escape(name) + "`", t ? std::string(elem_type_name(t->type)) : "UNDEFINED",
+                          t ? format_shape(*t) : "?"});
+      }
+    };
+    rows("in", part.inputs);
+    rows("out", part.outputs);
     out += fmt::format("\n**Region {}** (part {}, {} nodes)\n\n", part.region, k, part.nodes.size()) + to_markdown(b);
   }
   if (!p.outside.empty()) out += "\n**Nodes left outside TensorRT**\n\n" + to_markdown(outside_table(m, p, true));
