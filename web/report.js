@@ -129,6 +129,17 @@
     if (bad.length > MAX) list.appendChild(el('li', null, '\u2026 and ' + (bad.length - MAX) + ' more (use search)'));
   }
 
+  // ---- TensorRT regions (the partition of the runtime the page opened on) ----
+  function renderPartition() {
+    const P = D.partition;
+    if (!P) return;
+    $('by-region-toggle').hidden = false;
+    $('by-region').addEventListener('change', (ev) => svg.classList.toggle('by-region', ev.target.checked));
+    const sizes = P.regions.length > 12 ? P.regions.slice(0, 12).join(' + ') + ' + \u2026' : P.regions.join(' + ');
+    $('partition-summary').textContent = 'TensorRT ' + P.release + ' ' + (PREC_LABEL[P.precision] || P.precision) + ': ' +
+      P.regions.length + ' region' + (P.regions.length === 1 ? '' : 's') + (P.regions.length ? ' (' + sizes + ' nodes)' : '');
+  }
+
   // ---- drawing a region ----------------------------------------------------
   function curGraph() { return state.stack[state.stack.length - 1]; }
 
@@ -167,6 +178,11 @@
         const subs = (n.s || []).length + (n.f !== undefined ? 1 : 0);
         const e = sv('g', { class: 'node' + (subs ? ' has-sub' : ''), transform: 'translate(' + x + ',' + y + ')',
           'data-node': gr.path + '/' + n.ix, 'data-verdict': v, 'data-g': g, 'data-i': ref });
+        if (g === 0 && D.partition) {
+          const part = D.partition.of[n.ix];
+          e.setAttribute('data-part', part);
+          e.style.setProperty('--part-hue', String((part * 137) % 360));  // golden-angle steps: neighbours differ
+        }
         e.appendChild(sv('rect', { class: 'box', width: w, height: h, rx: 5 }));
         const chars = Math.max(6, Math.floor((w - 30) / 7));
         e.appendChild(sv('text', { class: 'op', x: 8, y: 15 }, clip(n.op, chars)));
@@ -605,6 +621,7 @@
   // ---- start -------------------------------------------------------------
   curDetail = detailsFor(runtimeIndex(state.rel, state.prec));
   renderSummary();
+  renderPartition();
   enterGraph(0);
   // A scripting hook: reveal('<graph>/<index>') opens the node's graph and
   // region, centres it and opens its drawer.

@@ -98,6 +98,8 @@ std::string graph_cell(const Model& m, const NodeVerdict& v) {
   return fmt::format("{}/{}", path, v.index);
 }
 
+}  // namespace
+
 std::string md_escape(std::string s) {
   std::string out;
   for (char c : s) {
@@ -106,8 +108,6 @@ std::string md_escape(std::string s) {
   }
   return out;
 }
-
-}  // namespace
 
 std::string node_id(const Model& m, int graph, int index) {
   return fmt::format("{}/{}", m.graphs[static_cast<size_t>(graph)].path, index);

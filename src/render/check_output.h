@@ -32,6 +32,9 @@ std::string diff_text(const Model& m, const Annotations& a, const Annotations& b
 std::string diff_json(const Model& m, const Annotations& a, const Annotations& b);
 std::string diff_markdown(const Model& m, const Annotations& a, const Annotations& b);
 
+// Text for a markdown table cell: markdown's special characters escaped, newlines as spaces.
+std::string md_escape(std::string s);
+
 // "Loop_3/body/5" style id of a node: graph path, '/', index (as `data-node` in reports).
 std::string node_id(const Model& m, int graph, int index);
 

@@ -5,6 +5,7 @@
 
 #include "compat/annotator.h"
 #include "render/report_html.h"
+#include "trtlens/partition.h"
 
 namespace trtlens {
 
@@ -23,6 +24,10 @@ std::string render_report(const Model& model, const KnowledgeBase& kb, const Rep
   for (size_t r = 0; r < releases.size(); ++r)
     for (Precision p : kAllPrecisions) jobs.push_back({r, p});
   if (threads < 1) threads = 1;
+  const size_t initial_release =
+      options.initial_release < 0 || static_cast<size_t>(options.initial_release) >= releases.size()
+          ? releases.size() - 1
+          : static_cast<size_t>(options.initial_release);
   // Layout depends on the model only: it runs beside the annotators.
   std::future<void> layout = std::async(threads > 1 ? std::launch::async : std::launch::deferred,
                                         [&builder] { builder.lay_out(); });
@@ -36,7 +41,14 @@ std::string render_report(const Model& model, const KnowledgeBase& kb, const Rep
       batch.push_back(std::async(threads > 1 ? std::launch::async : std::launch::deferred,
                                  [&annotator, rel, p] { return annotator.run(*rel, p); }));
     }
-    for (size_t j = 0; j < batch.size(); ++j) builder.add(jobs[start + j].release, jobs[start + j].precision, batch[j].get());
+    for (size_t j = 0; j < batch.size(); ++j) {
+      const Job& job = jobs[start + j];
+      Annotations a = batch[j].get();
+      // The region toggle shows the partition of the runtime the page opens on.
+      if (job.release == initial_release && job.precision == options.initial_precision)
+        builder.set_partition(partition_model(model, a, PartitionOptions{}), a);
+      builder.add(job.release, job.precision, a);
+    }
   }
   layout.get();
   return assemble_report_page(options.title, builder.json());

@@ -137,6 +137,7 @@ struct ReportBuilder::Impl {
   // node_detail[flat * runtimes + k]: detail id, -1 when runtime k was never added.
   std::vector<int> node_detail;
   std::vector<std::vector<int>> notes;  // per runtime: note string ids
+  Json partition;                       // null until set_partition
 
   Impl(const Model& m, std::vector<const Release*> r, ReportOptions o)
       : model(m), releases(std::move(r)), options(std::move(o)) {
@@ -614,6 +615,7 @@ Json ReportBuilder::Impl::json_out() {
   for (const auto& r : reasons) jreasons.push_back(Json::array({r[0], r[1], r[2]}));
   out["reasons"] = jreasons;
   out["notes"] = notes;
+  out["partition"] = partition;
   out["kb"] = op_table();
   out["strings"] = strings.list();
   return out;
@@ -627,6 +629,19 @@ void ReportBuilder::lay_out() { impl_->lay_out(); }
 
 void ReportBuilder::add(size_t release_index, Precision precision, const Annotations& annotations) {
   impl_->add(release_index, precision, annotations);
+}
+
+void ReportBuilder::set_partition(const Partition& p, const Annotations& a) {
+  // "of": TensorRT region of each main-graph node by Node::index, -1 outside.
+  std::vector<int> of(impl_->model.graphs.empty() ? 0 : impl_->model.graphs[0].nodes.size(), -1);
+  Json sizes = Json::array();
+  for (const Part& part : p.parts) {
+    if (!part.tensorrt) continue;
+    sizes.push_back(part.nodes.size());
+    for (int n : part.nodes) of[static_cast<size_t>(n)] = part.region;
+  }
+  impl_->partition = {{"release", a.release->name}, {"precision", precision_name(a.precision)},
+                      {"min_nodes", p.min_nodes}, {"regions", sizes}, {"of", of}};
 }
 
 std::string ReportBuilder::json() const {

@@ -10,6 +10,7 @@
 #include "trtlens/compat.h"
 #include "trtlens/kb.h"
 #include "trtlens/model.h"
+#include "trtlens/partition.h"
 
 namespace trtlens {
 
@@ -43,6 +44,10 @@ class ReportBuilder {
   // Records the annotations of releases[release_index] at `precision`.
   // Runtimes never added show every node as UNKNOWN.
   void add(size_t release_index, Precision precision, const Annotations& annotations);
+
+  // Records `p`, the partition of the main graph for the runtime of
+  // `annotations` (the one the page opens on): the page's region toggle and summary.
+  void set_partition(const Partition& p, const Annotations& annotations);
 
   // The page data as JSON (schema in docs/report.md).
   std::string json() const;

@@ -105,6 +105,20 @@ test('INT8 re-colours the BatchNormalization badge without a reload', async () =
   await page.close();
 });
 
+test('the region toggle colours nodes by TensorRT region; the summary lists regions', async () => {
+  const { page, trouble } = await open(demoUrl);
+  check(/TensorRT 8\.6 FP32: \d+ regions? \(/.test(await page.textContent('#partition-summary')), 'summary lists the regions');
+  const fill = () => page.$eval('[data-node="/0"] rect.box', (r) => getComputedStyle(r).fill);
+  const plain = await fill();
+  await page.check('#by-region');
+  const coloured = await fill();
+  check(plain !== coloured, `node coloured by its region (${plain} -> ${coloured})`);
+  await page.uncheck('#by-region');
+  eq(await fill(), plain, 'toggle off restores the verdict colours');
+  eq(trouble.join('; '), '', 'trouble');
+  await page.close();
+});
+
 test('the drawer lists the supported runtimes of the op', async () => {
   const { page, trouble } = await open(demoUrl);
   await page.click('[data-node="/3"]');

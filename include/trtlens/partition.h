@@ -1,0 +1,93 @@
+// Splitting a model between TensorRT and another runtime (`trtlens partition`):
+// the regions of the main graph that TensorRT would take, as ONNX Runtime's
+// TensorRT execution provider does, decided offline from `annotate`'s verdicts.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "trtlens/compat.h"
+#include "trtlens/model.h"
+
+namespace trtlens {
+
+struct PartitionOptions {
+  // TensorRT regions with fewer main-graph nodes than this are left to the
+  // other runtime (an engine boundary costs more than it saves); >= 1.
+  // 1 keeps every region, as ONNX Runtime's trt_min_subgraph_size does by default.
+  int min_nodes = 1;
+};
+
+// One step of the chain: a set of main-graph nodes run by one runtime.
+struct Part {
+  bool tensorrt = false;        // true: a TensorRT region (one engine); false: left to another runtime
+  int region = -1;              // TensorRT parts: 0, 1, ... in chain order; -1 otherwise
+  std::vector<int> nodes;       // main-graph node indices, in an order where producers come first
+  // Tensors the part reads that are graph inputs or outputs of earlier parts,
+  // in the order its nodes first read them (includes what If/Loop/Scan bodies read
+  // from the main graph).
+  std::vector<std::string> inputs;
+  // Tensors it produces that later parts read or that are graph outputs, in production order.
+  std::vector<std::string> outputs;
+  std::vector<std::string> initializers;  // main-graph initializers its nodes read, by first use
+  int64_t macs = 0;             // multiply-accumulates of its Conv/ConvTranspose/MatMul/Gemm nodes with known shapes
+  int64_t parameters = 0;       // elements of the initializers it reads and of its Constant nodes' values
+};
+
+// A main-graph node that TensorRT does not take, with why.
+struct OutsideNode {
+  int index = 0;        // main-graph node index
+  Verdict verdict = Verdict::UNSUPPORTED;  // its own verdict (an If/Loop/Scan that imports keeps SUPPORTED etc.)
+  std::string reason;   // one sentence: its first reason, the body node that does not import, or the --min-nodes cut
+};
+
+struct Partition {
+  int min_nodes = 1;
+  // The chain: part k reads only graph inputs, initializers and outputs of parts
+  // before k. A TensorRT region and the runtime's remainder alternate; the
+  // remainder is cut into several parts because it usually sits both before
+  // and after a region (pre- and post-processing).
+  std::vector<Part> parts;
+  int regions = 0;                 // TensorRT parts (= engines to build)
+  // Counts are main-graph nodes: an If/Loop/Scan counts once, with its bodies.
+  int nodes = 0, nodes_in_tensorrt = 0;
+  int64_t macs = 0, macs_in_tensorrt = 0;
+  int macs_unknown = 0;            // Conv/ConvTranspose/MatMul/Gemm nodes whose MACs are unknown (symbolic or unknown shapes)
+  // Parameter elements; an initializer shared by a TensorRT region and another part counts as inside TensorRT.
+  int64_t parameters = 0, parameters_in_tensorrt = 0;
+  std::vector<OutsideNode> outside;  // in node index order
+};
+
+// Splits the main graph of `model` by the verdicts in `annotations` (which must
+// be annotate(model, ...)): SUPPORTED, FALLBACK and IMPLICIT_CAST nodes form
+// TensorRT regions that are connected and convex (no path leaves a region and
+// comes back, so the parts chain without cycles). Regions are grown greedily:
+// nodes are scheduled in dependency order, staying on the current runtime while
+// it has a ready node. An If/Loop/Scan node joins a region only when every node
+// of its bodies imports. Never throws for a loaded model.
+Partition partition_model(const Model& model, const Annotations& annotations, const PartitionOptions& options);
+
+// File name of part `k` in an output folder: "part<k>_trt.onnx" or
+// "part<k>_rest.onnx", k zero-padded to the width of the last index.
+std::string part_file_name(const Partition& p, size_t k);
+
+// Name of the external data file shared by the written parts.
+inline constexpr const char* kPartitionWeightsFile = "weights.data";
+
+// Writes every part of `p` as an ONNX model into folder `dir`, plus
+// `manifest` as manifest.json. Each model has the part's nodes, typed and
+// shaped inputs/outputs (from the model's value_info, shape inference or our
+// propagation), the initializers and value_info it uses, and the local
+// functions it calls. Weights above the loader's inline limit (16 KiB) and
+// external data are streamed from their file ranges into kPartitionWeightsFile
+// (each range once) and referenced from there; small ones stay inline.
+// All files go to a temporary folder beside `dir` that then replaces it, so a
+// failure leaves `dir` untouched.
+// Throws InputError(dir, ...) when `dir` exists and is not an empty folder and
+// `force` is false, when it holds the model itself, or on a write error;
+// InputError(model.path, ...) when a weight is stored in typed fields
+// (float_data, ...) larger than 16 KiB, which the loader does not keep.
+void write_partition(const Model& model, const Partition& p, const std::string& manifest, const std::string& dir,
+                     bool force);
+
+}  // namespace trtlens

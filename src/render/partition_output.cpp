@@ -1,0 +1,250 @@
+#include "render/partition_output.h"
+
+#include <fmt/core.h>
+
+#include <nlohmann/json.hpp>
+#include <unordered_map>
+
+#include "render/check_output.h"
+#include "render/report_data.h"
+#include "render/table.h"
+
+namespace trtlens {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+std::string share(int64_t part, int64_t whole) {
+  return whole > 0 ? fmt::format("{:.1f}%", 100.0 * static_cast<double>(part) / static_cast<double>(whole)) : "-";
+}
+
+// 1234567 -> "1.23 M": MAC and parameter counts for people.
+std::string count_text(int64_t v) {
+  const char* units[] = {"", " k", " M", " G", " T"};
+  double x = static_cast<double>(v);
+  size_t u = 0;
+  while (x >= 1000 && u + 1 < std::size(units)) {
+    x /= 1000;
+    ++u;
+  }
+  return u == 0 ? std::to_string(v) : fmt::format("{:.2f}{}", x, units[u]);
+}
+
+const TensorInfo* tensor(const Model& m, const std::string& name) {
+  auto it = m.graphs[0].tensors.find(name);
+  return it == m.graphs[0].tensors.end() ? nullptr : &it->second;
+}
+
+std::string tensor_text(const Model& m, const std::string& name) {
+  const TensorInfo* t = tensor(m, name);
+  return fmt::format("{} {} {}", name, t ? elem_type_name(t->type) : "UNDEFINED", t ? format_shape(*t) : "?");
+}
+
+std::string node_label(const Model& m, int index) {
+  const Node& n = m.graphs[0].nodes[static_cast<size_t>(index)];
+  return n.name.empty() ? fmt::format("#{}", index) : n.name;
+}
+
+std::string part_label(const Partition& p, size_t k) {
+  const Part& part = p.parts[k];
+  return part.tensorrt ? fmt::format("TensorRT region {}", part.region) : "other runtime";
+}
+
+// Which part produces each boundary tensor, and which parts read it.
+struct Wiring {
+  std::unordered_map<std::string, int> from;
+  std::unordered_map<std::string, std::vector<int>> to;
+};
+
+Wiring wiring(const Partition& p) {
+  Wiring w;
+  for (size_t k = 0; k < p.parts.size(); ++k) {
+    for (const auto& o : p.parts[k].outputs) w.from[o] = static_cast<int>(k);
+    for (const auto& i : p.parts[k].inputs) w.to[i].push_back(static_cast<int>(k));
+  }
+  return w;
+}
+
+std::string runtime_label(const Annotations& a) {
+  return fmt::format("TensorRT {}, {}", a.release->name, precision_name(a.precision));
+}
+
+// The headline figures, shared by text and markdown.
+std::vector<std::pair<std::string, std::string>> figures(const Partition& p) {
+  std::string macs = fmt::format("{} of {} ({})", count_text(p.macs_in_tensorrt), count_text(p.macs),
+                                 share(p.macs_in_tensorrt, p.macs));
+  if (p.macs_unknown) macs += fmt::format("; {} Conv/MatMul/Gemm node(s) with unknown shapes not counted", p.macs_unknown);
+  return {
+      {"TensorRT regions (engines)", std::to_string(p.regions)},
+      {"parts in the chain", fmt::format("{} ({} left to another runtime)", p.parts.size(), p.parts.size() - static_cast<size_t>(p.regions))},
+      {"nodes in TensorRT", fmt::format("{} of {} ({})", p.nodes_in_tensorrt, p.nodes, share(p.nodes_in_tensorrt, p.nodes))},
+      {"MACs in TensorRT", macs},
+      {"parameters in TensorRT", fmt::format("{} of {} ({})", count_text(p.parameters_in_tensorrt), count_text(p.parameters),
+                                             share(p.parameters_in_tensorrt, p.parameters))},
+  };
+}
+
+json shape_json(const TensorInfo* t) {
+  if (!t || t->rank < 0) return nullptr;
+  json dims = json::array();
+  for (const Dim& d : t->dims) dims.push_back(d.fixed() ? json(d.value) : d.param.empty() ? json(nullptr) : json(d.param));
+  return dims;
+}
+
+json tensor_json(const Model& m, const std::string& name) {
+  const TensorInfo* t = tensor(m, name);
+  return {{"name", name}, {"type", t ? elem_type_name(t->type) : "UNDEFINED"}, {"shape", shape_json(t)}};
+}
+
+Table outside_table(const Model& m, const Partition& p, bool markdown) {
+  Table t{{"node", "name", "op_type", "verdict", "why not in TensorRT"}, {}, {}};
+  for (const auto& o : p.outside) {
+    const Node& n = m.graphs[0].nodes[static_cast<size_t>(o.index)];
+    auto cell = [&](const std::string& s) { return markdown ? md_escape(s) : s; };
+    t.rows.push_back({node_id(m, 0, o.index), cell(node_label(m, o.index)), cell(n.op_type),
+                      std::string(verdict_name(o.verdict)), cell(o.reason)});
+  }
+  return t;
+}
+
+Table parts_table(const Partition& p) {
+  Table t{{"part", "runtime", "nodes", "MACs", "parameters", "inputs", "outputs"}, {}, {false, false, true, true, true, true, true}};
+  for (size_t k = 0; k < p.parts.size(); ++k) {
+    const Part& part = p.parts[k];
+    t.rows.push_back({std::to_string(k), part_label(p, k), std::to_string(part.nodes.size()), count_text(part.macs),
+                      count_text(part.parameters), std::to_string(part.inputs.size()), std::to_string(part.outputs.size())});
+  }
+  return t;
+}
+
+}  // namespace
+
+std::string partition_text(const Model& m, const Annotations& a, const Partition& p, bool color) {
+  std::string out = fmt::format("{} — {}, regions of at least {} node{}\n\n", m.path, runtime_label(a), p.min_nodes,
+                                p.min_nodes == 1 ? "" : "s");
+  for (const auto& [k, v] : figures(p)) out += fmt::format("{:<28}{}\n", k + ":", v);
+  if (p.parts.empty()) return out + "\nthe main graph has no nodes\n";
+  out += "\n" + to_text(parts_table(p));
+  Wiring w = wiring(p);
+  for (size_t k = 0; k < p.parts.size(); ++k) {
+    const Part& part = p.parts[k];
+    out += fmt::format("\npart {}: {}, {} node{} ({} .. {})\n", k, colorize(part_label(p, k), part.tensorrt ? "32" : "33", color),
+                       part.nodes.size(), part.nodes.size() == 1 ? "" : "s", node_label(m, part.nodes.front()),
+                       node_label(m, part.nodes.back()));
+    for (const auto& i : part.inputs) {
+      auto from = w.from.find(i);
+      out += fmt::format("  in   {}  (from {})\n", tensor_text(m, i),
+                         from == w.from.end() ? std::string("graph input") : fmt::format("part {}", from->second));
+    }
+    for (const auto& o : part.outputs) {
+      auto to = w.to.find(o);
+      std::string readers;
+      if (to != w.to.end())
+        for (int r : to->second) readers += fmt::format("{}part {}", readers.empty() ? "" : ", ", r);
+      bool graph_output = std::find(m.graphs[0].outputs.begin(), m.graphs[0].outputs.end(), o) != m.graphs[0].outputs.end();
+      if (graph_output) readers += readers.empty() ? "graph output" : ", graph output";
+      out += fmt::format("  out  {}  (to {})\n", tensor_text(m, o), readers);
+    }
+  }
+  if (!p.outside.empty()) out += "\nnodes left outside TensorRT:\n" + to_text(outside_table(m, p, false));
+  for (const auto& note : a.notes) out += "note: " + note + "\n";
+  return out;
+}
+
+std::string partition_json(const Model& m, const Annotations& a, const Partition& p, bool with_files) {
+  Wiring w = wiring(p);
+  json parts = json::array();
+  for (size_t k = 0; k < p.parts.size(); ++k) {
+    const Part& part = p.parts[k];
+    json inputs = json::array(), outputs = json::array(), nodes = json::array();
+    for (const auto& i : part.inputs) {
+      json t = tensor_json(m, i);
+      auto from = w.from.find(i);
+      t["from_part"] = from == w.from.end() ? json(nullptr) : json(from->second);
+      inputs.push_back(std::move(t));
+    }
+    for (const auto& o : part.outputs) {
+      json t = tensor_json(m, o);
+      auto to = w.to.find(o);
+      t["to_parts"] = to == w.to.end() ? json::array() : json(to->second);
+      t["graph_output"] = std::find(m.graphs[0].outputs.begin(), m.graphs[0].outputs.end(), o) != m.graphs[0].outputs.end();
+      outputs.push_back(std::move(t));
+    }
+    for (int n : part.nodes) nodes.push_back(node_id(m, 0, n));
+    json j = {{"index", k}, {"runtime", part.tensorrt ? "tensorrt" : "other"},
+              {"region", part.region < 0 ? json(nullptr) : json(part.region)}};
+    if (with_files) j["file"] = part_file_name(p, k);
+    j["node_count"] = part.nodes.size();
+    j["macs"] = part.macs;
+    j["parameters"] = part.parameters;
+    j["inputs"] = std::move(inputs);
+    j["outputs"] = std::move(outputs);
+    j["initializers"] = part.initializers;
+    j["nodes"] = std::move(nodes);
+    parts.push_back(std::move(j));
+  }
+  json graph_inputs = json::array(), graph_outputs = json::array(), outside = json::array();
+  for (const auto& i : m.graphs[0].inputs)
+    if (tensor(m, i) && tensor(m, i)->origin == TensorOrigin::GraphInput) graph_inputs.push_back(tensor_json(m, i));
+  for (const auto& o : m.graphs[0].outputs) {
+    json t = tensor_json(m, o);
+    auto from = w.from.find(o);
+    t["from_part"] = from == w.from.end() ? json(nullptr) : json(from->second);
+    graph_outputs.push_back(std::move(t));
+  }
+  for (const auto& o : p.outside) {
+    const Node& n = m.graphs[0].nodes[static_cast<size_t>(o.index)];
+    outside.push_back({{"node", node_id(m, 0, o.index)}, {"name", n.name}, {"op_type", n.op_type}, {"domain", n.domain},
+                       {"verdict", verdict_name(o.verdict)}, {"reason", o.reason}});
+  }
+  json doc = {{"schema_version", kPartitionSchemaVersion},
+              {"tool", "trtlens"},
+              {"model", m.path},
+              {"runtime", {{"type", "TensorRT"}, {"release", a.release->name}, {"precision", precision_name(a.precision)}}},
+              {"min_nodes", p.min_nodes},
+              {"summary",
+               {{"regions", p.regions},
+                {"engines", p.regions},
+                {"parts", p.parts.size()},
+                {"nodes", p.nodes},
+                {"nodes_in_tensorrt", p.nodes_in_tensorrt},
+                {"macs", p.macs},
+                {"macs_in_tensorrt", p.macs_in_tensorrt},
+                {"macs_unknown_nodes", p.macs_unknown},
+                {"parameters", p.parameters},
+                {"parameters_in_tensorrt", p.parameters_in_tensorrt}}},
+              {"graph_inputs", graph_inputs},
+              {"graph_outputs", graph_outputs},
+              {"parts", parts},
+              {"outside", outside}};
+  if (with_files) doc["weights_file"] = kPartitionWeightsFile;
+  // Invalid UTF-8 in names becomes U+FFFD rather than an exception.
+  return doc.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+}
+
+std::string partition_markdown(const Model& m, const Annotations& a, const Partition& p) {
+  std::string out = fmt::format("### trtlens partition: `{}` on {}\n\n", md_escape(m.path), runtime_label(a));
+  Table f{{"", ""}, {}, {}};
+  for (const auto& [k, v] : figures(p)) f.rows.push_back({k, v});
+  out += to_markdown(f);
+  if (!p.parts.empty()) out += "\n" + to_markdown(parts_table(p));
+  for (size_t k = 0; k < p.parts.size(); ++k) {
+    const Part& part = p.parts[k];
+    if (!part.tensorrt) continue;
+    Table b{{"direction", "tensor", "type", "shape"}, {}, {}};
+    auto rows = [&](const char* direction, const std::vector<std::string>& names) {
+      for (const auto& name : names) {
+        const TensorInfo* t = tensor(m, name);
+        b.rows.push_back({direction, "`" + md_escape(name) + "`", t ? std::string(elem_type_name(t->type)) : "UNDEFINED",
+                          t ? format_shape(*t) : "?"});
+      }
+    };
+    rows("in", part.inputs);
+    rows("out", part.outputs);
+    out += fmt::format("\n**Region {}** (part {}, {} nodes)\n\n", part.region, k, part.nodes.size()) + to_markdown(b);
+  }
+  if (!p.outside.empty()) out += "\n**Nodes left outside TensorRT**\n\n" + to_markdown(outside_table(m, p, true));
+  return out;
+}
+
+}  // namespace trtlens

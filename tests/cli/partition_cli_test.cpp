@@ -1,0 +1,265 @@
+// `trtlens partition` as a user runs it: the report, the golden JSON, the
+// parts written with -o (valid for onnx.checker, chaining back to the model),
+// and bad input.
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+
+#include "support/onnx_builder.h"
+#include "support/paths.h"
+#include "trtlens/model.h"
+
+namespace trtlens::test {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+const std::string kGolden = std::string(TRTLENS_SOURCE_DIR) + "/tests/cli/golden/partition_detect.json";
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::vector<float> ramp(size_t n) {
+  std::vector<float> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = static_cast<float>(i % 97) * 0.25f;
+  return v;
+}
+
+// value_info for a tensor inference cannot type (the output of a custom op), as exporters write it.
+void declare(GraphBuilder& g, const std::string& name, std::vector<int64_t> dims) {
+  onnx::ValueInfoProto* vi = g.proto()->add_value_info();
+  vi->set_name(name);
+  auto* tt = vi->mutable_type()->mutable_tensor_type();
+  tt->set_elem_type(kFloat);
+  for (int64_t d : dims) tt->mutable_shape()->add_dim()->set_dim_value(d);
+}
+
+// A small detector: custom pre-processing, a Conv backbone whose second weight
+// (18 KiB) the loader leaves in the file, a classifier whose weight is external
+// data, a custom box decoder and one Relu after it.
+std::string detect_model(const std::string& dir) {
+  std::vector<float> fc = ramp(10 * 64);
+  {
+    std::ofstream w(dir + "/fc.bin", std::ios::binary);
+    w.write(reinterpret_cast<const char*>(fc.data()), static_cast<std::streamsize>(fc.size() * sizeof(float)));
+  }
+  ModelBuilder mb(13);
+  mb.opset("com.example", 1);
+  auto g = mb.graph();
+  g.input("image", kFloat, {1, 3, 16, 16});
+  g.init_float("w1", {8, 3, 3, 3}, ramp(8 * 3 * 27 / 3));
+  g.init_float("w2", {64, 8, 3, 3}, ramp(64 * 8 * 9));
+  g.init_external("fc_w", {10, 64}, "fc.bin", 0, static_cast<int64_t>(fc.size() * sizeof(float)));
+  g.init_float("fc_b", {10}, ramp(10));
+  g.node("Normalize", {"image"}, {"norm"}, "normalize", "com.example");
+  attr_ints(g.node("Conv", {"norm", "w1"}, {"c1"}, "conv1"), "pads", {1, 1, 1, 1});
+  g.node("Relu", {"c1"}, {"r1"}, "relu1");
+  attr_ints(g.node("Conv", {"r1", "w2"}, {"c2"}, "conv2"), "pads", {1, 1, 1, 1});
+  g.node("Relu", {"c2"}, {"r2"}, "relu2");
+  g.node("GlobalAveragePool", {"r2"}, {"gp"}, "pool");
+  g.node("Flatten", {"gp"}, {"flat"}, "flatten");
+  attr_int(g.node("Gemm", {"flat", "fc_w", "fc_b"}, {"logits"}, "fc"), "transB", 1);
+  g.node("Sigmoid", {"logits"}, {"scores"}, "scores");
+  g.node("DecodeBoxes", {"r2"}, {"raw_boxes"}, "decode", "com.example");
+  g.node("Relu", {"raw_boxes"}, {"boxes"}, "clip");
+  declare(g, "norm", {1, 3, 16, 16});
+  declare(g, "raw_boxes", {1, 64, 16, 16});
+  g.output("scores", kFloat, {1, 10}).output("boxes", kFloat, {1, 64, 16, 16});
+  return mb.save(dir + "/detect.onnx");
+}
+
+std::vector<std::string> entries(const std::string& dir) {
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+bool python_onnx() { return std::system("/usr/bin/python3 -c 'import onnx' >/dev/null 2>&1") == 0; }
+
+TEST(PartitionCli, JsonMatchesTheGoldenFile) {
+  std::string model = detect_model(temp_dir("PartitionCli.Golden"));
+  RunResult r = run_trtlens({"partition", model, "--trt", "8.6", "--precision", "fp16", "--min-nodes", "2", "--format", "json"});
+  ASSERT_EQ(r.exit_code, 1) << r.err;  // the custom ops do not import
+  // Key order is part of what the golden file pins.
+  auto doc = nlohmann::ordered_json::parse(r.out);
+  doc["model"] = "detect.onnx";
+  if (std::getenv("TRTLENS_UPDATE_GOLDEN")) {
+    write_text(kGolden, doc.dump(2) + "\n");
+    GTEST_SKIP() << "golden file rewritten";
+  }
+  auto golden = nlohmann::ordered_json::parse(slurp(kGolden));
+  EXPECT_EQ(doc, golden) << nlohmann::ordered_json::diff(golden, doc).dump(2);
+  // What the golden file pins, said plainly: one engine with the backbone and
+  // the classifier, the lone Relu after the box decoder left out by --min-nodes.
+  EXPECT_EQ(doc["summary"]["regions"], 1);
+  EXPECT_EQ(doc["parts"][1]["runtime"], "tensorrt");
+  EXPECT_EQ(doc["parts"][1]["node_count"], 8);
+  EXPECT_EQ(doc["outside"].back()["name"], "clip");
+}
+
+TEST(PartitionCli, TextAndMarkdownNameRegionsBoundariesAndTheNodesLeftOut) {
+  std::string model = detect_model(temp_dir("PartitionCli.Text"));
+  RunResult t = run_trtlens({"partition", model, "--trt", "8.6", "--precision", "fp16"});
+  ASSERT_EQ(t.exit_code, 1) << t.err;
+  EXPECT_NE(t.out.find("TensorRT regions (engines): 2"), std::string::npos) << t.out;
+  EXPECT_NE(t.out.find("nodes in TensorRT:          9 of 11 (81.8%)"), std::string::npos) << t.out;
+  EXPECT_NE(t.out.find("in   norm FLOAT [1, 3, 16, 16]  (from part 0)"), std::string::npos) << t.out;
+  EXPECT_NE(t.out.find("normalize"), std::string::npos);
+  RunResult md = run_trtlens({"partition", model, "--trt", "8.6", "--precision", "fp16", "--format", "markdown"});
+  ASSERT_EQ(md.exit_code, 1) << md.err;
+  EXPECT_NE(md.out.find("**Region 0** (part 1, 8 nodes)"), std::string::npos) << md.out;
+  EXPECT_NE(md.out.find("| in | `norm` | FLOAT | [1, 3, 16, 16] |"), std::string::npos) << md.out;
+}
+
+// Every written part passes onnx.checker, and the parts chain back to the
+// model: each original node in exactly one part, each boundary tensor made by
+// one part and read where the manifest says.
+TEST(PartitionCli, WrittenPartsAreValidModelsThatChainBackToTheWhole) {
+  std::string dir = temp_dir("PartitionCli.Write");
+  std::string model = detect_model(dir);
+  std::string out = dir + "/parts";
+  RunResult r = run_trtlens({"partition", model, "--trt", "8.6", "--precision", "fp16", "-o", out});
+  ASSERT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(entries(out), (std::vector<std::string>{"manifest.json", "part0_rest.onnx", "part1_trt.onnx",
+                                                     "part2_rest.onnx", "part3_trt.onnx", "weights.data"}));
+  json manifest = json::parse(slurp(out + "/manifest.json"));
+  ASSERT_EQ(manifest["parts"].size(), 4u);
+
+  Model whole = load_model(model);
+  std::map<std::string, int> seen;  // node name -> parts holding it
+  std::map<std::string, int> made_by;
+  for (const json& part : manifest["parts"]) {
+    std::string file = out + "/" + part["file"].get<std::string>();
+    Model m = load_model(file);  // also checks that its external data is where it says
+    for (const auto& n : m.graphs[0].nodes) ++seen[n.name];
+    std::vector<std::string> in, outs;
+    for (const json& t : part["inputs"]) in.push_back(t["name"]);
+    for (const json& t : part["outputs"]) outs.push_back(t["name"]);
+    EXPECT_EQ(m.graphs[0].inputs, in) << file;
+    EXPECT_EQ(m.graphs[0].outputs, outs) << file;
+    for (const json& t : part["inputs"]) {
+      if (t["from_part"].is_null()) {
+        EXPECT_NE(std::find(whole.graphs[0].inputs.begin(), whole.graphs[0].inputs.end(), t["name"]),
+                  whole.graphs[0].inputs.end());
+      } else {
+        EXPECT_EQ(made_by.at(t["name"]), t["from_part"].get<int>()) << "read before it is made";
+      }
+    }
+    for (const json& t : part["outputs"]) EXPECT_TRUE(made_by.emplace(t["name"], part["index"].get<int>()).second);
+    // Boundary tensors carry a type and a shape.
+    for (const auto& name : m.graphs[0].inputs) EXPECT_NE(m.graphs[0].tensors.at(name).type, ElemType::UNDEFINED);
+  }
+  EXPECT_EQ(seen.size(), whole.graphs[0].nodes.size());
+  for (const auto& [name, count] : seen) EXPECT_EQ(count, 1) << name;
+  for (const json& o : manifest["graph_outputs"]) EXPECT_EQ(made_by.at(o["name"]), o["from_part"].get<int>());
+
+  // The weights the loader left in the file and the external data were copied, byte for byte.
+  onnx::ModelProto trt;
+  ASSERT_TRUE(trt.ParseFromString(slurp(out + "/part1_trt.onnx")));
+  std::string weights = slurp(out + "/weights.data");
+  std::map<std::string, std::vector<float>> expected = {{"w2", ramp(64 * 8 * 9)}, {"fc_w", ramp(640)}};
+  int external = 0;
+  for (const auto& t : trt.graph().initializer()) {
+    if (t.data_location() != onnx::TensorProto::EXTERNAL) continue;
+    ++external;
+    std::map<std::string, std::string> kv;
+    for (const auto& e : t.external_data()) kv[e.key()] = e.value();
+    EXPECT_EQ(kv["location"], "weights.data");
+    const std::vector<float>& want = expected.at(t.name());
+    std::string bytes = weights.substr(std::stoull(kv["offset"]), std::stoull(kv["length"]));
+    ASSERT_EQ(bytes.size(), want.size() * sizeof(float));
+    EXPECT_EQ(std::memcmp(bytes.data(), want.data(), bytes.size()), 0) << t.name();
+  }
+  EXPECT_EQ(external, 2);
+
+  if (!python_onnx()) GTEST_SKIP() << "Debian's python3-onnx is not installed: onnx.checker not run";
+  for (const json& part : manifest["parts"]) {
+    std::string file = out + "/" + part["file"].get<std::string>();
+    std::string cmd = "/usr/bin/python3 -c 'import onnx, sys; onnx.checker.check_model(sys.argv[1], full_check=True)' '" +
+                      file + "'";
+    EXPECT_EQ(std::system(cmd.c_str()), 0) << "onnx.checker refuses " << file;
+  }
+}
+
+TEST(PartitionCli, AFullOutputFolderNeedsForce) {
+  std::string dir = temp_dir("PartitionCli.Force");
+  std::string model = detect_model(dir);
+  std::string out = dir + "/parts";
+  write_text(out + "/keep.txt", "mine");
+  RunResult r = run_trtlens({"partition", model, "--trt", "8.6", "-o", out});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find(out + ": exists and is not empty; use --force"), std::string::npos) << r.err;
+  EXPECT_EQ(entries(out), std::vector<std::string>{"keep.txt"});
+  RunResult f = run_trtlens({"partition", model, "--trt", "8.6", "-o", out, "--force"});
+  EXPECT_EQ(f.exit_code, 1) << f.err;
+  EXPECT_TRUE(fs::exists(out + "/manifest.json"));
+  EXPECT_FALSE(fs::exists(out + "/keep.txt"));
+  EXPECT_EQ(entries(dir), (std::vector<std::string>{"detect.onnx", "fc.bin", "parts"}));  // no temporary folder left
+  // Nor may --force replace the folder that holds the model.
+  RunResult own = run_trtlens({"partition", model, "--trt", "8.6", "-o", dir, "--force"});
+  EXPECT_EQ(own.exit_code, 2);
+  EXPECT_NE(own.err.find("holds the model being partitioned"), std::string::npos) << own.err;
+  EXPECT_TRUE(fs::exists(model));
+}
+
+TEST(PartitionCli, AFailedWriteLeavesNothingBehind) {
+  // A weight over 16 KiB in float_data: the loader does not keep it, so the
+  // part that needs it cannot be written; the error comes after other parts were.
+  std::string dir = temp_dir("PartitionCli.Failure");
+  ModelBuilder mb(13);
+  mb.opset("com.example", 1);
+  auto g = mb.graph();
+  g.input("x", kFloat, {1, 5000});
+  g.node("Custom", {"x"}, {"u"}, "custom", "com.example");
+  onnx::TensorProto* t = g.proto()->add_initializer();
+  t->set_name("big");
+  t->set_data_type(kFloat);
+  t->add_dims(1);
+  t->add_dims(5000);
+  for (int i = 0; i < 5000; ++i) t->add_float_data(1.0f);
+  g.node("Add", {"u", "big"}, {"y"}, "add");
+  g.output("y", kFloat, {1, 5000});
+  std::string model = mb.save(dir + "/typed.onnx");
+  RunResult r = run_trtlens({"partition", model, "--trt", "8.6", "-o", dir + "/parts"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find(model + ": tensor 'big' stores more than 16 KiB in typed fields"), std::string::npos) << r.err;
+  EXPECT_EQ(entries(dir), std::vector<std::string>{"typed.onnx"});
+}
+
+TEST(PartitionCli, BadInputIsOneLineAndExitTwo) {
+  std::string dir = temp_dir("PartitionCli.Bad");
+  write_text(dir + "/junk.onnx", "not a model at all");
+  RunResult junk = run_trtlens({"partition", dir + "/junk.onnx", "-o", dir + "/parts"});
+  EXPECT_EQ(junk.exit_code, 2);
+  EXPECT_NE(junk.err.find(dir + "/junk.onnx: "), std::string::npos) << junk.err;
+  EXPECT_EQ(std::count(junk.err.begin(), junk.err.end(), '\n'), 1);
+  EXPECT_FALSE(fs::exists(dir + "/parts"));
+
+  std::string model = detect_model(dir);
+  write_text(dir + "/file", "x");
+  RunResult notdir = run_trtlens({"partition", model, "-o", dir + "/file"});
+  EXPECT_EQ(notdir.exit_code, 2);
+  EXPECT_NE(notdir.err.find(dir + "/file: exists and is not a folder"), std::string::npos) << notdir.err;
+
+  RunResult zero = run_trtlens({"partition", model, "--min-nodes", "0"});
+  EXPECT_EQ(zero.exit_code, 2);
+  RunResult release = run_trtlens({"partition", model, "--trt", "1.0"});
+  EXPECT_EQ(release.exit_code, 2);
+  EXPECT_NE(release.err.find("1.0"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace trtlens::test

@@ -1,0 +1,208 @@
+// partition_model on small models built in the test: regions, the chain, shares.
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+
+#include <set>
+
+#include "support/onnx_builder.h"
+#include "support/paths.h"
+#include "trtlens/partition.h"
+
+namespace trtlens {
+namespace {
+
+using namespace trtlens::test;
+
+struct Case {
+  Model model;
+  Annotations annotations;
+  Partition partition;
+};
+
+Case run(const ModelBuilder& mb, const std::string& name, int min_nodes = 1) {
+  Model m = load_model(mb.save(temp_dir(name) + "/model.onnx"));
+  Annotations a = annotate(m, KnowledgeBase::builtin().resolve("8.6"), Precision::FP16);
+  Partition p = partition_model(m, a, PartitionOptions{min_nodes});
+  return {std::move(m), std::move(a), std::move(p)};
+}
+
+// Node names of each part, in chain order.
+std::vector<std::vector<std::string>> names(const Case& c) {
+  std::vector<std::vector<std::string>> out;
+  for (const auto& p : c.partition.parts) {
+    out.emplace_back();
+    for (int i : p.nodes) out.back().push_back(c.model.graphs[0].nodes[static_cast<size_t>(i)].name);
+  }
+  return out;
+}
+
+// The chain is sound: every main-graph node in exactly one part, and each part
+// reads only graph inputs, initializers and outputs of earlier parts.
+void expect_chains(const Case& c) {
+  const Graph& g = c.model.graphs[0];
+  std::vector<int> seen(g.nodes.size(), 0);
+  std::set<std::string> available(g.inputs.begin(), g.inputs.end());
+  for (const auto& p : c.partition.parts) {
+    for (int i : p.nodes) ++seen[static_cast<size_t>(i)];
+    for (const auto& in : p.inputs) EXPECT_TRUE(available.count(in)) << in << " is read before it is produced";
+    std::set<std::string> produced;
+    for (int i : p.nodes)
+      for (const auto& o : g.nodes[static_cast<size_t>(i)].outputs) produced.insert(o);
+    for (const auto& o : p.outputs) {
+      EXPECT_TRUE(produced.count(o)) << o;
+      available.insert(o);
+    }
+  }
+  for (size_t i = 0; i < seen.size(); ++i) EXPECT_EQ(seen[i], 1) << "node " << i;
+  for (const auto& o : g.outputs) EXPECT_TRUE(available.count(o)) << o;
+}
+
+TEST(Partition, ARegionNeverNeedsAValueComputedFromItsOwnOutput) {
+  // a -> custom -> b, and a -> b directly: a and b are connected, but one
+  // region {a, b} would need custom's output, which needs the region's.
+  ModelBuilder mb(13);
+  mb.opset("com.example", 1);
+  auto g = mb.graph();
+  g.input("x", kFloat, {1, 8});
+  g.node("Relu", {"x"}, {"ra"}, "a");
+  g.node("Gate", {"ra"}, {"gated"}, "custom", "com.example");
+  g.node("Add", {"ra", "gated"}, {"y"}, "b");
+  g.output("y", kFloat, {1, 8});
+  Case c = run(mb, "partition_cycle");
+  EXPECT_EQ(names(c), (std::vector<std::vector<std::string>>{{"a"}, {"custom"}, {"b"}}));
+  EXPECT_EQ(c.partition.regions, 2);
+  EXPECT_EQ(c.partition.parts[2].inputs, (std::vector<std::string>{"ra", "gated"}));
+  EXPECT_EQ(c.partition.parts[0].outputs, (std::vector<std::string>{"ra"}));
+  ASSERT_EQ(c.partition.outside.size(), 1u);
+  EXPECT_EQ(c.partition.outside[0].verdict, Verdict::UNSUPPORTED);
+  expect_chains(c);
+}
+
+TEST(Partition, GrowsRegionsAcrossTheFileOrderAndSplitsUnconnectedBranches) {
+  // Two independent chains interleaved in the file, and a custom op between
+  // them: each chain is one region, however the file orders the nodes.
+  ModelBuilder mb(13);
+  mb.opset("com.example", 1);
+  auto g = mb.graph();
+  g.input("x", kFloat, {1, 8});
+  g.node("Relu", {"x"}, {"l1"}, "left1");
+  g.node("Sigmoid", {"x"}, {"r1"}, "right1");
+  g.node("Custom", {"x"}, {"u"}, "custom", "com.example");
+  g.node("Relu", {"l1"}, {"l2"}, "left2");
+  g.node("Sigmoid", {"r1"}, {"r2"}, "right2");
+  g.output("l2", kFloat, {1, 8}).output("r2", kFloat, {1, 8}).output("u", kFloat, {1, 8});
+  Case c = run(mb, "partition_branches");
+  EXPECT_EQ(names(c), (std::vector<std::vector<std::string>>{{"left1", "left2"}, {"right1", "right2"}, {"custom"}}));
+  EXPECT_EQ(c.partition.regions, 2);
+  EXPECT_EQ(c.partition.nodes_in_tensorrt, 4);
+  expect_chains(c);
+}
+
+TEST(Partition, SmallRegionsGoToTheOtherRuntimeWithTheReason) {
+  ModelBuilder mb(13);
+  mb.opset("com.example", 1);
+  auto g = mb.graph();
+  g.input("x", kFloat, {1, 8});
+  g.node("Custom", {"x"}, {"u"}, "pre", "com.example");
+  g.node("Relu", {"u"}, {"a"}, "relu");
+  g.node("Custom", {"a"}, {"v"}, "mid", "com.example");
+  g.node("Relu", {"v"}, {"b"}, "r1");
+  g.node("Relu", {"b"}, {"c"}, "r2");
+  g.output("c", kFloat, {1, 8});
+  Case keep = run(mb, "partition_min1", 1);
+  EXPECT_EQ(keep.partition.regions, 2);
+  Case cut = run(mb, "partition_min2", 2);
+  EXPECT_EQ(names(cut), (std::vector<std::vector<std::string>>{{"pre", "relu", "mid"}, {"r1", "r2"}}));
+  EXPECT_EQ(cut.partition.regions, 1);
+  EXPECT_EQ(cut.partition.parts[1].region, 0);
+  ASSERT_EQ(cut.partition.outside.size(), 3u);
+  EXPECT_EQ(cut.partition.outside[1].index, 1);
+  EXPECT_EQ(cut.partition.outside[1].verdict, Verdict::SUPPORTED);
+  EXPECT_NE(cut.partition.outside[1].reason.find("fewer than --min-nodes 2"), std::string::npos);
+  expect_chains(cut);
+}
+
+TEST(Partition, AnIfJoinsARegionOnlyWhenItsBodiesWhollyImport) {
+  ModelBuilder mb(13);
+  mb.opset("com.example", 1);
+  auto g = mb.graph();
+  g.input("x", kFloat, {1, 8}).input("cond", kBool, {});
+  g.node("Relu", {"x"}, {"a"}, "before");
+  auto& good = g.node("If", {"cond"}, {"gy"}, "if_good");
+  GraphBuilder tb = attr_graph(good, "then_branch", "t");
+  tb.node("Relu", {"a"}, {"t1"}, "t_relu");
+  tb.output("t1", kFloat, {1, 8});
+  GraphBuilder eb = attr_graph(good, "else_branch", "e");
+  eb.node("Sigmoid", {"a"}, {"e1"}, "e_sig");
+  eb.output("e1", kFloat, {1, 8});
+  auto& bad = g.node("If", {"cond"}, {"by"}, "if_bad");
+  GraphBuilder bt = attr_graph(bad, "then_branch", "bt");
+  bt.node("Custom", {"gy"}, {"b1"}, "bt_custom", "com.example");
+  bt.output("b1", kFloat, {1, 8});
+  GraphBuilder be = attr_graph(bad, "else_branch", "be");
+  be.node("Relu", {"gy"}, {"b2"}, "be_relu");
+  be.output("b2", kFloat, {1, 8});
+  g.output("by", kFloat, {1, 8});
+  Case c = run(mb, "partition_if");
+  EXPECT_EQ(names(c), (std::vector<std::vector<std::string>>{{"before", "if_good"}, {"if_bad"}}));
+  // The good If reads 'a' from the main graph through its bodies: no input from outside the region.
+  EXPECT_EQ(c.partition.parts[0].inputs, (std::vector<std::string>{"x", "cond"}));
+  EXPECT_EQ(c.partition.parts[1].inputs, (std::vector<std::string>{"cond", "gy"}));
+  ASSERT_EQ(c.partition.outside.size(), 1u);
+  EXPECT_NE(c.partition.outside[0].reason.find("body node if_bad/then_branch/0 is UNSUPPORTED"), std::string::npos)
+      << c.partition.outside[0].reason;
+  expect_chains(c);
+}
+
+TEST(Partition, CountsMacsAndParametersInsideTensorRT) {
+  ModelBuilder mb(13);
+  mb.opset("com.example", 1);
+  auto g = mb.graph();
+  g.input("x", kFloat, {1, 3, 8, 8}).input("v", kFloat, {1, 256});
+  g.init_float("w", {4, 3, 3, 3}, std::vector<float>(108, 0.1f));
+  g.init_float("m", {256, 2}, std::vector<float>(512, 0.1f));
+  g.init_float("k", {8}, std::vector<float>(8, 0.1f));
+  auto& conv = g.node("Conv", {"x", "w"}, {"c"}, "conv");
+  attr_ints(conv, "pads", {1, 1, 1, 1});
+  g.node("Custom", {"c", "k"}, {"u"}, "custom", "com.example");
+  g.node("MatMul", {"v", "m"}, {"y"}, "matmul");
+  g.output("u").output("y", kFloat, {1, 2});
+  Case c = run(mb, "partition_macs");
+  const Partition& p = c.partition;
+  EXPECT_EQ(names(c), (std::vector<std::vector<std::string>>{{"conv"}, {"matmul"}, {"custom"}}));
+  // Conv: 1*4*8*8 outputs × 3*3*3 = 6912; MatMul: 1*2 outputs × 256 = 512.
+  EXPECT_EQ(p.macs, 6912 + 512);
+  EXPECT_EQ(p.macs_in_tensorrt, 6912 + 512);
+  EXPECT_EQ(p.parts[1].macs, 512);
+  EXPECT_EQ(p.macs_unknown, 0);
+  EXPECT_EQ(p.parameters, 108 + 512 + 8);
+  EXPECT_EQ(p.parameters_in_tensorrt, 108 + 512);
+  EXPECT_EQ(p.parts[0].initializers, (std::vector<std::string>{"w"}));
+  EXPECT_EQ(p.parts[2].initializers, (std::vector<std::string>{"k"}));
+  expect_chains(c);
+}
+
+TEST(Partition, UnknownShapesLeaveMacsUncounted) {
+  ModelBuilder mb(13);
+  auto g = mb.graph();
+  g.input("x", kFloat, {-1, 3, 8, 8});  // symbolic batch
+  g.init_float("w", {4, 3, 3, 3}, std::vector<float>(108, 0.1f));
+  g.node("Conv", {"x", "w"}, {"c"}, "conv");
+  g.output("c");
+  Case c = run(mb, "partition_macs_unknown");
+  EXPECT_EQ(c.partition.macs, 0);
+  EXPECT_EQ(c.partition.macs_unknown, 1);
+  EXPECT_EQ(c.partition.regions, 1);
+  EXPECT_TRUE(c.partition.outside.empty());
+}
+
+TEST(Partition, PartFileNamesSortInChainOrder) {
+  Partition p;
+  p.parts.resize(12);
+  p.parts[3].tensorrt = true;
+  EXPECT_EQ(part_file_name(p, 3), "part03_trt.onnx");
+  EXPECT_EQ(part_file_name(p, 11), "part11_rest.onnx");
+}
+
+}  // namespace
+}  // namespace trtlens
