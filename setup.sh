@@ -10,7 +10,7 @@ if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 PACKAGES=(
   build-essential cmake pkg-config git python3
   libonnx-dev libonnx-testdata python3-onnx libprotobuf-dev protobuf-compiler
-  libcli11-dev libfmt-dev nlohmann-json3-dev libgraphviz-dev graphviz
+  libcli11-dev libfmt-dev nlohmann-json3-dev libsimdjson-dev libgraphviz-dev graphviz
   libgtest-dev libgmock-dev libbenchmark-dev
   chromium chromium-driver
   hyperfine time

@@ -43,12 +43,13 @@ using KeyValues = std::vector<std::pair<std::string, std::string>>;  // in file 
 // One tensor (an IEngineInspector "region") as a layer reads or writes it.
 struct EngineTensor {
   std::string name;
-  std::vector<int64_t> dims;  // "Dimensions"; -1 for a dynamic dimension
+  std::vector<int64_t> dims;  // "Dimensions"; -1 for a dynamic dimension or one that is not an integer in int64's range
   std::string format;         // format description as written ("Channel major FP16 format where channel % 8 == 0")
   std::string precision;      // "FP32", "FP16", "BF16", "INT8", "FP8", "INT32", "INT64", "BOOL", ... ; "" unknown
   std::string layout;         // TensorRT TensorFormat name: "LINEAR", "CHW4", "CHW32", "HWC8", ...; "" unknown
   std::string location;       // "Device", "Host", "" when absent
-  // Elements × element size; 0 when a dimension is dynamic or the precision unknown.
+  // Elements × element size; 0 when a dimension is dynamic or the precision
+  // unknown; INT64_MAX when the product overflows (hostile dimensions).
   int64_t size_bytes() const;
   // "FP16 HWC8", "FP32 LINEAR", or the raw format when it could not be parsed.
   std::string short_format() const;
@@ -66,7 +67,7 @@ struct EngineLayer {
   std::vector<std::string> onnx_nodes;  // ONNX nodes named in Metadata ("[ONNX Layer: Conv_0]" → "Conv_0")
   std::vector<EngineTensor> inputs, outputs;
   std::string precision;  // precision of the first input; "" when the layer has no input
-  int64_t weights_bytes = 0;  // Weights + Bias (Count × element size)
+  int64_t weights_bytes = 0;  // Weights + Bias (Count × element size); INT64_MAX when that overflows
   // The layer's other fields (Kernel, Groups, Weights, ...) as one compact JSON
   // object, in file order: "{\"Kernel\":[3,3],\"Groups\":1}"; "{}" when none.
   std::string attributes_json = "{}";
@@ -129,13 +130,18 @@ struct LoadOptions {
 };
 
 // Loads a plan. Throws InputError(file, problem) for: an unreadable file,
-// invalid JSON (with its byte offset), a graph of an unknown layout (not an
+// invalid JSON (with its byte offset), JSON nested deeper than
+// kMaxNestingDepth (src/util/limits.h) or a number past the range of a double
+// in a layer attribute or a metadata value, a graph of an unknown layout (not an
 // object with a "Layers" list of layer objects or names), no layer in the
 // requested optimization profile, a profile.json that is not a list of records
 // or none of whose records names a layer, a timing.json that is not a list,
 // invalid metadata JSON. A missing profile, layers without a profile record,
-// a names-only graph or a profile whose names disagree by position do not
+// a names-only graph, a profile whose names disagree by position, or times
+// that are not finite numbers (NaN, Infinity, 1e400; counted as 0 ms) do not
 // throw: they add notes (EnginePlan::notes) and the result is partial.
+// Invalid UTF-8 in the files is replaced by U+FFFD. Layer and binding names
+// whose "[profile N]" suffix has N >= INT_MAX are taken as plain names.
 EnginePlan load_plan(const PlanFiles& files, const LoadOptions& options = {});
 // Parses graph.json text (and optional profile.json text); `graph_name` and
 // `profile_name` name them in errors. For tests and tools holding text in memory.
@@ -147,6 +153,7 @@ EnginePlan parse_plan(const std::string& graph_json, const std::string& graph_na
 // unescaped quotes, backslashes or control characters are accepted.
 struct ProfileRecord {
   std::string name;
+  // NaN when the file holds nan, inf, NaN, Infinity, a string or a number past double's range.
   double time_ms = 0, avg_ms = 0, median_ms = 0, percent = 0;
 };
 // Throws InputError(file_name, ...) when `text` is not a list of records.

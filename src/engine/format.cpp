@@ -115,6 +115,16 @@ bool is_float_precision(std::string_view p) {
   return p == "FP32" || p == "FP16" || p == "BF16" || p == "FP8" || p == "FP4" || p == "FP64";
 }
 
+int64_t saturating_add(int64_t a, int64_t b) {
+  int64_t r;
+  return __builtin_add_overflow(a, b, &r) ? INT64_MAX : r;
+}
+
+int64_t saturating_mul(int64_t a, int64_t b) {
+  int64_t r;
+  return __builtin_mul_overflow(a, b, &r) ? INT64_MAX : r;
+}
+
 }  // namespace engine_detail
 
 int64_t EngineTensor::size_bytes() const {
@@ -122,7 +132,7 @@ int64_t EngineTensor::size_bytes() const {
   if (n == 0) return 0;
   for (int64_t d : dims) {
     if (d < 0) return 0;
-    n *= d;
+    n = engine_detail::saturating_mul(n, d);
   }
   return n;
 }

@@ -1,5 +1,6 @@
 // Helpers shared by the engine loader, summary, linters and renderers.
 #pragma once
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,5 +24,10 @@ std::string ms_text(double ms);
 std::string percent_text(double pct);
 
 bool is_float_precision(std::string_view p);
+
+// Sums and products of byte counts from hostile files: they stop at INT64_MAX
+// instead of overflowing (arguments are >= 0).
+int64_t saturating_add(int64_t a, int64_t b);
+int64_t saturating_mul(int64_t a, int64_t b);
 
 }  // namespace trtlens::engine_detail

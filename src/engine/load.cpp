@@ -2,26 +2,32 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cstdio>
+#include <climits>
 #include <cmath>
 #include <deque>
 #include <filesystem>
-#include <nlohmann/json.hpp>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "engine/internal.h"
-#include "engine/json_reader.h"
+#include "engine/json_input.h"
 #include "trtlens/engine.h"
 #include "trtlens/error.h"
-#include "util/files.h"
 
 namespace fs = std::filesystem;
-using nlohmann::json;
+namespace od = trtlens::engine_detail::od;
+using trtlens::engine_detail::key_of;
+using trtlens::engine_detail::string_of;
+using trtlens::engine_detail::text_of;
 
 namespace trtlens {
 
 namespace {
+
+// Nesting levels (json_input.h) of the parents of graph.json's values: the
+// document's object, its "Layers" list, a layer object, a tensor object.
+constexpr int kLayerLevel = 3, kTensorLevel = 5;
 
 bool ends_with(const std::string& s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
@@ -39,28 +45,35 @@ std::string fix_separators(const std::string& s) {
   return r;
 }
 
-// "[profile 2]" in a layer or binding name → 2; 0 when the name has no suffix.
+
+// "[profile 2]" in a layer or binding name → 2; 0 when the name has no suffix
+// or its number would not count as a profile (past INT_MAX - 1: a count of
+// profiles must still fit an int).
 int profile_of(const std::string& name) {
   auto p = name.find("[profile ");
   if (p == std::string::npos) return 0;
   p += 9;
   while (p < name.size() && name[p] == ' ') ++p;
-  int v = 0;
+  int64_t v = 0;
   bool digits = false;
   while (p < name.size() && std::isdigit(static_cast<unsigned char>(name[p]))) {
     v = v * 10 + (name[p] - '0');
+    if (v >= INT_MAX) return 0;
     ++p;
     digits = true;
   }
-  return digits && p < name.size() && name[p] == ']' ? v : 0;
+  return digits && p < name.size() && name[p] == ']' ? static_cast<int>(v) : 0;
 }
 
-
-std::vector<int64_t> read_dims(const json& d) {
+// "Dimensions": -1 for a dynamic dimension and for anything not an integer in int64's range.
+std::vector<int64_t> read_dims(od::value v) {
   std::vector<int64_t> dims;
-  if (!d.is_array()) return dims;
-  dims.reserve(d.size());
-  for (const auto& x : d) dims.push_back(x.is_number() ? x.get<int64_t>() : -1);
+  if (v.type() != od::json_type::array) return dims;
+  for (auto x : v.get_array()) {
+    int64_t d = -1;
+    if (x.get_int64().get(d)) d = -1;
+    dims.push_back(d);
+  }
   return dims;
 }
 
@@ -85,62 +98,39 @@ void finish_tensor(EngineTensor& r, const std::string& fmt_text, const std::stri
   r.format = dtype.empty() ? fmt_text : (fmt_text.empty() ? dtype : fmt_text + " / " + dtype);
 }
 
-std::string text_value(engine_detail::JsonReader& r) {
-  if (r.peek() == '"') return std::string(r.string());
-  return engine_detail::compact_json(r.skip());
-}
-
-EngineTensor read_tensor(engine_detail::JsonReader& r) {
+EngineTensor read_tensor(od::object obj) {
   EngineTensor t;
   std::string combined, fmt_text, dtype;
   bool split = true;
-  r.begin_object();
-  bool first = true;
-  std::string_view k;
-  while (r.next_key(first, k)) {
-    if (k == "Name") t.name = text_value(r);
-    else if (k == "Location") t.location = text_value(r);
-    else if (k == "Dimensions") {
-      if (r.peek() != '[') {
-        r.skip();
-        continue;
-      }
-      r.begin_array();
-      bool f = true;
-      while (r.next_item(f)) {
-        char c = r.peek();
-        if (c == '-' || (c >= '0' && c <= '9')) t.dims.push_back(static_cast<int64_t>(r.number()));
-        else {
-          r.skip();
-          t.dims.push_back(-1);
-        }
-      }
-    } else if (k == "Format/Datatype") {
-      combined = text_value(r);
+  for (od::field field : obj) {
+    std::string_view k = key_of(field);
+    od::value v = field.value();
+    if (k == "Name") t.name = text_of(v, kTensorLevel);
+    else if (k == "Location") t.location = text_of(v, kTensorLevel);
+    else if (k == "Dimensions") t.dims = read_dims(v);
+    else if (k == "Format/Datatype") {
+      combined = text_of(v, kTensorLevel);
       split = false;
-    } else if (k == "Format") fmt_text = text_value(r);
-    else if (k == "Datatype" || k == "DataType") dtype = text_value(r);
-    else r.skip();
+    } else if (k == "Format") fmt_text = text_of(v, kTensorLevel);
+    else if (k == "Datatype" || k == "DataType") dtype = text_of(v, kTensorLevel);
   }
   finish_tensor(t, split ? fmt_text : combined, dtype, split);
   return t;
 }
 
-// {"Type": "Half", "Count": 9408} → bytes
-int64_t weights_bytes(std::string_view raw) {
-  engine_detail::JsonReader r(raw);
-  if (r.peek() != '{') return 0;
-  r.begin_object();
-  bool first = true;
-  std::string_view k;
+// {"Type": "Half", "Count": 9408} → bytes; saturates at INT64_MAX.
+int64_t weights_bytes(od::object obj) {
   std::string type;
   double count = 0;
-  while (r.next_key(first, k)) {
-    if (k == "Type" && r.peek() == '"') type = std::string(r.string());
-    else if (k == "Count" && r.peek() != '"' && r.peek() != '{' && r.peek() != '[') count = r.number();
-    else r.skip();
+  for (od::field field : obj) {
+    std::string_view k = key_of(field);
+    od::value v = field.value();
+    if (k == "Type" && v.type() == od::json_type::string) type = string_of(v);
+    else if (k == "Count") count = engine_detail::number_or_nan(v);
   }
-  return static_cast<int64_t>(count) * engine_detail::element_size(precision_of_datatype(type));
+  // A count past int64 (1e300) saturates; NaN or negative counts nothing.
+  int64_t n = !(count > 0) ? 0 : count >= 0x1p63 ? INT64_MAX : static_cast<int64_t>(count);
+  return engine_detail::saturating_mul(n, engine_detail::element_size(precision_of_datatype(type)));
 }
 
 // "[ONNX Layer: Conv_0]\x1e[ONNX Layer: Relu_1]" → {"Conv_0", "Relu_1"}
@@ -158,44 +148,41 @@ std::vector<std::string> onnx_nodes_of(const std::string& md) {
   return nodes;
 }
 
-EngineLayer read_layer(engine_detail::JsonReader& r, int index, const std::string& file) {
+EngineLayer read_layer(od::object obj, int index, const std::string& file) {
   EngineLayer l;
   l.file_index = index;
   bool named = false;
   std::string attrs;
-  r.begin_object();
-  bool first = true;
-  std::string_view k;
-  while (r.next_key(first, k)) {
+  for (od::field field : obj) {
+    std::string_view k = key_of(field);
+    od::value v = field.value();
     if (k == "Name") {
-      l.raw_name = text_value(r);
+      l.raw_name = text_of(v, kLayerLevel);
       named = true;
-    } else if (k == "LayerType") l.subtype = text_value(r);
-    else if (k == "ParameterType") l.type = text_value(r);
-    else if (k == "Origin") l.origin = text_value(r);
-    else if (k == "TacticName") l.tactic = text_value(r);
-    else if (k == "TacticValue") l.tactic_value = text_value(r);
-    else if (k == "Metadata") l.metadata = text_value(r);
+    } else if (k == "LayerType") l.subtype = text_of(v, kLayerLevel);
+    else if (k == "ParameterType") l.type = text_of(v, kLayerLevel);
+    else if (k == "Origin") l.origin = text_of(v, kLayerLevel);
+    else if (k == "TacticName") l.tactic = text_of(v, kLayerLevel);
+    else if (k == "TacticValue") l.tactic_value = text_of(v, kLayerLevel);
+    else if (k == "Metadata") l.metadata = text_of(v, kLayerLevel);
     else if (k == "Inputs" || k == "Outputs") {
       auto& dst = k == "Inputs" ? l.inputs : l.outputs;
-      if (r.peek() != '[') {
-        r.skip();
-        continue;
-      }
-      r.begin_array();
-      bool f = true;
-      while (r.next_item(f)) {
-        if (r.peek() == '{') dst.push_back(read_tensor(r));
-        else r.skip();
-      }
+      if (v.type() != od::json_type::array) continue;
+      for (od::value t : v.get_array())
+        if (t.type() == od::json_type::object) dst.push_back(read_tensor(t.get_object()));
     } else {
       // One string per layer: thousands of small allocations cost more than the parse.
-      std::string_view raw = r.skip();
-      if (k == "Weights" || k == "Bias") l.weights_bytes += weights_bytes(raw);
-      attrs += attrs.empty() ? "{\"" : ",\"";
-      attrs.append(k);
-      attrs += "\":";
-      engine_detail::compact_json_append(raw, attrs);
+      attrs += attrs.empty() ? "{" : ",";
+      engine_detail::append_quoted(k, attrs);
+      attrs += ':';
+      if ((k == "Weights" || k == "Bias") && v.type() == od::json_type::object) {
+        od::object w = v.get_object();
+        engine_detail::append_compact(std::string_view(w.raw_json()), attrs, kLayerLevel);
+        w.reset();
+        l.weights_bytes = engine_detail::saturating_add(l.weights_bytes, weights_bytes(w));
+      } else {
+        engine_detail::append_compact(engine_detail::raw_json(v), attrs, kLayerLevel);
+      }
     }
   }
   if (!named) throw InputError(file, fmt::format("layer {} has no \"Name\"; not an IEngineInspector layer", index));
@@ -247,24 +234,37 @@ void fold_noops(std::vector<EngineLayer>& all, const std::unordered_set<std::str
   }
 }
 
-void read_metadata_section(const nlohmann::ordered_json& j, const char* section, KeyValues& kv,
-                           nlohmann::ordered_json& out) {
-  auto it = j.find(section);
-  if (it == j.end() || !it->is_object()) return;
-  for (auto e = it->begin(); e != it->end(); ++e) {
-    kv.emplace_back(e.key(), e.value().is_string() ? e.value().get<std::string>() : e.value().dump());
-    out[e.key()] = e.value();
-  }
-}
-
-// Metadata keeps the file's key order (ordered_json), as trtexec wrote it.
-nlohmann::ordered_json parse_json_file(const std::string& path) {
-  std::string text = read_file(path);
-  try {
-    return nlohmann::ordered_json::parse(text);
-  } catch (const json::parse_error& e) {
-    throw InputError(path, fmt::format("invalid JSON (byte {}): {}", e.byte, e.what()));
-  }
+// Sections of a metadata file (profile.metadata.json, build.metadata.json), in
+// the order asked: each key with its value as text (strings unquoted, other
+// values as compact JSON), and all of them as one compact JSON object.
+void read_metadata(const std::string& path, std::initializer_list<const char*> sections, KeyValues& kv,
+                   std::string& json_out) {
+  auto text = engine_detail::JsonText::load(path);
+  std::string obj;
+  engine_detail::read_json(text, path, [&](od::document& doc) {
+    if (doc.type() != od::json_type::object) return;
+    for (const char* section : sections) {
+      od::value s;
+      if (doc.find_field_unordered(section).get(s) || s.type() != od::json_type::object) continue;
+      for (od::field field : s.get_object()) {
+        std::string key(key_of(field));
+        od::value v = field.value();
+        obj += obj.empty() ? "{" : ",";
+        engine_detail::append_quoted(key, obj);
+        obj += ':';
+        if (v.type() == od::json_type::string) {
+          std::string value(string_of(v));
+          engine_detail::append_quoted(value, obj);
+          kv.emplace_back(std::move(key), std::move(value));
+        } else {
+          size_t at = obj.size();
+          engine_detail::append_compact(engine_detail::raw_json(v), obj, 2);
+          kv.emplace_back(std::move(key), obj.substr(at));
+        }
+      }
+    }
+  });
+  json_out = obj.empty() ? "{}" : obj + "}";
 }
 
 double percentile(std::vector<double> v, double q) {
@@ -311,76 +311,57 @@ PlanFiles find_plan_files(const std::string& spec) {
   return f;
 }
 
-std::vector<ProfileRecord> parse_profile(const std::string& text, const std::string& file) {
+namespace {
+
+std::vector<ProfileRecord> read_profile(engine_detail::JsonText& text, const std::string& file) {
   std::vector<ProfileRecord> recs;
-  engine_detail::JsonReader r(text);
-  try {
-    if (r.peek() != '[') {
-      if (json::accept(text))
-        throw InputError(file, "not a trtexec profile: expected a list of {\"name\", \"averageMs\", ...} records");
-      throw engine_detail::JsonReader::Error{0, "not JSON"};
-    }
-    r.begin_array();
-    bool first = true;
-    while (r.next_item(first)) {
-      if (r.peek() != '{') throw InputError(file, "not a trtexec profile: a record is not an object");
-      r.begin_object();
-      bool f = true;
-      std::string_view k;
+  engine_detail::read_json(text, file, [&](od::document& doc) {
+    if (doc.type() != od::json_type::array)
+      throw InputError(file, "not a trtexec profile: expected a list of {\"name\", \"averageMs\", ...} records");
+    for (od::value rec : doc.get_array()) {
+      if (rec.type() != od::json_type::object) throw InputError(file, "not a trtexec profile: a record is not an object");
       ProfileRecord p;
       bool named = false;
-      while (r.next_key(f, k)) {
+      for (od::field field : rec.get_object()) {
+        std::string_view k = key_of(field);
+        od::value v = field.value();
         if (k == "name") {
-          p.name = text_value(r);
+          p.name = text_of(v, 2);
           named = true;
         } else if (k == "timeMs" || k == "averageMs" || k == "medianMs" || k == "percentage") {
-          double v = r.peek() == '"' ? 0.0 : r.number();
-          (k == "timeMs" ? p.time_ms : k == "averageMs" ? p.avg_ms : k == "medianMs" ? p.median_ms : p.percent) = v;
-        } else {
-          r.skip();
+          (k == "timeMs" ? p.time_ms : k == "averageMs" ? p.avg_ms : k == "medianMs" ? p.median_ms : p.percent) =
+              engine_detail::number_or_nan(v);
         }
       }
       // The first record is {"count": N}; TREx keeps only named records.
       if (named) recs.push_back(std::move(p));
     }
-    if (!r.at_end()) throw engine_detail::JsonReader::Error{r.offset(), "text after the JSON value"};
-    return recs;
-  } catch (const engine_detail::JsonReader::Error&) {
-    recs.clear();  // fall through to the tolerant reader
-  }
-  // trtexec writes layer names without JSON escaping, so a name holding '"'
-  // or '\' breaks strict parsing. Records have a fixed shape: read the name up
-  // to the '", "timeMs"' that follows it, and the numbers by key.
-  if (text.find("\"name\"") == std::string::npos || text.find("\"averageMs\"") == std::string::npos)
-    throw InputError(file, "invalid JSON and not a trtexec profile (no \"name\"/\"averageMs\" records)");
-  size_t pos = 0;
-  while ((pos = text.find("\"name\"", pos)) != std::string::npos) {
-    size_t colon = text.find(':', pos + 6);
-    size_t q = colon == std::string::npos ? colon : text.find('"', colon);
-    if (q == std::string::npos) break;
-    size_t end = text.find("\"timeMs\"", q);
-    size_t rec_end = text.find('}', end == std::string::npos ? q : end);
-    if (end == std::string::npos || rec_end == std::string::npos)
-      throw InputError(file, fmt::format("unreadable profile record at byte {}", pos));
-    // back from "timeMs" over ", " to the closing quote of the name
-    size_t close = text.rfind('"', text.rfind(',', end));
-    ProfileRecord p;
-    p.name = close > q ? text.substr(q + 1, close - q - 1) : std::string();
-    std::string body = text.substr(end, rec_end - end);
-    auto num = [&](const char* k) {
-      auto at = body.find(k);
-      if (at == std::string::npos) return 0.0;
-      at = body.find(':', at);
-      return at == std::string::npos ? 0.0 : std::strtod(body.c_str() + at + 1, nullptr);
-    };
-    p.time_ms = num("\"timeMs\"");
-    p.avg_ms = num("\"averageMs\"");
-    p.median_ms = num("\"medianMs\"");
-    p.percent = num("\"percentage\"");
-    recs.push_back(std::move(p));
-    pos = rec_end;
-  }
+  });
   return recs;
+}
+
+// Strictly first; when that fails, once more after the pre-pass for what
+// trtexec writes unescaped (json_input.h). The strict error is the one reported.
+std::vector<ProfileRecord> read_profile_text(engine_detail::JsonText& text, const std::string& file) {
+  try {
+    return read_profile(text, file);
+  } catch (const InputError&) {
+    std::string repaired = engine_detail::repair_profile_text(text.text());
+    if (repaired == text.text()) throw;
+    try {
+      engine_detail::JsonText fixed{std::string_view(repaired)};
+      return read_profile(fixed, file);
+    } catch (const InputError&) {
+    }
+    throw;
+  }
+}
+
+}  // namespace
+
+std::vector<ProfileRecord> parse_profile(const std::string& text, const std::string& file) {
+  engine_detail::JsonText padded{std::string_view(text)};
+  return read_profile_text(padded, file);
 }
 
 namespace {
@@ -391,6 +372,20 @@ void join_profile(EnginePlan& plan, std::vector<ProfileRecord> recs, const std::
                   const std::string& file) {
   plan.has_profile = true;
   std::erase_if(recs, [&](const ProfileRecord& r) { return ignored.count(fix_separators(r.name)) > 0; });
+  size_t not_finite = 0;
+  for (auto& r : recs) {
+    bool bad = false;
+    for (double* v : {&r.time_ms, &r.avg_ms, &r.median_ms, &r.percent})
+      if (!std::isfinite(*v)) {
+        *v = 0;
+        bad = true;
+      }
+    not_finite += bad;
+  }
+  if (not_finite > 0)
+    plan.notes.push_back(fmt::format("profile.json gives {} records a time that is not a finite number (NaN, "
+                                     "Infinity or past the range of a number); they count as 0 ms",
+                                     not_finite));
   auto& layers = plan.layers;
   if (recs.size() == layers.size()) {
     plan.profile_join = "position";
@@ -447,62 +442,71 @@ void join_profile(EnginePlan& plan, std::vector<ProfileRecord> recs, const std::
 
 }  // namespace
 
-EnginePlan parse_plan(const std::string& graph_text, const std::string& graph_name, const std::string& profile_text,
-                      const std::string& profile_name, const LoadOptions& options) {
+namespace {
+
+// "I/O Tensors" (11.x): Name, IOMode, DataType, Dimensions.
+EngineIO read_io_tensor(od::object obj) {
+  EngineIO io;
+  for (od::field field : obj) {
+    std::string_view k = key_of(field);
+    od::value v = field.value();
+    bool text = v.type() == od::json_type::string;
+    if (k == "Name" && text) io.name = string_of(v);
+    else if (k == "IOMode" && text) io.mode = string_of(v);
+    else if (k == "DataType" && text) io.data_type = string_of(v);
+    else if (k == "Dimensions") io.dims = read_dims(v);
+  }
+  return io;
+}
+
+// graph.json text (padded in place) and optional profile.json text → plan.
+EnginePlan parse_texts(engine_detail::JsonText graph_text, const std::string& graph_name,
+                       std::optional<engine_detail::JsonText> profile_text,
+                       const std::string& profile_name, const LoadOptions& options) {
   EnginePlan plan;
   plan.profile_id = options.profile_id;
   std::vector<EngineLayer> all;
   std::vector<std::string> names_only;
   bool saw_object_layer = false, saw_string_layer = false;
-  json io_tensors, bindings;
+  std::vector<EngineIO> bindings, io_tensors;  // "Bindings" (names only) up to 10.x, "I/O Tensors" from 11.x
+  bool v11 = false;
   int index = 0;
   const char* expect = "unknown layout: expected an object with a \"Layers\" list (trtexec --exportLayerInfo)";
-  all.reserve(graph_text.size() / 700 + 16);  // ~700-1200 bytes per detailed layer
-  engine_detail::JsonReader r(graph_text);
-  try {
-    if (r.peek() != '{') {
-      if (!json::accept(graph_text)) throw engine_detail::JsonReader::Error{r.offset(), "not JSON"};
-      throw InputError(graph_name, expect);
-    }
+  all.reserve(graph_text.text().size() / 700 + 16);  // ~700-1200 bytes per detailed layer
+  engine_detail::read_json(graph_text, graph_name, [&](od::document& doc) {
+    if (doc.type() != od::json_type::object) throw InputError(graph_name, expect);
     bool has_layers = false;
-    r.begin_object();
-    bool first = true;
-    std::string_view key;
-    while (r.next_key(first, key)) {
+    for (od::field field : doc.get_object()) {
+      std::string_view key = key_of(field);
+      od::value v = field.value();
       if (key == "Layers") {
-        if (r.peek() != '[') throw InputError(graph_name, expect);
+        if (v.type() != od::json_type::array) throw InputError(graph_name, expect);
         has_layers = true;
-        r.begin_array();
-        bool f = true;
-        while (r.next_item(f)) {
-          char c = r.peek();
-          if (c == '{') {
+        for (od::value layer : v.get_array()) {
+          od::json_type type = layer.type();
+          if (type == od::json_type::object) {
             saw_object_layer = true;
-            all.push_back(read_layer(r, index++, graph_name));
-          } else if (c == '"') {
+            all.push_back(read_layer(layer.get_object(), index++, graph_name));
+          } else if (type == od::json_type::string) {
             saw_string_layer = true;
-            names_only.emplace_back(r.string());
+            names_only.emplace_back(string_of(layer));
             ++index;
           } else {
-            r.skip();
             throw InputError(graph_name, "unknown layout: \"Layers\" holds values that are neither layer objects nor names");
           }
         }
-      } else if (key == "Bindings") {
-        bindings = json::parse(r.skip());
-      } else if (key == "I/O Tensors") {
-        io_tensors = json::parse(r.skip());
-      } else {
-        r.skip();
+      } else if (key == "Bindings" && v.type() == od::json_type::array) {
+        for (od::value n : v.get_array())
+          if (n.type() == od::json_type::string)
+            bindings.push_back({std::string(string_of(n)), "", "", {}});
+      } else if (key == "I/O Tensors" && v.type() == od::json_type::array) {
+        v11 = true;
+        for (od::value t : v.get_array())
+          if (t.type() == od::json_type::object) io_tensors.push_back(read_io_tensor(t.get_object()));
       }
     }
-    if (!r.at_end()) throw engine_detail::JsonReader::Error{r.offset(), "text after the JSON value"};
     if (!has_layers) throw InputError(graph_name, expect);
-  } catch (const engine_detail::JsonReader::Error& e) {
-    throw InputError(graph_name, fmt::format("invalid JSON (byte {}): {}", e.offset, e.what));
-  } catch (const json::parse_error& e) {
-    throw InputError(graph_name, fmt::format("invalid JSON near byte {}", r.offset()));
-  }
+  });
   if (saw_object_layer && saw_string_layer)
     throw InputError(graph_name, "unknown layout: \"Layers\" mixes layer objects and bare names");
   if (all.empty() && names_only.empty()) throw InputError(graph_name, "\"Layers\" is empty");
@@ -511,40 +515,16 @@ EnginePlan parse_plan(const std::string& graph_text, const std::string& graph_na
   // 11.x lists shapes per profile in ProfileInfo and may not suffix I/O names:
   // when no I/O name carries the requested profile, the unsuffixed ones serve.
   bool io_suffixed = false;
-  for (const json* list : {&bindings, &io_tensors})
-    if (list->is_array())
-      for (const auto& n : *list) {
-        const json* name = n.is_string() ? &n : (n.is_object() && n.contains("Name") ? &n["Name"] : nullptr);
-        if (name && name->is_string() && options.profile_id > 0 && profile_of(name->get<std::string>()) == options.profile_id)
-          io_suffixed = true;
-      }
+  for (const auto* list : {&bindings, &io_tensors})
+    for (const auto& io : *list) io_suffixed |= options.profile_id > 0 && profile_of(io.name) == options.profile_id;
   const int io_profile = options.profile_id > 0 && !io_suffixed ? 0 : options.profile_id;
-  if (bindings.is_array()) {
-    for (const auto& n : bindings)
-      if (n.is_string()) {
-        std::string s = n.get<std::string>();
-        plan.profiles = std::max(plan.profiles, profile_of(s) + 1);
-        if (profile_of(s) != io_profile) continue;
-        binding_names.insert(s);
-        plan.io.push_back({s, "", "", {}});
-      }
-  }
-  bool v11 = false;
-  if (io_tensors.is_array()) {
-    v11 = true;
-    for (const auto& t : io_tensors) {
-      if (!t.is_object()) continue;
-      EngineIO io;
-      if (auto it = t.find("Name"); it != t.end() && it->is_string()) io.name = it->get<std::string>();
-      if (auto it = t.find("IOMode"); it != t.end() && it->is_string()) io.mode = it->get<std::string>();
-      if (auto it = t.find("DataType"); it != t.end() && it->is_string()) io.data_type = it->get<std::string>();
-      if (auto it = t.find("Dimensions"); it != t.end()) io.dims = read_dims(*it);
+  for (auto* list : {&bindings, &io_tensors})
+    for (auto& io : *list) {
       plan.profiles = std::max(plan.profiles, profile_of(io.name) + 1);
       if (profile_of(io.name) != io_profile) continue;
       binding_names.insert(io.name);
       plan.io.push_back(std::move(io));
     }
-  }
 
   std::unordered_set<std::string> ignored;  // NoOp and Constant names: their profile records are dropped
   if (saw_string_layer) {
@@ -607,8 +587,8 @@ EnginePlan parse_plan(const std::string& graph_text, const std::string& graph_na
     if (n > 1) l.name += "_" + std::to_string(n);
   }
 
-  if (!profile_text.empty()) {
-    join_profile(plan, parse_profile(profile_text, profile_name), ignored, profile_name);
+  if (profile_text) {
+    join_profile(plan, read_profile_text(*profile_text, profile_name), ignored, profile_name);
   } else {
     plan.notes.push_back("no profile.json (trtexec --exportProfile): latencies are unknown and shown as 0 ms");
   }
@@ -617,79 +597,56 @@ EnginePlan parse_plan(const std::string& graph_text, const std::string& graph_na
   return plan;
 }
 
-namespace {
-// One read of the whole file (the iostream copy in read_file costs ~10% of a
-// 25 MB graph's load); read_file reports the error when this one fails.
-std::string slurp(const std::string& path) {
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) return read_file(path);
-  std::string s;
-  if (std::fseek(f, 0, SEEK_END) == 0) {
-    long n = std::ftell(f);
-    if (n > 0) {
-      s.resize(static_cast<size_t>(n));
-      std::rewind(f);
-      size_t got = std::fread(s.data(), 1, s.size(), f);
-      s.resize(got);
-    }
-  }
-  std::fclose(f);
-  if (s.empty()) return read_file(path);  // pipes, special files
-  return s;
-}
 }  // namespace
 
+EnginePlan parse_plan(const std::string& graph_text, const std::string& graph_name, const std::string& profile_text,
+                      const std::string& profile_name, const LoadOptions& options) {
+  std::optional<engine_detail::JsonText> profile;
+  if (!profile_text.empty()) profile.emplace(std::string_view(profile_text));
+  return parse_texts(engine_detail::JsonText(std::string_view(graph_text)), graph_name, std::move(profile),
+                     profile_name, options);
+}
+
 EnginePlan load_plan(const PlanFiles& files, const LoadOptions& options) {
-  std::string graph = slurp(files.graph);
-  std::string profile = files.profile.empty() ? std::string() : slurp(files.profile);
-  if (!files.profile.empty() && profile.find_first_not_of(" \t\r\n") == std::string::npos)
-    throw InputError(files.profile, "empty file");
-  EnginePlan plan = parse_plan(graph, files.graph, profile, files.profile, options);
+  std::optional<engine_detail::JsonText> profile;
+  if (!files.profile.empty()) {
+    profile.emplace(engine_detail::JsonText::load(files.profile));
+    if (profile->text().find_first_not_of(" \t\r\n") == std::string::npos) throw InputError(files.profile, "empty file");
+  }
+  EnginePlan plan =
+      parse_texts(engine_detail::JsonText::load(files.graph), files.graph, std::move(profile), files.profile, options);
   plan.files = files;
   std::string base = fs::path(files.graph).filename().string();
   plan.name = ends_with(base, ".graph.json") ? base.substr(0, base.size() - 11) : base;
 
   if (!files.profile_metadata.empty()) {
-    auto j = parse_json_file(files.profile_metadata);
-    auto dev = nlohmann::ordered_json::object(), perf = nlohmann::ordered_json::object();
-    read_metadata_section(j, "device_information", plan.device, dev);
-    read_metadata_section(j, "performance_summary", plan.performance, perf);
-    plan.device_json = dev.dump();
-    plan.performance_json = perf.dump();
+    read_metadata(files.profile_metadata, {"device_information"}, plan.device, plan.device_json);
+    read_metadata(files.profile_metadata, {"performance_summary"}, plan.performance, plan.performance_json);
   }
-  if (!files.build_metadata.empty()) {
-    auto j = parse_json_file(files.build_metadata);
-    auto b = nlohmann::ordered_json::object();
-    read_metadata_section(j, "model_options", plan.builder, b);
-    read_metadata_section(j, "build_options", plan.builder, b);
-    plan.builder_json = b.dump();
-  }
+  if (!files.build_metadata.empty())
+    read_metadata(files.build_metadata, {"model_options", "build_options"}, plan.builder, plan.builder_json);
   if (!files.timing.empty()) {
-    // Thousands of records: the pull reader, like graph.json.
-    std::string text = slurp(files.timing);
+    auto text = engine_detail::JsonText::load(files.timing);
     std::vector<double> lat;
-    engine_detail::JsonReader r(text);
-    try {
-      if (r.peek() != '[') throw InputError(files.timing, "not a trtexec --exportTimes file: expected a list of records");
-      r.begin_array();
-      bool first = true;
-      while (r.next_item(first)) {
-        if (r.peek() != '{') {
-          r.skip();
-          continue;
-        }
-        r.begin_object();
-        bool f = true;
-        std::string_view k;
-        while (r.next_key(f, k)) {
-          char c = r.peek();
-          if (k == "latencyMs" && (c == '-' || (c >= '0' && c <= '9'))) lat.push_back(r.number());
-          else r.skip();
+    size_t not_finite = 0;
+    engine_detail::read_json(text, files.timing, [&](od::document& doc) {
+      if (doc.type() != od::json_type::array)
+        throw InputError(files.timing, "not a trtexec --exportTimes file: expected a list of records");
+      for (od::value rec : doc.get_array()) {
+        if (rec.type() != od::json_type::object) continue;
+        for (od::field field : rec.get_object()) {
+          std::string_view k = key_of(field);
+          od::value v = field.value();
+          if (k != "latencyMs" || v.type() != od::json_type::number) continue;
+          double ms = engine_detail::number_or_nan(v);
+          if (std::isfinite(ms)) lat.push_back(ms);
+          else ++not_finite;
         }
       }
-    } catch (const engine_detail::JsonReader::Error& e) {
-      throw InputError(files.timing, fmt::format("invalid JSON (byte {}): {}", e.offset, e.what));
-    }
+    });
+    if (not_finite > 0)
+      plan.notes.push_back(fmt::format("timing.json has {} latencies past the range of a number; they are left out",
+                                       not_finite));
     if (!lat.empty()) {
       IterationTiming t;
       t.iterations = lat.size();

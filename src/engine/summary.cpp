@@ -71,9 +71,9 @@ EngineSummary summarize(const EnginePlan& plan, int slowest) {
   order.reserve(plan.layers.size());
   for (const auto& l : plan.layers) {
     order.push_back(&l);
-    for (const auto& t : l.inputs) s.activations_bytes += t.size_bytes();
-    for (const auto& t : l.outputs) s.activations_bytes += t.size_bytes();
-    s.weights_bytes += l.weights_bytes;
+    for (const auto* ts : {&l.inputs, &l.outputs})
+      for (const auto& t : *ts) s.activations_bytes = engine_detail::saturating_add(s.activations_bytes, t.size_bytes());
+    s.weights_bytes = engine_detail::saturating_add(s.weights_bytes, l.weights_bytes);
     if (l.is_fused()) s.fused.push_back(&l);
     if (l.is_reformat()) {
       ReformatInfo r;

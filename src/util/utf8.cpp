@@ -1,0 +1,47 @@
+#include "util/utf8.h"
+
+namespace trtlens {
+
+size_t utf8_sequence_length(std::string_view s, size_t i) {
+  if (i >= s.size()) return 0;
+  auto at = [&](size_t k) { return i + k < s.size() ? static_cast<unsigned char>(s[i + k]) : 0u; };
+  unsigned c = at(0);
+  if (c < 0x80) return 1;
+  // Allowed range of the second byte per lead byte (Unicode table 3-7).
+  size_t n;
+  unsigned lo = 0x80, hi = 0xBF;
+  if (c >= 0xC2 && c <= 0xDF) n = 2;
+  else if (c >= 0xE0 && c <= 0xEF) {
+    n = 3;
+    if (c == 0xE0) lo = 0xA0;
+    if (c == 0xED) hi = 0x9F;
+  } else if (c >= 0xF0 && c <= 0xF4) {
+    n = 4;
+    if (c == 0xF0) lo = 0x90;
+    if (c == 0xF4) hi = 0x8F;
+  } else {
+    return 0;
+  }
+  if (at(1) < lo || at(1) > hi) return 0;
+  for (size_t k = 2; k < n; ++k)
+    if (at(k) < 0x80 || at(k) > 0xBF) return 0;
+  return n;
+}
+
+std::string to_valid_utf8(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size();) {
+    size_t n = utf8_sequence_length(s, i);
+    if (n == 0) {
+      out += "\xEF\xBF\xBD";
+      ++i;
+    } else {
+      out.append(s.substr(i, n));
+      i += n;
+    }
+  }
+  return out;
+}
+
+}  // namespace trtlens

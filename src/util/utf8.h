@@ -1,0 +1,17 @@
+// UTF-8 repair for names copied byte for byte from models and engines.
+#pragma once
+#include <string>
+#include <string_view>
+
+namespace trtlens {
+
+// Length of the valid UTF-8 sequence starting at s[i] (1-4), 0 when the bytes
+// there are not one (bad lead byte, missing or bad continuation, overlong form,
+// surrogate, past U+10FFFF).
+size_t utf8_sequence_length(std::string_view s, size_t i);
+
+// `s` with every byte that does not start a valid UTF-8 sequence replaced by
+// U+FFFD; valid text is returned unchanged.
+std::string to_valid_utf8(std::string_view s);
+
+}  // namespace trtlens
