@@ -302,7 +302,7 @@ def convert(src, out_dir, data_dir=None):
             if carried and fact and by_release[facts_name].get(op, {}).get("types") != rows[op]["types"]:
                 fact = None  # the changelog changed the op after the importer's release: its row rules
             importer_columns(rows[op], fact and {"branch": facts["branch"], "row": fact}, semantics, carried)
-            added = importer_rules.get((name, op))
+            added = importer_rules.get((name, op)) or (importer_rules.get((facts_name, op)) if carried and fact else None)
             if added:
                 rows[op]["rules"] = ";".join(([] if rows[op]["rules"] == "-" else [rows[op]["rules"]]) + added)
                 rows[op]["rules_src"] = "importer" if rows[op]["rules_src"] == "-" else rows[op]["rules_src"] + "+importer"

@@ -211,8 +211,10 @@ void Annotator::find_bounded_int64() {
           inputs_bounded = !v || (v->tensor_values && fits(*v->tensor_values));
         }
         if (!inputs_bounded) continue;
-        for (const auto& name : n.outputs)
-          if (const TensorInfo* t = name.empty() ? nullptr : g.find(name, model_.graphs); t && t->type == ElemType::INT64)
+        // TopK's values (output 0) are its data; only its indices are bounded by a shape.
+        for (size_t k = n.op_type == "TopK" ? 1 : 0; k < n.outputs.size(); ++k)
+          if (const TensorInfo* t = n.outputs[k].empty() ? nullptr : g.find(n.outputs[k], model_.graphs);
+              t && t->type == ElemType::INT64)
             bounded_int64_.insert(t);
       }
 }

@@ -1,0 +1,258 @@
+// Issue 8's known contradictions between the support-matrix tables and the importer code, each
+// judged with the built-in knowledge base. Every expectation cites the importer code it comes from
+// (data/importer/<release>.tsv says where; tools/importer_facts.py extracts it).
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+
+#include <functional>
+
+#include "support/onnx_builder.h"
+#include "support/paths.h"
+#include "trtlens/compat.h"
+
+namespace trtlens {
+namespace {
+
+using namespace trtlens::test;
+
+// A temp folder name per case: "cos_8.6_7".
+std::string fmt_name(const std::string& what, const std::string& release, int type) {
+  return what + "_" + release + "_" + std::to_string(type);
+}
+
+struct Tensor {
+  std::string name;
+  int type;
+  std::vector<int64_t> dims;
+};
+
+// One node `op` named "node" over graph inputs `inputs`, producing graph outputs `outputs`.
+Model one_node(const std::string& test, int64_t opset, const std::string& op, const std::vector<Tensor>& inputs,
+               const std::vector<Tensor>& outputs, const std::function<void(onnx::NodeProto&)>& attrs = {}) {
+  ModelBuilder mb(opset);
+  auto g = mb.graph();
+  std::vector<std::string> in, out;
+  for (const auto& t : inputs) {
+    if (!t.name.empty()) g.input(t.name, t.type, t.dims);
+    in.push_back(t.name);
+  }
+  for (const auto& t : outputs) out.push_back(t.name);
+  onnx::NodeProto& n = g.node(op, in, out, "node");
+  if (attrs) attrs(n);
+  for (const auto& t : outputs) g.output(t.name, t.type, t.dims);
+  return load_model(mb.save(temp_dir("importer_" + test) + "/m.onnx"));
+}
+
+NodeVerdict judge(const Model& m, const std::string& release, const std::string& node = "node") {
+  Annotations a = annotate(m, KnowledgeBase::builtin().resolve(release), Precision::FP32);
+  for (const auto& v : a.nodes)
+    if (m.graphs[static_cast<size_t>(v.graph)].nodes[static_cast<size_t>(v.index)].name == node) return v;
+  throw std::runtime_error("no node " + node);
+}
+
+std::string reasons(const NodeVerdict& v) {
+  std::string s;
+  for (const auto& r : v.reasons) s += r.message + " [" + r.source + "]\n";
+  return s;
+}
+
+bool cites_importer(const NodeVerdict& v) {
+  for (const auto& r : v.reasons)
+    if (r.source.rfind("importer ", 0) == 0) return true;
+  return false;
+}
+
+void tensor_attr(onnx::NodeProto& n, const std::string& name, int type, int64_t value) {
+  auto* a = n.add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::TENSOR);
+  auto* t = a->mutable_t();
+  t->set_data_type(type);
+  t->add_dims(1);
+  if (type == kInt64) t->add_int64_data(value);
+  else if (type == kFloat) t->add_float_data(static_cast<float>(value));
+  else t->add_int32_data(static_cast<int32_t>(value));  // INT32, INT8, UINT8, BOOL, FP16 bits
+}
+
+// ---- The tables are too strict: these import. ----
+
+TEST(ImporterFacts, ConstantOfShapeAcceptsEveryValueTypeButUint8From80To93) {
+  for (const char* release : {"8.0", "8.6", "9.3"})
+    for (int type : {kInt64, kInt32, kBool, kFloat16}) {
+      Model m = one_node(fmt_name("cos", release, type), 13, "ConstantOfShape", {{"shape", kInt64, {2}}},
+                         {{"y", type == kInt64 && std::string(release) < "9" ? kInt64 : type, {-1, -1}}},
+                         [&](onnx::NodeProto& n) { tensor_attr(n, "value", type, 1); });
+      NodeVerdict v = judge(m, release);
+      EXPECT_NE(v.verdict, Verdict::UNSUPPORTED) << release << " type " << type << "\n" << reasons(v);
+    }
+}
+
+TEST(ImporterFacts, NonZeroAcceptsBoolInt32Int8) {
+  for (const char* release : {"8.6", "9.3", "10.1", "11.1"})
+    for (int type : {kBool, kInt32, kInt8}) {
+      Model m = one_node(fmt_name("nonzero", release, type), 13, "NonZero", {{"x", type, {4}}}, {{"y", kInt64, {1, -1}}});
+      NodeVerdict v = judge(m, release);
+      EXPECT_NE(v.verdict, Verdict::UNSUPPORTED) << release << " type " << type << "\n" << reasons(v);
+    }
+}
+
+TEST(ImporterFacts, ReduceMeanHasNoTypeCheckIn86) {
+  Model m = one_node("reduce_int32", 13, "ReduceMean", {{"x", kInt32, {2, 3}}}, {{"y", kInt32, {1, 1}}});
+  NodeVerdict v = judge(m, "8.6");
+  EXPECT_EQ(v.verdict, Verdict::SUPPORTED) << reasons(v);
+  EXPECT_TRUE(cites_importer(v)) << reasons(v);  // the table lists FP32 FP16 only: say who wins
+}
+
+TEST(ImporterFacts, ConstantValuesOfNarrowTypesAreWeights) {
+  for (int type : {kUint8, kInt8}) {
+    ModelBuilder mb(13);
+    auto g = mb.graph();
+    onnx::NodeProto& n = g.node("Constant", {}, {"c"}, "node");
+    tensor_attr(n, "value", type, 3);
+    g.output("c", type, {1});
+    Model m = load_model(mb.save(temp_dir(fmt_name("const", "8.6", type)) + "/m.onnx"));
+    NodeVerdict v = judge(m, "8.6");
+    EXPECT_NE(v.verdict, Verdict::UNSUPPORTED) << "type " << type << "\n" << reasons(v);
+  }
+}
+
+TEST(ImporterFacts, Uint8AtTheNetworkBoundaryImportsIn86) {
+  Model m = one_node("uint8_io", 13, "Cast", {{"x", kUint8, {4}}}, {{"y", kFloat, {4}}},
+                     [](onnx::NodeProto& n) { attr_int(n, "to", kFloat); });
+  NodeVerdict v = judge(m, "8.6");
+  EXPECT_NE(v.verdict, Verdict::UNSUPPORTED) << reasons(v);
+}
+
+TEST(ImporterFacts, ClipAcceptsInt32) {
+  for (const char* release : {"8.6", "9.3", "10.1"}) {
+    Model m = one_node(fmt_name("clip", release, kInt32), 13, "Clip", {{"x", kInt32, {4}}}, {{"y", kInt32, {4}}});
+    NodeVerdict v = judge(m, release);
+    EXPECT_NE(v.verdict, Verdict::UNSUPPORTED) << release << "\n" << reasons(v);
+  }
+}
+
+TEST(ImporterFacts, TopKNeverReadsSorted) {
+  ModelBuilder mb(13);
+  auto g = mb.graph();
+  g.input("x", kFloat, {8});
+  g.init_int64("k", {1}, {3});
+  attr_int(g.node("TopK", {"x", "k"}, {"v", "i"}, "node"), "sorted", 0);
+  g.output("v", kFloat, {3}).output("i", kInt64, {3});
+  Model m = load_model(mb.save(temp_dir("topk_sorted") + "/m.onnx"));
+  NodeVerdict v = judge(m, "10.1");
+  EXPECT_NE(v.verdict, Verdict::UNSUPPORTED) << reasons(v);
+}
+
+// ---- The tables are too loose: these do not import. ----
+
+TEST(ImporterFacts, CastToAnIntermediateUint8IsRejectedIn93And101) {
+  for (const char* release : {"9.3", "10.1"}) {
+    ModelBuilder mb(13);
+    auto g = mb.graph();
+    g.input("x", kFloat, {4});
+    attr_int(g.node("Cast", {"x"}, {"u"}, "node"), "to", kUint8);
+    attr_int(g.node("Cast", {"u"}, {"y"}, "back"), "to", kFloat);
+    g.output("y", kFloat, {4});
+    Model m = load_model(mb.save(temp_dir(fmt_name("cast_u8", release, 0)) + "/m.onnx"));
+    NodeVerdict v = judge(m, release);
+    EXPECT_EQ(v.verdict, Verdict::UNSUPPORTED) << release << "\n" << reasons(v);
+    EXPECT_TRUE(cites_importer(v)) << reasons(v);
+  }
+}
+
+TEST(ImporterFacts, DequantizeLinearRejectsUint8InputIn93And101) {
+  for (const char* release : {"9.3", "10.1"}) {
+    ModelBuilder mb(13);
+    auto g = mb.graph();
+    g.input("q", kUint8, {4});
+    g.init_float("scale", {}, {0.5f});
+    g.node("DequantizeLinear", {"q", "scale"}, {"y"}, "node");
+    g.output("y", kFloat, {4});
+    Model m = load_model(mb.save(temp_dir(fmt_name("dq_u8", release, 0)) + "/m.onnx"));
+    NodeVerdict v = judge(m, release);
+    EXPECT_EQ(v.verdict, Verdict::UNSUPPORTED) << release << "\n" << reasons(v);
+  }
+}
+
+TEST(ImporterFacts, ActivationsRejectInt32In93And101) {
+  for (const char* release : {"9.3", "10.1"}) {
+    Model m = one_node(fmt_name("relu", release, kInt32), 13, "Relu", {{"x", kInt32, {4}}}, {{"y", kInt32, {4}}});
+    NodeVerdict v = judge(m, release);
+    EXPECT_EQ(v.verdict, Verdict::UNSUPPORTED) << release << "\n" << reasons(v);
+    EXPECT_TRUE(cites_importer(v)) << reasons(v);
+  }
+  Model gelu = one_node("gelu_int32", 20, "Gelu", {{"x", kInt32, {4}}}, {{"y", kInt32, {4}}});
+  EXPECT_EQ(judge(gelu, "10.1").verdict, Verdict::UNSUPPORTED) << reasons(judge(gelu, "10.1"));
+}
+
+TEST(ImporterFacts, Bf16RejectedByHardSwishAndInstanceNormalization) {
+  for (const char* release : {"9.3", "10.1"}) {
+    Model hs = one_node(fmt_name("hardswish", release, kBfloat16), 14, "HardSwish", {{"x", kBfloat16, {4}}},
+                        {{"y", kBfloat16, {4}}});
+    EXPECT_EQ(judge(hs, release).verdict, Verdict::UNSUPPORTED) << release << "\n" << reasons(judge(hs, release));
+    Model in = one_node(fmt_name("instnorm", release, kBfloat16), 13, "InstanceNormalization",
+                        {{"x", kBfloat16, {1, 2, 4}}, {"s", kBfloat16, {2}}, {"b", kBfloat16, {2}}},
+                        {{"y", kBfloat16, {1, 2, 4}}});
+    EXPECT_EQ(judge(in, release).verdict, Verdict::UNSUPPORTED) << release << "\n" << reasons(judge(in, release));
+  }
+}
+
+TEST(ImporterFacts, RangeRejectsHalfTypes) {
+  for (const char* release : {"9.3", "10.1"})
+    for (int type : {kFloat16, kBfloat16}) {
+      Model m = one_node(fmt_name("range", release, type), 13, "Range",
+                         {{"a", type, {}}, {"b", type, {}}, {"d", type, {}}}, {{"y", type, {-1}}});
+      NodeVerdict v = judge(m, release);
+      EXPECT_EQ(v.verdict, Verdict::UNSUPPORTED) << release << " type " << type << "\n" << reasons(v);
+    }
+}
+
+// ---- Imports, but computes something else: a warning, not a verdict change. ----
+
+bool warns(const NodeVerdict& v) {
+  for (const auto& r : v.reasons)
+    if (r.rule == "ignored") return true;
+  return false;
+}
+
+TEST(ImporterFacts, ReduceAxesInputOfOpset18IgnoredIn9x) {
+  ModelBuilder mb(18);
+  auto g = mb.graph();
+  g.input("x", kFloat, {2, 3});
+  g.init_int64("axes", {1}, {1});
+  g.node("ReduceMax", {"x", "axes"}, {"y"}, "node");
+  g.output("y", kFloat, {2, 1});
+  Model m = load_model(mb.save(temp_dir("reduce_axes18") + "/m.onnx"));
+  NodeVerdict v93 = judge(m, "9.3");
+  EXPECT_TRUE(warns(v93)) << reasons(v93);
+  EXPECT_NE(v93.verdict, Verdict::UNSUPPORTED);
+  EXPECT_FALSE(warns(judge(m, "10.1"))) << reasons(judge(m, "10.1"));
+}
+
+TEST(ImporterFacts, ScatterNDReductionAndShapeStartIgnoredIn86And93) {
+  for (const char* release : {"8.6", "9.3"}) {
+    Model sc = one_node(fmt_name("scatternd", release, 0), 16, "ScatterND",
+                        {{"d", kFloat, {4}}, {"i", kInt32, {1, 1}}, {"u", kFloat, {1}}}, {{"y", kFloat, {4}}},
+                        [](onnx::NodeProto& n) { attr_string(n, "reduction", "add"); });
+    EXPECT_TRUE(warns(judge(sc, release))) << release << "\n" << reasons(judge(sc, release));
+    Model sh = one_node(fmt_name("shape_start", release, 0), 15, "Shape", {{"x", kFloat, {2, 3, 4}}},
+                        {{"y", kInt64, {2}}}, [](onnx::NodeProto& n) { attr_int(n, "start", 1); });
+    EXPECT_TRUE(warns(judge(sh, release))) << release << "\n" << reasons(judge(sh, release));
+  }
+}
+
+TEST(ImporterFacts, ResizeOpset18AttributesIgnoredIn93) {
+  ModelBuilder mb(18);
+  auto g = mb.graph();
+  g.input("x", kFloat, {1, 1, 4, 4});
+  g.init_float("scales", {4}, {1, 1, 0.5f, 0.5f});
+  auto& n = g.node("Resize", {"x", "", "scales"}, {"y"}, "node");
+  attr_string(n, "mode", "linear");
+  attr_int(n, "antialias", 1);
+  g.output("y", kFloat, {1, 1, 2, 2});
+  Model m = load_model(mb.save(temp_dir("resize_antialias") + "/m.onnx"));
+  EXPECT_TRUE(warns(judge(m, "9.3"))) << reasons(judge(m, "9.3"));
+}
+
+}  // namespace
+}  // namespace trtlens

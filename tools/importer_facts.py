@@ -1,0 +1,541 @@
+#!/usr/bin/env python3
+"""Extracts, per TensorRT release, what each op importer of onnx/onnx-tensorrt enforces, by reading
+the importer code of that release's branch: the element types it lets through per input, the
+attributes and inputs it reads, its other static checks, and release-wide rules (INT64 narrowed or
+native, UINT8 only at the network boundary, what the weight loader accepts).
+
+Usage: python3 tools/importer_facts.py ONNX_TENSORRT_GIT_DIR [OUT_DIR]
+ONNX_TENSORRT_GIT_DIR is a clone or mirror of https://github.com/onnx/onnx-tensorrt (files are read
+with `git show BRANCH:FILE`, no work tree needed). OUT_DIR defaults to data/importer beside this
+script's repository. Writes OUT_DIR/<release>.tsv (format: data/importer/README.md). Standard library
+only. The extraction is static and pattern-based: what it cannot see is listed in the README.
+"""
+import os
+import re
+import subprocess
+import sys
+
+# Release -> branch of onnx/onnx-tensorrt.
+BRANCHES = [("7.0", "7.0"), ("7.1", "7.1"), ("7.2", "7.2.1"), ("8.0", "8.0-GA"), ("8.2", "8.2-GA"),
+            ("8.4", "8.4-GA"), ("8.5", "8.5-GA"), ("8.6", "8.6-GA"), ("9.0", "9.0-GA"), ("9.1", "9.1"),
+            ("9.2", "9.2"), ("9.3", "9.3"), ("10.0", "10.0-GA"), ("10.1", "10.1-GA")]
+# Parser sources, where present in a branch.
+IMPORTER_FILES = ["builtin_op_importers.cpp", "onnxOpImporters.cpp"]
+HELPER_FILES = ["onnx2trt_utils.cpp", "importerUtils.cpp", "weightUtils.cpp", "builtin_op_static_checkers.cpp",
+                "onnxOpCheckers.cpp", "ShapeTensor.cpp", "RNNHelpers.cpp", "LoopHelpers.cpp", "ConditionalHelpers.cpp",
+                "OnnxAttrs.cpp", "ModelImporter.cpp"]
+# Our type names, in display order; TensorRT DataType enumerators and TensorOrWeights::getType() strings.
+TYPE_ORDER = ["FP32", "FP16", "BF16", "FP8", "FP4", "INT4", "INT8", "UINT8", "INT32", "INT64", "BOOL"]
+K_TYPES = {"kFLOAT": "FP32", "kHALF": "FP16", "kBF16": "BF16", "kFP8": "FP8", "kFP4": "FP4", "kINT4": "INT4",
+           "kINT8": "INT8", "kUINT8": "UINT8", "kINT32": "INT32", "kINT64": "INT64", "kBOOL": "BOOL"}
+STR_TYPES = {"FLOAT": "FP32", "HALF": "FP16", "BF16": "BF16", "FP8": "FP8", "FP4": "FP4", "INT4": "INT4",
+             "INT8": "INT8", "UINT8": "UINT8", "INT32": "INT32", "INT64": "INT64", "BOOL": "BOOL"}
+IS_TYPES = {"isBool": "BOOL", "isInt32": "INT32", "isInt64": "INT64", "isFp32": "FP32", "isFp16": "FP16",
+            "isBFp16": "BF16", "isUint8": "UINT8", "isInt8": "INT8", "isFp8": "FP8"}
+MAX_DEPTH = 4  # helper calls followed from an importer
+
+
+def git_show(git_dir, branch, path):
+    try:
+        return subprocess.run(["git", "-C", git_dir, "show", f"{branch}:{path}"], check=True,
+                              capture_output=True, text=True, errors="replace").stdout
+    except subprocess.CalledProcessError:
+        return None
+
+
+def strip_comments(text):
+    """Blanks comments and string contents' comment-like runs while keeping line numbers and offsets."""
+    out, i, n = [], 0, len(text)
+    while i < n:
+        c = text[i]
+        if c == '"':
+            j = i + 1
+            while j < n and text[j] != '"':
+                j += 2 if text[j] == "\\" else 1
+            out.append(text[i:j + 1])
+            i = j + 1
+        elif text.startswith("//", i):
+            j = text.find("\n", i)
+            j = n if j < 0 else j
+            out.append(" " * (j - i))
+            i = j
+        elif text.startswith("/*", i):
+            j = text.find("*/", i + 2)
+            j = n if j < 0 else j + 2
+            out.append("".join(ch if ch == "\n" else " " for ch in text[i:j]))
+            i = j
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+def block_end(text, open_brace):
+    """Offset just past the brace block that starts at text[open_brace] == '{'."""
+    depth, i = 0, open_brace
+    while i < len(text):
+        c = text[i]
+        if c == '"':
+            i += 1
+            while i < len(text) and text[i] != '"':
+                i += 2 if text[i] == "\\" else 1
+        elif c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+        i += 1
+    return len(text)
+
+
+class Source:
+    """One parser file: its text without comments, and line lookup."""
+
+    def __init__(self, name, text):
+        self.name = name
+        self.text = strip_comments(text)
+        self.starts = [0] + [m.end() for m in re.finditer(r"\n", self.text)]
+
+    def line(self, offset):
+        lo, hi = 0, len(self.starts) - 1
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if self.starts[mid] <= offset:
+                lo = mid
+            else:
+                hi = mid - 1
+        return lo + 1
+
+    def where(self, offset):
+        return f"{self.name}:{self.line(offset)}"
+
+
+class Body:
+    """A function or importer body: its source and [start, end) offsets."""
+
+    def __init__(self, src, start, end, name):
+        self.src, self.start, self.end, self.name = src, start, end, name
+
+    @property
+    def text(self):
+        return self.src.text[self.start:self.end]
+
+
+FUNC_HEAD = re.compile(r"^(?:[A-Za-z_][\w:<>,\s\*&]*?[\s\*&])?(?:[\w]+::)*(\w+)\s*\(", re.M)
+
+
+def functions(src):
+    """Top-level function definitions of a file: {name: [Body]} (overloads keep every body)."""
+    out = {}
+    for m in FUNC_HEAD.finditer(src.text):
+        if m.start() > 0 and src.text[m.start() - 1] not in "\n":
+            continue
+        name = m.group(1)
+        if name in ("if", "for", "while", "switch", "return", "DEFINE_BUILTIN_OP_IMPORTER", "DEFINE_OP_CHECKER"):
+            continue
+        # The body opens at the first '{' after the matching ')' with no ';' between.
+        depth, i = 0, m.end() - 1
+        while i < len(src.text):
+            if src.text[i] == "(":
+                depth += 1
+            elif src.text[i] == ")":
+                depth -= 1
+                if depth == 0:
+                    break
+            i += 1
+        rest = src.text[i + 1:i + 400]
+        brace = re.match(r"[^;{]*\{", rest)
+        if not brace:
+            continue
+        start = i + 1 + brace.end() - 1
+        out.setdefault(name, []).append(Body(src, start, block_end(src.text, start), name))
+    return out
+
+
+def importers(src, macro):
+    """{op: (Body, definition offset)} for `MACRO(Op)` blocks."""
+    out = {}
+    for m in re.finditer(macro + r"\((\w+)\)", src.text):
+        if m.start() > 0 and src.text[m.start() - 1] != "\n":
+            continue
+        brace = src.text.find("{", m.end())
+        out[m.group(1)] = (Body(src, brace, block_end(src.text, brace), m.group(1)), m.start())
+    return out
+
+
+def type_set(names, universe):
+    return [t for t in universe if t in names]
+
+
+def input_of(body, expr, depth=0):
+    """The input index an expression's value comes from (inputs.at(N) traced through local
+    assignments), or None."""
+    m = re.search(r"inputs\s*(?:\.at\s*\(|\[)\s*(\d+)", expr)
+    if m:
+        return int(m.group(1))
+    if depth > 4:
+        return None
+    for var in re.findall(r"\b([A-Za-z_]\w*)\b", expr):
+        if var in ("getType", "auto", "const", "nvinfer1", "DataType", "tensor", "ctx", "convertToTensor", "type"):
+            if var != "type" and var != "tensor":
+                continue
+        decl = re.search(r"\b" + re.escape(var) + r"\s*(?:\{|=(?!=))([^;]*);", body.text)
+        if decl and decl.group(1).strip() != expr.strip():
+            found = input_of(body, decl.group(1), depth + 1)
+            if found is not None:
+                return found
+    return None
+
+
+ERROR_RETURN = re.compile(r"return\s+(?:MAKE_ERROR|Status::|false|nullptr|\{\s*\}|error)")
+
+
+def main_path(body):
+    """Offsets (relative to the body) of the code every import of the op runs: top-level statements
+    (loops included) before the first top-level `if`/`else`/`switch` block that returns a result,
+    since what follows such a block runs only on one of two paths. Code nested in if/else/switch
+    blocks and lambdas runs only on some paths. Returns a predicate on offsets."""
+    text = body.text
+    kinds = []  # kind of each open block
+    conditional_at = []  # (start, end) of blocks that run on some paths only
+    cutoff = len(text)
+    i = 0
+    while i < len(text):
+        c = text[i]
+        if c == "{":
+            before = text[:i].rstrip()
+            kind = "block"
+            if before.endswith(")"):
+                depth, j = 0, len(before) - 1
+                while j >= 0:
+                    depth += {")": 1, "(": -1}.get(before[j], 0)
+                    if depth == 0:
+                        break
+                    j -= 1
+                word = re.search(r"(\w+)\s*$", before[:j])
+                kind = word.group(1) if word else "call"
+                if before[:j].rstrip().endswith("]"):
+                    kind = "lambda"
+            elif re.search(r"\belse$", before) or before.endswith("]"):
+                kind = "else" if before.endswith("else") else "lambda"
+            elif before.endswith("do"):
+                kind = "for"
+            end = block_end(text, i)
+            if kind in ("if", "else", "switch", "lambda", "catch") and i > 0:
+                conditional_at.append((i, end))
+                if len(kinds) == 1 and kind in ("if", "else", "switch"):  # inside the body's own brace
+                    block = text[i:end]
+                    if any(not ERROR_RETURN.match(m.group(0)) for m in re.finditer(r"return\b[^;]*", block)):
+                        cutoff = min(cutoff, i)
+            kinds.append(kind)
+        elif c == "}":
+            if kinds:
+                kinds.pop()
+        i += 1
+
+    def unconditional(offset):
+        if offset >= cutoff:
+            return False
+        return not any(a <= offset < b for a, b in conditional_at)
+    return unconditional
+
+
+class Check:
+    def __init__(self, input_index, allowed, where, guessed=False):
+        self.input, self.allowed, self.where, self.guessed = input_index, allowed, where, guessed
+
+
+def expand_bools(body, cond):
+    """Replaces local bool variables in a condition by their definitions (`bool const isInt32 = x.isInt32();`)."""
+    for _ in range(2):
+        for var in set(re.findall(r"\b([A-Za-z_]\w*)\b", cond)):
+            d = re.search(r"\bbool\s+(?:const\s+)?" + re.escape(var) + r"\s*=\s*([^;]+);", body.text)
+            if d:
+                cond = re.sub(r"\b" + re.escape(var) + r"\b", "(" + d.group(1) + ")", cond)
+    return cond
+
+
+def first_argument(text, start):
+    """The first top-level argument of a call whose '(' ends at `start`, and the offset past the call."""
+    depth, i, arg_end = 1, start, None
+    while i < len(text) and depth:
+        c = text[i]
+        if c == '"':
+            i += 1
+            while i < len(text) and text[i] != '"':
+                i += 2 if text[i] == "\\" else 1
+        elif c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+        elif c == "," and depth == 1 and arg_end is None:
+            arg_end = i
+        i += 1
+    return text[start:arg_end if arg_end is not None else i - 1], i
+
+
+def direct_checks(body, universe, main=None):
+    """Type checks on the main path of a body: notInvalidType blacklists, and in ASSERT-style conditions
+    DataType == whitelists (joined by ||), != blacklists, and isInt32()-style tests."""
+    found = []
+    text = body.text
+    main = main or main_path(body)
+    for m in re.finditer(r"notInvalidType\s*\(\s*([^,]+?)\s*,\s*\{([^}]*)\}", text):
+        if not main(m.start()):
+            continue
+        banned = {STR_TYPES[s] for s in re.findall(r'"(\w+)"', m.group(2)) if s in STR_TYPES}
+        idx = input_of(body, m.group(1))
+        found.append(Check(idx, [t for t in universe if t not in banned], body.src.where(body.start + m.start()),
+                           idx is None))
+    for m in re.finditer(r"\b(?:ASSERT|ASSERT_NODE|ONNXTRT_CHECK|ASSERT_INPUT)\s*\(", text):
+        if not main(m.start()):
+            continue
+        cond, _ = first_argument(text, m.end())
+        cond = expand_bools(body, cond.split('"', 1)[0])
+        eq = re.findall(r"([\w\.\->\(\)\[\]]+?)\s*==\s*(?:nvinfer1::)?DataType::(k\w+)", cond)
+        ne = re.findall(r"([\w\.\->\(\)\[\]]+?)\s*!=\s*(?:nvinfer1::)?DataType::(k\w+)", cond)
+        is_pos = [(subj, IS_TYPES[k]) for subj, neg, k in re.findall(r"([\w\.\(\)\[\]]+?)\.(!?)(is\w+)\(\)", cond)
+                  if k in IS_TYPES]
+        is_neg = re.findall(r"!\s*([\w\.\(\)\[\]]+?)\.(is\w+)\(\)", cond)
+        where = body.src.where(body.start + m.start())
+        if eq or ne:
+            subject = (eq or ne)[0][0]
+            if eq and not ne:
+                allowed = type_set({K_TYPES.get(k) for _, k in eq}, universe)
+            elif ne and not eq:
+                allowed = [t for t in universe if t not in {K_TYPES.get(k) for _, k in ne}]
+            else:
+                continue  # mixed: not a plain list
+        elif is_pos and not is_neg and ("||" in cond or len(is_pos) == 1):
+            subject = is_pos[0][0]
+            allowed = type_set({t for _, t in is_pos}, universe)
+        elif is_neg and "&&" in cond or (is_neg and len(is_neg) == 1):
+            subject = is_neg[0][0]
+            allowed = [t for t in universe if t not in {IS_TYPES.get(k) for _, k in is_neg}]
+        else:
+            continue
+        idx = input_of(body, subject)
+        found.append(Check(idx, allowed, where, idx is None))
+    return found
+
+
+def switch_cases(body):
+    """{enumerator: case text} of the switch in a helper body; 'default' for the default branch."""
+    cases = {}
+    labels = list(re.finditer(r"\bcase\s+(?:[\w:]+::)?(k\w+)\s*:|\bdefault\s*:", body.text))
+    for i, m in enumerate(labels):
+        # Consecutive labels share the body that follows the last of them.
+        j = i
+        while j + 1 < len(labels) and not body.text[labels[j].end():labels[j + 1].start()].strip():
+            j += 1
+        seg_end = labels[j + 1].start() if j + 1 < len(labels) else len(body.text)
+        seg = body.text[labels[j].end():seg_end]
+        key = m.group(1) if m.group(1) else "default"
+        cases[key] = (seg, labels[j].end())
+    return cases
+
+
+def case_allowed(seg, universe):
+    """Types a switch case lets through: `x == kA || x == kB`, `x != kA && ...`, or all_of/any_of on isBool()."""
+    eq = re.findall(r"==\s*(?:nvinfer1::)?DataType::(k\w+)", seg)
+    ne = re.findall(r"!=\s*(?:nvinfer1::)?DataType::(k\w+)", seg)
+    if eq and not ne:
+        return type_set({K_TYPES.get(k) for k in eq}, universe)
+    if ne:
+        return [t for t in universe if t not in {K_TYPES.get(k) for k in ne}]
+    if "all_of" in seg:
+        return type_set({IS_TYPES[k] for k in re.findall(r"\.(is\w+)\(\)", seg) if k in IS_TYPES}, universe)
+    if "any_of" in seg:
+        banned = {IS_TYPES[k] for k in re.findall(r"\.(is\w+)\(\)", seg) if k in IS_TYPES}
+        return [t for t in universe if t not in banned]
+    return None
+
+
+class Release:
+    def __init__(self, git_dir, branch):
+        self.branch = branch
+        self.sources = []
+        self.importer_macro = "DEFINE_BUILTIN_OP_IMPORTER"
+        for name in IMPORTER_FILES + HELPER_FILES:
+            text = git_show(git_dir, branch, name)
+            if text is not None:
+                self.sources.append(Source(name, text))
+        self.funcs = {}
+        for src in self.sources:
+            for name, bodies in functions(src).items():
+                self.funcs.setdefault(name, []).extend(bodies)
+        self.ops = {}
+        for src in self.sources:
+            if src.name in IMPORTER_FILES:
+                self.ops.update(importers(src, self.importer_macro))
+        self.checkers = {}
+        for src in self.sources:
+            if "hecker" in src.name:
+                self.checkers.update({op: body for op, (body, _) in importers(src, r"DEFINE_OP_CHECKER").items()})
+        self.universe, self.int64 = self.dtype_universe()
+
+    def dtype_universe(self):
+        for src in self.sources:
+            m = re.search(r"bool convertDtype\s*\([^)]*\)\s*\{", src.text)
+            if not m:
+                continue
+            body = src.text[m.end():block_end(src.text, m.end() - 1)]
+            kinds = set()
+            int64 = None
+            for cm in re.finditer(r"TensorProto::(\w+)\s*:\s*\*\w+\s*=\s*(?:nvinfer1::)?DataType::(k\w+)", body):
+                kinds.add(K_TYPES.get(cm.group(2)))
+                if cm.group(1) == "INT64":
+                    int64 = ("native" if cm.group(2) == "kINT64" else "narrowed",
+                             src.where(m.end() + cm.start()))
+            return [t for t in TYPE_ORDER if t in kinds], int64
+        return [], None
+
+    def find(self, needle, files=None):
+        for src in self.sources:
+            if files and src.name not in files:
+                continue
+            i = src.text.find(needle)
+            if i >= 0:
+                return src.where(i)
+        return None
+
+    def calls(self, body):
+        """(name, argument text) of the calls in a body to functions defined in the parser sources."""
+        out = []
+        for m in re.finditer(r"\b(\w+)\s*\(", body.text):
+            name = m.group(1)
+            if name in self.funcs and name != body.name:
+                end = m.end()
+                depth = 1
+                while end < len(body.text) and depth:
+                    depth += {"(": 1, ")": -1}.get(body.text[end], 0)
+                    end += 1
+                out.append((name, body.text[m.end():end - 1]))
+        return out
+
+    def walk(self, body, depth, args, facts, seen, checks=True):
+        """Collects attributes and inputs read from `body` and every helper it calls, and the type
+        checks on the main path (main_path): a check or helper call on a side path does not bind
+        every node of the op."""
+        key = (body.src.name, body.start, args, checks)
+        if key in seen or depth > MAX_DEPTH:
+            return
+        seen.add(key)
+        text = body.text
+        main = main_path(body)
+        facts["attrs"].update(re.findall(r"attrs\s*\.\s*(?:get|count|at)\w*\s*(?:<[^;()]*?>)?\s*\(\s*\"(\w+)\"", text))
+        facts["attrs"].update(re.findall(r"getAttribute\w*\s*\([^\"]*\"(\w+)\"", text))
+        if depth == 0:
+            facts["inputs"].update(int(i) for i in re.findall(r"inputs\s*(?:\.at\s*\(|\[)\s*(\d+)", text))
+            if re.search(r"for\s*\([^;)]*:\s*inputs\s*\)|inputs\.begin\(\)", text):
+                facts["all_inputs"] = True
+        if checks:
+            facts["checks"].extend(direct_checks(body, self.universe, main))
+            # A helper whose check depends on an enumerator argument (unaryHelper, elementwiseCheck, ...).
+            cases = switch_cases(body) if args else {}
+            if cases:
+                enum = re.search(r"::(k\w+)", args)
+                seg = cases.get(enum.group(1)) if enum else None
+                if seg is None:
+                    seg = cases.get("default")
+                if seg is not None:
+                    allowed = case_allowed(seg[0], self.universe)
+                    if allowed is not None and allowed != self.universe:
+                        facts["checks"].append(Check("*" if "all_of" in seg[0] or "any_of" in seg[0] else 0,
+                                                     allowed, body.src.where(body.start + seg[1])))
+        for m in re.finditer(r"\b(\w+)\s*\(", text):
+            name = m.group(1)
+            if name not in self.funcs or name == body.name or name in ("notInvalidType", "getNodeName"):
+                continue
+            call_args, _ = first_argument(text, m.end())
+            call_args = text[m.end():_ - 1]
+            if depth == 0 and re.search(r"\binputs\s*[,)]", call_args + ")"):
+                facts["passes_inputs"] = True
+            enum = re.search(r"(?:UnaryOperation|ElementWiseOperation|ActivationType)::k\w+", call_args)
+            # An enumerator written by the importer selects a helper's switch case; a helper passing its
+            # own parameter on (binary_op, op) keeps the importer's.
+            callee_args = enum.group(0) if enum and depth == 0 else (
+                args if re.search(r"\b(?:binary_op|op)\b", call_args) else "")
+            for callee in self.funcs[name]:
+                self.walk(callee, depth + 1, callee_args, facts, seen, checks and main(m.start()))
+
+    def op_facts(self, op):
+        body, defined = self.ops[op]
+        facts = {"attrs": set(), "inputs": set(), "checks": [], "all_inputs": False, "passes_inputs": False}
+        self.walk(body, 0, "", facts, set())
+        if op in self.checkers:
+            self.walk(self.checkers[op], 1, "", facts, set())
+        return body.src.where(defined), facts
+
+
+def accepts_column(checks, universe):
+    """`I:T|T@FILE:LINE;...`: per input, the intersection of every check, cited by the first narrowing one."""
+    per = {}
+    for c in checks:
+        if c.guessed:
+            continue  # a check on a value the tool cannot trace to an input binds nothing it can name
+        cur = per.get(c.input)
+        allowed = [t for t in (cur[0] if cur else universe) if t in c.allowed]
+        per[c.input] = (allowed, cur[1] if cur else c.where)
+    items = []
+    for key in sorted(per, key=lambda k: -1 if k == "*" else k):
+        allowed, where = per[key]
+        if allowed == universe:
+            continue
+        items.append(f"{key}:{'|'.join(allowed) if allowed else 'none'}@{where}")
+    return ";".join(items) if items else "-"
+
+
+def write_release(git_dir, name, branch, out_dir):
+    r = Release(git_dir, branch)
+    if not r.ops:
+        raise SystemExit(f"importer_facts: no importers found on branch {branch}")
+    commit = subprocess.run(["git", "-C", git_dir, "rev-parse", branch], capture_output=True, text=True).stdout.strip()
+    date = subprocess.run(["git", "-C", git_dir, "log", "-1", "--format=%cs", branch], capture_output=True,
+                          text=True).stdout.strip()
+    head = [f"# importer facts for TensorRT {name}: onnx/onnx-tensorrt branch {branch}, commit {commit}, {date}. "
+            "Generated by tools/importer_facts.py; do not edit.",
+            f"# release: {name}", f"# branch: {branch}", f"# commit: {commit}",
+            f"# types: {' '.join(r.universe)}"]
+    if r.int64:
+        head.append(f"# policy.int64: {r.int64[0]}@{r.int64[1]}")
+    boundary = r.find("UINT8 types for intermediate tensors", ["ModelImporter.cpp"])
+    head.append(f"# policy.uint8_boundary: {'yes@' + boundary if boundary else 'no@-'}")
+    uint8_weights = r.find("convertUINT8") or r.find("Cast UINT8 weights")
+    head.append(f"# policy.uint8_weights: {'int32@' + uint8_weights if uint8_weights else 'uint8@-'}")
+    weight_types = set(r.universe) | ({"UINT8"} if uint8_weights else set())
+    for onnx_name, ours in (("FLOAT8E4M3FN", "FP8"), ("INT4", "INT4"), ("INT8", "INT8")):
+        if r.find(f"TensorProto::{onnx_name}", ["onnx2trt_utils.cpp", "weightUtils.cpp", "importerUtils.cpp"]):
+            weight_types.add(ours)
+    head.append(f"# policy.weight_types: {' '.join(t for t in TYPE_ORDER if t in weight_types)}")
+    lines = head + ["\t".join(["op", "src", "accepts", "attrs_read", "inputs_read", "checks"])]
+    for op in sorted(r.ops, key=lambda s: (s.lower(), s)):
+        src, facts = r.op_facts(op)
+        inputs = "*" if facts["all_inputs"] or (facts["passes_inputs"] and not facts["inputs"]) else \
+            "|".join(str(i) for i in sorted(facts["inputs"])) or "-"
+        guessed = sorted({c.where for c in facts["checks"] if c.guessed})
+        checks = ";".join(f"unknown_input@{w}" for w in guessed) or "-"
+        lines.append("\t".join([op, src, accepts_column(facts["checks"], r.universe),
+                                "|".join(sorted(facts["attrs"])) or "-", inputs, checks]))
+    os.makedirs(out_dir, exist_ok=True)
+    with open(os.path.join(out_dir, f"{name}.tsv"), "w", encoding="utf-8", newline="\n") as f:
+        f.write("\n".join(lines) + "\n")
+    return len(r.ops)
+
+
+def main(argv):
+    if len(argv) not in (2, 3):
+        print(__doc__.strip(), file=sys.stderr)
+        return 2
+    git_dir = argv[1]
+    out = argv[2] if len(argv) == 3 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data",
+                                                       "importer")
+    for name, branch in BRANCHES:
+        count = write_release(git_dir, name, branch, out)
+        print(f"importer_facts: {name} ({branch}): {count} importers")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
