@@ -442,8 +442,11 @@ class Release:
                 if seg is not None:
                     allowed = case_allowed(seg[0], self.universe)
                     if allowed is not None and allowed != self.universe:
+                        # Cite the case's condition, not its label.
+                        cond = re.search(r"DataType::k\w+|\.is\w+\(\)", seg[0])
+                        at = body.start + seg[1] + (cond.start() if cond else 0)
                         facts["checks"].append(Check("*" if "all_of" in seg[0] or "any_of" in seg[0] else 0,
-                                                     allowed, body.src.where(body.start + seg[1])))
+                                                     allowed, body.src.where(at)))
         for m in re.finditer(r"\b(\w+)\s*\(", text):
             name = m.group(1)
             if name not in self.funcs or name == body.name or name in ("notInvalidType", "getNodeName"):
