@@ -58,7 +58,8 @@ struct TensorInfo {
   // and floats both as double. Empty optional: value not known statically.
   std::optional<std::vector<double>> values;
   // Where the type came from: "value_info", "onnx-shape-inference", "trtlens"
-  // (own propagation), "initializer", "graph-input"; empty when unknown.
+  // (own propagation), "initializer", "graph-input", "call-site" (a local function input typed
+  // from the calls, all of which agree); empty when unknown.
   std::string type_source;
 };
 

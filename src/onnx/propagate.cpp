@@ -64,7 +64,38 @@ class Propagator {
     structure(0);
     for (const auto& f : m_.functions) structure(f.graph);
     propagate(0);
-    for (const auto& f : m_.functions) propagate(f.graph);
+    for (const auto& f : m_.functions) {
+      bind_call_site_types(f);
+      propagate(f.graph);
+    }
+  }
+
+  // A function's untyped formal inputs take the type every call site passes;
+  // where call sites disagree the input stays unknown (the body is one graph,
+  // judged once, so no single type would be true of every call).
+  void bind_call_site_types(const LocalFunction& f) {
+    Graph& body = m_.graphs[static_cast<size_t>(f.graph)];
+    for (size_t i = 0; i < body.inputs.size(); ++i) {
+      TensorInfo& formal = body.tensors[body.inputs[i]];
+      if (formal.type != ElemType::UNDEFINED) continue;
+      ElemType bound = ElemType::UNDEFINED;
+      bool agree = true;
+      for (const Graph& g : m_.graphs) {
+        for (const Node& n : g.nodes) {
+          if (n.op_type != f.name || n.domain != f.domain || i >= n.inputs.size() || n.inputs[i].empty()) continue;
+          const TensorInfo* actual = g.find(n.inputs[i], m_.graphs);
+          ElemType t = actual ? actual->type : ElemType::UNDEFINED;
+          agree = t != ElemType::UNDEFINED && (bound == ElemType::UNDEFINED || bound == t);
+          bound = t;
+          if (!agree) break;
+        }
+        if (!agree) break;
+      }
+      if (agree && bound != ElemType::UNDEFINED) {
+        formal.type = bound;
+        formal.type_source = "call-site";
+      }
+    }
   }
 
  private:
@@ -309,7 +340,14 @@ ElemType infer_output_type(const Node& n, size_t k, const std::vector<ElemType>&
   if (op == "LayerNormalization" && k >= 1) return attr_type(n, "stash_type", ElemType::FLOAT);
   if (op == "If" || op == "Loop" || op == "Scan") return subgraph_output_type(n, k, m);
   if (op == "SequenceLength") return ElemType::INT64;
-  return first_known(in);
+  // Otherwise the output has the type of the data input (input 0). Only ops whose
+  // inputs all share that type may take it from another input: a Reshape's shape
+  // or a Gather's indices say nothing about its output.
+  if (input(in, 0) != ElemType::UNDEFINED) return input(in, 0);
+  if (one_of(op, {"Add", "Sub", "Mul", "Div", "Max", "Min", "Mean", "Sum", "MatMul", "Gemm", "Concat", "Mod",
+                  "PRelu", "Conv", "ConvTranspose", "Einsum", "BitShift"}))
+    return first_known(in);
+  return ElemType::UNDEFINED;
 }
 
 void check_structure_and_propagate(Model& m) { Propagator(m).run(); }

@@ -177,5 +177,47 @@ TEST(OnnxLoader, CycleMessageNamesTheNodesOnIt) {
   }
 }
 
+// A local function's untyped inputs take the type its calls pass; a Reshape's output
+// is its data's type, never its shape's (issue 8: vit_b_16's function got INT64 MatMuls).
+TEST(FunctionTypes, UntypedFunctionInputsTakeTheCallSiteTypes) {
+  ModelBuilder mb(13);
+  mb.opset("local", 1);
+  auto g = mb.graph();
+  g.input("x", test::kFloat, {2, 3});
+  g.init_int64("shape", {2}, {3, 2});
+  g.node("Block", {"x", "shape"}, {"y"}, "call", "local");
+  g.output("y");
+  mb.add_function("Block", "local", {"data", "new_shape"}, {"out"});
+  mb.function_node("Block", "local", "Reshape", {"data", "new_shape"}, {"r"});
+  mb.function_node("Block", "local", "Softmax", {"r"}, {"out"});
+  Model m = load_model(mb.save(temp_dir("fn_types") + "/m.onnx"));
+  ASSERT_EQ(m.functions.size(), 1u);
+  const Graph& body = m.graphs[static_cast<size_t>(m.functions[0].graph)];
+  EXPECT_EQ(body.tensors.at("data").type, ElemType::FLOAT);
+  EXPECT_EQ(body.tensors.at("data").type_source, "call-site");
+  EXPECT_EQ(body.tensors.at("new_shape").type, ElemType::INT64);
+  EXPECT_EQ(body.tensors.at("r").type, ElemType::FLOAT);
+  EXPECT_EQ(body.tensors.at("out").type, ElemType::FLOAT);
+}
+
+TEST(FunctionTypes, CallSitesThatDisagreeLeaveTheInputUnknown) {
+  ModelBuilder mb(13);
+  mb.opset("local", 1);
+  auto g = mb.graph();
+  g.input("x", test::kFloat, {2, 3});
+  g.input("h", test::kFloat16, {2, 3});
+  g.init_int64("shape", {2}, {3, 2});
+  g.node("Block", {"x", "shape"}, {"y"}, "call_fp32", "local");
+  g.node("Block", {"h", "shape"}, {"z"}, "call_fp16", "local");
+  g.output("y").output("z");
+  mb.add_function("Block", "local", {"data", "new_shape"}, {"out"});
+  mb.function_node("Block", "local", "Reshape", {"data", "new_shape"}, {"out"});
+  Model m = load_model(mb.save(temp_dir("fn_types_disagree") + "/m.onnx"));
+  const Graph& body = m.graphs[static_cast<size_t>(m.functions[0].graph)];
+  EXPECT_EQ(body.tensors.at("data").type, ElemType::UNDEFINED);
+  EXPECT_EQ(body.tensors.at("new_shape").type, ElemType::INT64);  // both calls pass INT64
+  EXPECT_EQ(body.tensors.at("out").type, ElemType::UNDEFINED);    // not the shape's INT64
+}
+
 }  // namespace
 }  // namespace trtlens
