@@ -14,6 +14,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   chromium chromium-driver
   hyperfine time
+  python3-torch python3-torchvision
 )
 missing=()
 for p in "${PACKAGES[@]}"; do

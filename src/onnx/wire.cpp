@@ -1,5 +1,7 @@
 #include "onnx/wire.h"
 
+#include "util/limits.h"
+
 #include <stdexcept>
 #include <vector>
 
@@ -63,7 +65,11 @@ class Stripper {
  public:
   explicit Stripper(std::string_view file) : base_(reinterpret_cast<const uint8_t*>(file.data())) {}
 
-  void message(Msg kind, const uint8_t* p, const uint8_t* end, std::string& out) {
+  // `depth` counts the messages enclosing this one; past kMaxNestingDepth the
+  // file is refused, so neither this walk nor protobuf's parser recurses without bound.
+  void message(Msg kind, const uint8_t* p, const uint8_t* end, std::string& out, int depth = 1) {
+    if (depth > kMaxNestingDepth)
+      fail(("messages nested deeper than " + std::to_string(kMaxNestingDepth) + " levels").c_str(), p);
     uint64_t embedded_offset = 0, embedded_length = 0;
     bool embedded = false, dropped = false;
     while (p < end) {
@@ -97,7 +103,7 @@ class Stripper {
           Msg sub = submessage(kind, field);
           if (sub != Msg::Other) {
             std::string inner;
-            message(sub, body, p, inner);
+            message(sub, body, p, inner, depth + 1);
             put_bytes_field(out, field, inner);
             continue;
           }

@@ -60,6 +60,31 @@ std::string unproduced(const std::string& d) {
   return mb.save(d + "/m.onnx");
 }
 
+// Fuzz finding F01: a Scan without its body crashed libonnx shape inference.
+std::string scan_without_body(const std::string& d) {
+  ModelBuilder mb(11);
+  auto g = mb.graph();
+  g.input("x", kFloat, {2, 3});
+  g.node("Scan", {"x"}, {"y"}, "scan");
+  g.output("y");
+  return mb.save(d + "/m.onnx");
+}
+
+// Fuzz findings F02/F03: subgraphs nested far past the nesting limit (each level is
+// a Node, an Attribute and a Graph message).
+std::string deep_nesting(const std::string& d) {
+  ModelBuilder mb(13);
+  auto g = mb.graph();
+  g.input("c", kBool, {});
+  onnx::NodeProto* n = &g.node("If", {"c"}, {"y"}, "if0");
+  for (int level = 1; level < 40; ++level) {
+    GraphBuilder then_branch = attr_graph(*n, "then_branch", "g" + std::to_string(level));
+    n = &then_branch.node("If", {"c"}, {"y" + std::to_string(level)}, "if" + std::to_string(level));
+  }
+  g.output("y");
+  return mb.save(d + "/m.onnx");
+}
+
 }  // namespace
 
 const std::vector<BadModel>& bad_models() {
@@ -72,6 +97,8 @@ const std::vector<BadModel>& bad_models() {
       {"absolute_external", "absolute", [](const std::string& d) { return external_model(d, "/etc/passwd"); }},
       {"cycle", "cycle", cycle},
       {"unproduced_input", "'ghost'", unproduced},
+      {"scan_without_body", "no 'body' graph attribute", scan_without_body},
+      {"deep_nesting", "nested deeper than 64 levels", deep_nesting},
   };
   return list;
 }

@@ -1,0 +1,50 @@
+// Inputs that broke trtlens once (../shared/fuzz-findings, issue 9): each ONNX reproducer ends with a
+// normal result or one line naming the file and exit 2; never a signal, a hang or exit 3.
+// Skips when ../shared is absent; tests/support/bad_models.cpp rebuilds the crashing kinds anyway.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "support/onnx_builder.h"
+#include "support/paths.h"
+
+namespace trtlens::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+TEST(FuzzFindings, EveryOnnxReproducerEndsCleanly) {
+  fs::path dir = fs::path(TRTLENS_SHARED_DIR) / "fuzz-findings";
+  if (!fs::is_directory(dir)) GTEST_SKIP() << dir << " is absent";
+  int seen = 0;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    if (entry.path().extension() != ".onnx") continue;
+    ++seen;
+    RunResult r = run_trtlens({"check", entry.path().string()});
+    EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 1 || r.exit_code == 2) << entry.path() << " exit " << r.exit_code;
+    if (r.exit_code == 2) {
+      EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+      EXPECT_NE(r.err.find(entry.path().string()), std::string::npos) << r.err;
+    }
+  }
+  EXPECT_GT(seen, 0);
+}
+
+// F16: ConvInteger with inputs of mismatched rank crashed libonnx shape inference; the model is
+// typed by trtlens's own propagation instead, and judged.
+TEST(FuzzFindings, ConvIntegerWithMismatchedRanksIsJudged) {
+  ModelBuilder mb(10);
+  auto g = mb.graph();
+  g.input("x", kUint8, {2, 3});
+  g.input("w", kUint8, {1, 3, 3});
+  g.node("ConvInteger", {"x", "w"}, {"y"}, "conv");
+  g.output("y");
+  std::string model = mb.save(temp_dir("fuzz_convinteger") + "/m.onnx");
+  RunResult r = run_trtlens({"check", model, "--trt", "8.6"});
+  EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.exit_code << r.err;
+  EXPECT_NE(r.out.find("ConvInteger"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace trtlens::test
