@@ -48,7 +48,9 @@ def main(argv):
             tag = os.path.basename(path)
             if not os.path.exists(path):
                 try:
-                    with warnings.catch_warnings(), torch.no_grad():
+                    # Not under torch.no_grad(): torch 1.13 exports nn.MultiheadAttention (ViT) only
+                    # off its inference fast path, which autograd-enabled weights turn off.
+                    with warnings.catch_warnings():
                         warnings.simplefilter("ignore")
                         torch.onnx.export(model, args, path + ".part", opset_version=opset, do_constant_folding=True)
                     os.replace(path + ".part", path)
