@@ -212,19 +212,40 @@ void add_engine_command(CLI::App& app, int& exit_code) {
     auto format = std::make_shared<std::string>("text");
     auto output = std::make_shared<std::string>();
     auto max_layers = std::make_shared<size_t>(40);
-    auto* s = eng->add_subcommand("compare", "Plans side by side: total latency, latency per layer type, layers "
-                                             "per precision, layers matched by name");
+    auto labels = std::make_shared<std::vector<std::string>>();
+    auto mismatch = std::make_shared<std::vector<std::string>>();
+    auto* s = eng->add_subcommand("compare", "Plans side by side: totals and end-to-end latency, latency per layer "
+                                             "type, layers per precision, and the layer diff (layers aligned by type "
+                                             "and shapes, then by name)");
     add_plan_options(s, *a, true);
     s->add_option("--format", *format, "text, json, csv or markdown")->capture_default_str();
-    s->add_option("--max-layers", *max_layers, "matched layers to list in text output")->capture_default_str();
+    s->add_option("--max-layers", *max_layers, "layer rows to list in text output")->capture_default_str();
+    s->add_option("--label", *labels, "a name per plan, in order (repeatable); default: file name, with its folder "
+                                      "when names repeat");
+    s->add_option("--mismatch", *mismatch, "list only layer rows that differ in: precision, tactic, format, or "
+                                           "unmatched (in some plans only); repeatable, any may hold")
+        ->delimiter(',');
     s->add_option("-o,--output", *output, "write to this file instead of stdout");
-    s->callback([a, format, output, max_layers, &exit_code] {
+    s->callback([a, format, output, max_layers, labels, mismatch, &exit_code] {
       auto f = parse_output_format(*format);
       if (!a->graph.empty()) throw UsageError("compare takes plans, not --graph-json");
+      for (const auto& m : *mismatch)
+        if (m != "precision" && m != "tactic" && m != "format" && m != "unmatched")
+          throw UsageError("--mismatch " + m + ": expected precision, tactic, format or unmatched");
       auto& plans = load_plans(*a, 2);
+      if (labels->size() > plans.size())
+        throw UsageError(fmt::format("{} labels for {} plans", labels->size(), plans.size()));
       std::vector<const EnginePlan*> ptrs;
       for (const auto& p : plans) ptrs.push_back(&p);
-      auto c = compare_plans(ptrs);
+      auto c = compare_plans(ptrs, *labels);
+      if (!mismatch->empty()) {
+        auto wanted = [&](const char* k) { return std::find(mismatch->begin(), mismatch->end(), k) != mismatch->end(); };
+        std::erase_if(c.layers, [&](const LayerMatch& m) {
+          bool unmatched = std::count(m.index.begin(), m.index.end(), -1) > 0;
+          return !((wanted("precision") && m.precision_differs) || (wanted("tactic") && m.tactic_differs) ||
+                   (wanted("format") && m.format_differs) || (wanted("unmatched") && unmatched));
+        });
+      }
       emit(render_engine_compare(c, f, f == OutputFormat::Text ? *max_layers : static_cast<size_t>(-1)), *output);
       exit_code = kExitOk;
     });
@@ -256,16 +277,21 @@ void add_engine_command(CLI::App& app, int& exit_code) {
     auto a = std::make_shared<PlanArgs>();
     auto output = std::make_shared<std::string>();
     auto graph_max = std::make_shared<size_t>(1500);
+    auto labels = std::make_shared<std::vector<std::string>>();
     auto* s = eng->add_subcommand("report", "A self-contained HTML report card of one or more plans (no network)");
     add_plan_options(s, *a, true);
+    s->add_option("--label", *labels, "a name per plan, in order (repeatable); default: file name, with its folder "
+                                      "when names repeat");
     s->add_option("-o,--output", *output, "HTML file to write")->required();
     s->add_option("--graph-max-layers", *graph_max, "draw the graph only for plans of at most this many layers")
         ->capture_default_str();
-    s->callback([a, output, graph_max, &exit_code] {
+    s->callback([a, output, graph_max, labels, &exit_code] {
       auto& plans = load_plans(*a, 1);
+      if (labels->size() > plans.size())
+        throw UsageError(fmt::format("{} labels for {} plans", labels->size(), plans.size()));
       std::vector<const EnginePlan*> ptrs;
       for (const auto& p : plans) ptrs.push_back(&p);
-      write_file_atomic(*output, render_engine_report(ptrs, *graph_max));
+      write_file_atomic(*output, render_engine_report(ptrs, *graph_max, *labels));
       exit_code = kExitOk;
     });
   }

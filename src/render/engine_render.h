@@ -32,7 +32,9 @@ std::string engine_precision_color(const std::string& precision);
 
 // The self-contained HTML report card of one or more plans. The graph is
 // drawn for plans of at most `graph_max_layers` layers (Graphviz time grows
-// quickly); larger plans say why it is missing.
-std::string render_engine_report(const std::vector<const EnginePlan*>& plans, size_t graph_max_layers);
+// quickly); larger plans say why it is missing. Plans are named by
+// plan_labels(plans, labels).
+std::string render_engine_report(const std::vector<const EnginePlan*>& plans, size_t graph_max_layers,
+                                 const std::vector<std::string>& labels = {});
 
 }  // namespace trtlens
