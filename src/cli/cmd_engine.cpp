@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <filesystem>
 #include <memory>
 
 #include "cli/app.h"
@@ -254,20 +255,33 @@ void add_engine_command(CLI::App& app, int& exit_code) {
   {
     auto a = std::make_shared<PlanArgs>();
     auto output = std::make_shared<std::string>();
-    auto dot = std::make_shared<bool>(false);
-    auto* s = eng->add_subcommand("graph", "The plan's data-dependency graph as SVG (Graphviz): layers coloured by "
-                                           "type, tensors coloured by precision");
+    auto opt = std::make_shared<EngineGraphOptions>();
+    auto* s = eng->add_subcommand("graph", "The plan's data-dependency graph through Graphviz (svg, png, pdf or dot, "
+                                           "by the output's extension): layers coloured by type or precision, "
+                                           "tensors coloured by precision");
     add_plan_options(s, *a, false);
-    s->add_option("-o,--output", *output, "SVG file to write")->required();
-    s->callback([a, output, dot, &exit_code] {
+    s->add_option("-o,--output", *output, "file to write: .svg, .png, .pdf or .dot")->required();
+    s->add_option("--color-by", opt->color_by, "layer colour: type or precision")->capture_default_str();
+    s->add_option("--highlight", opt->highlight, "outline the layers whose name matches this regex");
+    s->add_option("--select", opt->select, "draw only the layers whose name matches this regex (and --hops around them)");
+    s->add_option("--hops", opt->hops, "with --select: also draw layers this many data edges away")->capture_default_str();
+    s->callback([a, output, opt, &exit_code] {
+      // The format comes from the extension; checked before any work.
+      std::string ext = std::filesystem::path(*output).extension().string();
+      std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
+      if (ext != ".svg" && ext != ".png" && ext != ".pdf" && ext != ".dot" && ext != ".gv")
+        throw UsageError("engine graph -o " + *output + ": unknown extension; use .svg, .png, .pdf or .dot");
+      if (opt->hops < 0) throw UsageError("--hops must be 0 or more");
+      if (opt->hops > 0 && opt->select.empty()) throw UsageError("--hops needs --select");
       auto& plans = load_plans(*a, 1);
-      std::string svg;
+      auto graph = engine_dot_graph(plans[0], *opt);
+      std::string bytes;
       try {
-        svg = render_svg(engine_dot_graph(plans[0]));
+        bytes = render_graph(graph, ext == ".gv" ? "dot" : ext.substr(1));
       } catch (const std::runtime_error& e) {
         throw InputError(plans[0].files.graph, std::string("cannot draw the graph: ") + e.what());
       }
-      write_file_atomic(*output, svg);
+      write_file_atomic(*output, bytes);
       for (const auto& n : plans[0].notes) fmt::print(stderr, "note: {}\n", n);
       exit_code = kExitOk;
     });

@@ -231,6 +231,56 @@ TEST(EngineCli, GraphWritesSvgColouredByPrecision) {
   EXPECT_NE(svg.find("<title>"), std::string::npos);
 }
 
+// The output's extension picks the format; an unknown one is a usage error
+// that writes nothing (it used to write SVG into x.png and exit 0).
+TEST(EngineCli, GraphFormatFollowsTheExtension) {
+  std::string dir = trtlens::test::temp_dir("EngineCli.GraphFormats");
+  const std::pair<const char*, std::string> magic[] = {
+      {"svg", "<?xml"}, {"png", "\x89PNG"}, {"pdf", "%PDF"}, {"dot", "digraph"}};
+  for (const auto& [ext, head] : magic) {
+    std::string out = dir + "/plan." + ext;
+    auto r = run_trtlens({"engine", "graph", fixture("v8/tiny.onnx.engine"), "-o", out});
+    ASSERT_EQ(r.exit_code, 0) << ext << ": " << r.err;
+    EXPECT_EQ(slurp(out).rfind(head, 0), 0u) << ext;
+  }
+  auto bad = run_trtlens({"engine", "graph", fixture("v8/tiny.onnx.engine"), "-o", dir + "/plan.jpg"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find(".svg, .png, .pdf or .dot"), std::string::npos) << bad.err;
+  EXPECT_FALSE(fs::exists(dir + "/plan.jpg"));
+}
+
+TEST(EngineCli, GraphColourHighlightAndSubgraph) {
+  std::string dir = trtlens::test::temp_dir("EngineCli.GraphOptions");
+  std::string out = dir + "/plan.dot";
+  auto r = run_trtlens({"engine", "graph", fixture("v8/tiny.onnx.engine"), "-o", out, "--color-by", "precision",
+                        "--highlight", "^conv2$"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::string dot = slurp(out);
+  EXPECT_NE(dot.find("fillcolor=\"#FFA500\""), std::string::npos);  // FP16 layers filled orange
+  EXPECT_EQ(dot.find("fillcolor=\"#4682B4\""), std::string::npos);  // no type colour
+  size_t outlined = dot.find("penwidth=5");
+  ASSERT_NE(outlined, std::string::npos);  // conv2 outlined, and only conv2
+  EXPECT_EQ(dot.find("penwidth=5", outlined + 1), std::string::npos);
+  EXPECT_NE(dot.find("#FF00FF"), std::string::npos);
+  // The neighbourhood of pool: pool, conv2 before it, softmax after it.
+  auto sub = run_trtlens({"engine", "graph", fixture("v8/tiny.onnx.engine"), "-o", out, "--select", "^pool$", "--hops", "1"});
+  ASSERT_EQ(sub.exit_code, 0) << sub.err;
+  dot = slurp(out);
+  EXPECT_NE(dot.find("3 of 6 layers"), std::string::npos) << dot;
+  EXPECT_NE(dot.find("conv2"), std::string::npos);
+  EXPECT_EQ(dot.find("conv1 + relu1"), std::string::npos);
+  for (std::vector<std::string> args : {std::vector<std::string>{"--select", "("},
+                                        std::vector<std::string>{"--select", "no-such-layer"},
+                                        std::vector<std::string>{"--hops", "2"},
+                                        std::vector<std::string>{"--color-by", "tactic"}}) {
+    std::vector<std::string> cmd{"engine", "graph", fixture("v8/tiny.onnx.engine"), "-o", dir + "/x.svg"};
+    cmd.insert(cmd.end(), args.begin(), args.end());
+    auto e = run_trtlens(cmd);
+    EXPECT_EQ(e.exit_code, 2) << args[0];
+    EXPECT_EQ(std::count(e.err.begin(), e.err.end(), '\n'), 1) << e.err;
+  }
+}
+
 TEST(EngineCli, ReportIsSelfContained) {
   std::string dir = trtlens::test::temp_dir("EngineCli.Report");
   std::string out = dir + "/report.html";
