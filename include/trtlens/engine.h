@@ -187,7 +187,14 @@ struct EngineSummary {
   int reformat_count = 0;
   double reformat_ms = 0, reformat_percent = 0;
   std::vector<const EngineLayer*> fused;
-  int64_t weights_bytes = 0, activations_bytes = 0;
+  int64_t weights_bytes = 0;
+  // Every layer's inputs plus outputs, summed: the bytes layers read and
+  // write (a tensor counts once per reader and once for its writer).
+  int64_t layer_io_bytes = 0;
+  // Each distinct tensor once (by name, its largest size): what the
+  // activations occupy if none shared memory; TensorRT reuses memory, so
+  // the device footprint is at most this.
+  int64_t tensor_bytes = 0;
 };
 
 // Pointers refer into `plan`, which must outlive the summary.

@@ -130,7 +130,9 @@ json summary_json(const EnginePlan& plan, const EngineSummary& s, const std::vec
   for (const auto* l : s.fused) fl.push_back({{"name", l->name}, {"onnx_nodes", l->onnx_nodes}});
   j["fused"] = {{"count", s.fused.size()}, {"layers", fl}};
   j["weights_bytes"] = s.weights_bytes;
-  j["activations_bytes"] = s.activations_bytes;
+  j["layer_io_bytes"] = s.layer_io_bytes;
+  j["tensor_bytes"] = s.tensor_bytes;
+  j["activations_bytes"] = s.layer_io_bytes;  // the old name of layer_io_bytes, kept for scripts
   json io = json::array();
   for (const auto& t : plan.io)
     io.push_back({{"name", t.name}, {"mode", t.mode}, {"data_type", t.data_type}, {"dims", t.dims}});
@@ -200,9 +202,10 @@ std::string render_engine_summary(const EnginePlan& plan, const EngineSummary& s
   o += fmt::format("Layout: {}{}{}", plan.layout,
                    plan.profiles > 1 ? fmt::format(", optimization profile {} of {}", plan.profile_id, plan.profiles) : "",
                    sep);
-  if (s.weights_bytes || s.activations_bytes)
-    o += fmt::format("Weights: {:.1f} MiB, activations: {:.1f} MiB{}", s.weights_bytes / 1048576.0,
-                     s.activations_bytes / 1048576.0, sep);
+  if (s.weights_bytes || s.layer_io_bytes)
+    o += fmt::format("Weights: {:.1f} MiB; activation tensors: {:.1f} MiB, each once (layer inputs+outputs summed: "
+                     "{:.1f} MiB){}",
+                     s.weights_bytes / 1048576.0, s.tensor_bytes / 1048576.0, s.layer_io_bytes / 1048576.0, sep);
   o += h("Latency by layer type");
   o += table_out(group_table(s.by_type, "type"), f);
   o += h("Layers by precision");
