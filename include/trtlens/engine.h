@@ -187,7 +187,14 @@ struct EngineSummary {
   int reformat_count = 0;
   double reformat_ms = 0, reformat_percent = 0;
   std::vector<const EngineLayer*> fused;
-  int64_t weights_bytes = 0, activations_bytes = 0;
+  int64_t weights_bytes = 0;
+  // Every layer's inputs plus outputs, summed: the bytes layers read and
+  // write (a tensor counts once per reader and once for its writer).
+  int64_t layer_io_bytes = 0;
+  // Each distinct tensor once (by name, its largest size): what the
+  // activations occupy if none shared memory; TensorRT reuses memory, so
+  // the device footprint is at most this.
+  int64_t tensor_bytes = 0;
 };
 
 // Pointers refer into `plan`, which must outlive the summary.
@@ -218,14 +225,43 @@ std::vector<Finding> lint(const EnginePlan& plan, const std::vector<std::string>
 
 // ---- compare ----
 
+// Names that tell plans apart: `given` (--label) where present, else the plan
+// name; plans whose names repeat (resnet.onnx.engine built twice) get their
+// folder ("resnet18-pt-a100-fp16/resnet.onnx.engine"), then a number.
+std::vector<std::string> plan_labels(const std::vector<const EnginePlan*>& plans,
+                                     const std::vector<std::string>& given = {});
+
+// End-to-end figures of one plan, beside the sum of its layers. Each is absent
+// when its source file is: timing.json (--exportTimes) gives the per-iteration
+// latency; trtexec's performance summary (profile.metadata.json) gives its
+// mean latency and throughput.
+struct EndToEnd {
+  double layers_ms = 0;                        // sum of layer averages (profile.json)
+  std::optional<double> median_ms, mean_ms;    // timing.json, per iteration
+  std::optional<double> trtexec_mean_ms;       // performance summary "Latency" [min, max, mean, median, p99], ms
+  std::optional<double> throughput_qps;        // performance summary "Throughput", inferences per second
+};
+EndToEnd end_to_end(const EnginePlan& plan);
+
+// One row of the layer diff: the same layer in each plan, or absent.
 struct LayerMatch {
-  std::string name;
-  std::string type;                    // from the first plan that has the layer
+  std::string name;                    // from the first plan that has the layer
+  std::string type;
+  std::vector<int> index;              // per plan: index into plans[p]->layers, -1 when absent
+  // "signature" (type and input/output shapes, aligned in order), "name", or
+  // "" when the layer is in one plan only.
+  std::string matched_by;
   std::vector<std::optional<double>> avg_ms;  // per plan, ms; nullopt when absent there, or untimed in a plan with a profile
+  // Against the first plan that has the layer, over the plans that have it:
+  bool precision_differs = false;      // layer precision (input 0)
+  bool tactic_differs = false;         // TacticName, or TacticValue when unnamed
+  bool format_differs = false;         // precision/layout of any input or output
 };
 
 struct PlanComparison {
   std::vector<const EnginePlan*> plans;
+  std::vector<std::string> labels;                // plan_labels()
+  std::vector<EndToEnd> end_to_end;
   std::vector<double> total_ms;
   std::vector<int> layer_counts;
   std::vector<std::string> types;                 // union, by latency in the first plan
@@ -234,10 +270,16 @@ struct PlanComparison {
   std::vector<std::string> precisions;            // union
   std::vector<std::vector<int>> precision_count;  // [precision][plan]
   std::vector<std::vector<double>> precision_ms;  // [precision][plan]
-  std::vector<LayerMatch> layers;                 // layers matched by name, first plan's order then the others'
-  int matched_in_all = 0;                         // layers present in every plan
+  // Every plan is aligned with the first, as TREx does: layers whose signature
+  // (type, input shapes, output shapes) agrees are matched in order (longest
+  // common subsequence; past 4M layer pairs a greedy in-order match), then
+  // layers left over are matched by name. Rows follow the first plan, with
+  // the other plans' unmatched layers after the row they follow.
+  std::vector<LayerMatch> layers;
+  int matched_in_all = 0;                         // rows present in every plan
 };
 
-PlanComparison compare_plans(const std::vector<const EnginePlan*>& plans);
+// `labels` as plan_labels() takes them.
+PlanComparison compare_plans(const std::vector<const EnginePlan*>& plans, const std::vector<std::string>& labels = {});
 
 }  // namespace trtlens

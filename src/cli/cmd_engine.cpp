@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <filesystem>
 #include <memory>
 
 #include "cli/app.h"
@@ -212,19 +213,40 @@ void add_engine_command(CLI::App& app, int& exit_code) {
     auto format = std::make_shared<std::string>("text");
     auto output = std::make_shared<std::string>();
     auto max_layers = std::make_shared<size_t>(40);
-    auto* s = eng->add_subcommand("compare", "Plans side by side: total latency, latency per layer type, layers "
-                                             "per precision, layers matched by name");
+    auto labels = std::make_shared<std::vector<std::string>>();
+    auto mismatch = std::make_shared<std::vector<std::string>>();
+    auto* s = eng->add_subcommand("compare", "Plans side by side: totals and end-to-end latency, latency per layer "
+                                             "type, layers per precision, and the layer diff (layers aligned by type "
+                                             "and shapes, then by name)");
     add_plan_options(s, *a, true);
     s->add_option("--format", *format, "text, json, csv or markdown")->capture_default_str();
-    s->add_option("--max-layers", *max_layers, "matched layers to list in text output")->capture_default_str();
+    s->add_option("--max-layers", *max_layers, "layer rows to list in text output")->capture_default_str();
+    s->add_option("--label", *labels, "a name per plan, in order (repeatable); default: file name, with its folder "
+                                      "when names repeat");
+    s->add_option("--mismatch", *mismatch, "list only layer rows that differ in: precision, tactic, format, or "
+                                           "unmatched (in some plans only); repeatable, any may hold")
+        ->delimiter(',');
     s->add_option("-o,--output", *output, "write to this file instead of stdout");
-    s->callback([a, format, output, max_layers, &exit_code] {
+    s->callback([a, format, output, max_layers, labels, mismatch, &exit_code] {
       auto f = parse_output_format(*format);
       if (!a->graph.empty()) throw UsageError("compare takes plans, not --graph-json");
+      for (const auto& m : *mismatch)
+        if (m != "precision" && m != "tactic" && m != "format" && m != "unmatched")
+          throw UsageError("--mismatch " + m + ": expected precision, tactic, format or unmatched");
       auto& plans = load_plans(*a, 2);
+      if (labels->size() > plans.size())
+        throw UsageError(fmt::format("{} labels for {} plans", labels->size(), plans.size()));
       std::vector<const EnginePlan*> ptrs;
       for (const auto& p : plans) ptrs.push_back(&p);
-      auto c = compare_plans(ptrs);
+      auto c = compare_plans(ptrs, *labels);
+      if (!mismatch->empty()) {
+        auto wanted = [&](const char* k) { return std::find(mismatch->begin(), mismatch->end(), k) != mismatch->end(); };
+        std::erase_if(c.layers, [&](const LayerMatch& m) {
+          bool unmatched = std::count(m.index.begin(), m.index.end(), -1) > 0;
+          return !((wanted("precision") && m.precision_differs) || (wanted("tactic") && m.tactic_differs) ||
+                   (wanted("format") && m.format_differs) || (wanted("unmatched") && unmatched));
+        });
+      }
       emit(render_engine_compare(c, f, f == OutputFormat::Text ? *max_layers : static_cast<size_t>(-1)), *output);
       exit_code = kExitOk;
     });
@@ -233,20 +255,33 @@ void add_engine_command(CLI::App& app, int& exit_code) {
   {
     auto a = std::make_shared<PlanArgs>();
     auto output = std::make_shared<std::string>();
-    auto dot = std::make_shared<bool>(false);
-    auto* s = eng->add_subcommand("graph", "The plan's data-dependency graph as SVG (Graphviz): layers coloured by "
-                                           "type, tensors coloured by precision");
+    auto opt = std::make_shared<EngineGraphOptions>();
+    auto* s = eng->add_subcommand("graph", "The plan's data-dependency graph through Graphviz (svg, png, pdf or dot, "
+                                           "by the output's extension): layers coloured by type or precision, "
+                                           "tensors coloured by precision");
     add_plan_options(s, *a, false);
-    s->add_option("-o,--output", *output, "SVG file to write")->required();
-    s->callback([a, output, dot, &exit_code] {
+    s->add_option("-o,--output", *output, "file to write: .svg, .png, .pdf or .dot")->required();
+    s->add_option("--color-by", opt->color_by, "layer colour: type or precision")->capture_default_str();
+    s->add_option("--highlight", opt->highlight, "outline the layers whose name matches this regex");
+    s->add_option("--select", opt->select, "draw only the layers whose name matches this regex (and --hops around them)");
+    s->add_option("--hops", opt->hops, "with --select: also draw layers this many data edges away")->capture_default_str();
+    s->callback([a, output, opt, &exit_code] {
+      // The format comes from the extension; checked before any work.
+      std::string ext = std::filesystem::path(*output).extension().string();
+      std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
+      if (ext != ".svg" && ext != ".png" && ext != ".pdf" && ext != ".dot" && ext != ".gv")
+        throw UsageError("engine graph -o " + *output + ": unknown extension; use .svg, .png, .pdf or .dot");
+      if (opt->hops < 0) throw UsageError("--hops must be 0 or more");
+      if (opt->hops > 0 && opt->select.empty()) throw UsageError("--hops needs --select");
       auto& plans = load_plans(*a, 1);
-      std::string svg;
+      auto graph = engine_dot_graph(plans[0], *opt);
+      std::string bytes;
       try {
-        svg = render_svg(engine_dot_graph(plans[0]));
+        bytes = render_graph(graph, ext == ".gv" ? "dot" : ext.substr(1));
       } catch (const std::runtime_error& e) {
         throw InputError(plans[0].files.graph, std::string("cannot draw the graph: ") + e.what());
       }
-      write_file_atomic(*output, svg);
+      write_file_atomic(*output, bytes);
       for (const auto& n : plans[0].notes) fmt::print(stderr, "note: {}\n", n);
       exit_code = kExitOk;
     });
@@ -256,16 +291,21 @@ void add_engine_command(CLI::App& app, int& exit_code) {
     auto a = std::make_shared<PlanArgs>();
     auto output = std::make_shared<std::string>();
     auto graph_max = std::make_shared<size_t>(1500);
+    auto labels = std::make_shared<std::vector<std::string>>();
     auto* s = eng->add_subcommand("report", "A self-contained HTML report card of one or more plans (no network)");
     add_plan_options(s, *a, true);
+    s->add_option("--label", *labels, "a name per plan, in order (repeatable); default: file name, with its folder "
+                                      "when names repeat");
     s->add_option("-o,--output", *output, "HTML file to write")->required();
     s->add_option("--graph-max-layers", *graph_max, "draw the graph only for plans of at most this many layers")
         ->capture_default_str();
-    s->callback([a, output, graph_max, &exit_code] {
+    s->callback([a, output, graph_max, labels, &exit_code] {
       auto& plans = load_plans(*a, 1);
+      if (labels->size() > plans.size())
+        throw UsageError(fmt::format("{} labels for {} plans", labels->size(), plans.size()));
       std::vector<const EnginePlan*> ptrs;
       for (const auto& p : plans) ptrs.push_back(&p);
-      write_file_atomic(*output, render_engine_report(ptrs, *graph_max));
+      write_file_atomic(*output, render_engine_report(ptrs, *graph_max, *labels));
       exit_code = kExitOk;
     });
   }

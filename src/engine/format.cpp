@@ -125,6 +125,29 @@ int64_t saturating_mul(int64_t a, int64_t b) {
   return __builtin_mul_overflow(a, b, &r) ? INT64_MAX : r;
 }
 
+std::string trtexec_io_format(const EngineTensor& t) {
+  static const std::pair<const char*, const char*> types[] = {
+      {"FP32", "fp32"}, {"FP16", "fp16"}, {"BF16", "bf16"}, {"INT8", "int8"},
+      {"FP8", "fp8"},   {"INT32", "int32"}, {"INT64", "int64"}, {"BOOL", "bool"}, {"UINT8", "uint8"}};
+  // trtexec's format names (its --inputIOFormats help); LINEAR is "chw".
+  static const std::pair<const char*, const char*> layouts[] = {
+      {"LINEAR", "chw"}, {"CHW2", "chw2"}, {"CHW4", "chw4"}, {"HWC8", "hwc8"},   {"CHW16", "chw16"},
+      {"CHW32", "chw32"}, {"DHWC8", "dhwc8"}, {"CDHW32", "cdhw32"}, {"HWC", "hwc"}, {"HWC16", "hwc16"},
+      {"DHWC", "dhwc"}};
+  const char *ty = nullptr, *lay = nullptr;
+  for (const auto& [k, v] : types)
+    if (t.precision == k) ty = v;
+  for (const auto& [k, v] : layouts)
+    if (t.layout == k) lay = v;
+  return ty && lay ? fmt::format("{}:{}", ty, lay) : std::string();
+}
+
+bool is_unfused_qdq(const EngineLayer& l) {
+  if (l.inputs.empty() || l.outputs.empty()) return false;
+  if (l.type != "Scale" && !(l.is_reformat() && l.origin == "QDQ")) return false;
+  return (l.inputs[0].precision == "INT8") != (l.outputs[0].precision == "INT8");
+}
+
 }  // namespace engine_detail
 
 int64_t EngineTensor::size_bytes() const {

@@ -25,6 +25,16 @@ std::string percent_text(double pct);
 
 bool is_float_precision(std::string_view p);
 
+// The trtexec --inputIOFormats/--outputIOFormats spelling of a tensor's format
+// ("fp16:hwc8", "int8:chw4"); "" when trtexec has no name for its precision or layout.
+std::string trtexec_io_format(const EngineTensor& t);
+
+// A Quantize or Dequantize TensorRT left as its own layer: a Scale layer or a
+// reformat of Origin QDQ whose input and output disagree on INT8. The
+// qdq-unfused linter owns these layers; other linters leave them alone so
+// that each layer is reported once for one problem.
+bool is_unfused_qdq(const EngineLayer& l);
+
 // Sums and products of byte counts from hostile files: they stop at INT64_MAX
 // instead of overflowing (arguments are >= 0).
 int64_t saturating_add(int64_t a, int64_t b);

@@ -8,12 +8,9 @@ namespace trtlens::lint_impl {
 
 void qdq_unfused(const EnginePlan& plan, std::vector<Finding>& out) {
   for (const auto& l : plan.layers) {
-    if (l.inputs.empty() || l.outputs.empty()) continue;
+    if (!engine_detail::is_unfused_qdq(l)) continue;
     const bool scale = l.type == "Scale";
-    const bool qdq_reformat = l.is_reformat() && l.origin == "QDQ";
-    if (!scale && !qdq_reformat) continue;
-    const bool in8 = l.inputs[0].precision == "INT8", out8 = l.outputs[0].precision == "INT8";
-    if (in8 == out8) continue;  // not a quantization boundary
+    const bool in8 = l.inputs[0].precision == "INT8";
     const char* role = in8 ? "Dequantize" : "Quantize";
     std::string cost = l.timed ? fmt::format(", {} ms ({} of time)", engine_detail::ms_text(l.avg_ms),
                                              engine_detail::percent_text(l.percent))
@@ -21,12 +18,13 @@ void qdq_unfused(const EnginePlan& plan, std::vector<Finding>& out) {
     // A Quantize of an engine input has nothing to fuse into: report it as info.
     bool engine_input = false;
     for (const auto& io : plan.io) engine_input |= io.name == l.inputs[0].name;
+    std::string io_format = engine_detail::trtexec_io_format(l.outputs[0]);
     out.push_back({"qdq-unfused", l.name, engine_input && !in8 ? Severity::Info : Severity::Warning,
                    fmt::format("unfused {} layer ({} {} → {}){}", role, scale ? "Scale" : "Q/DQ reformat",
                                l.inputs[0].short_format(), l.outputs[0].short_format(), cost),
                    engine_input && !in8
-                       ? std::string("quantizing the engine input is expected; feed INT8 input "
-                                     "(--inputIOFormats=int8:chw) to remove it")
+                       ? fmt::format("quantizing the engine input is expected; feed INT8 input{} to remove it",
+                                     io_format.empty() ? "" : " (--inputIOFormats=" + io_format + ")")
                        : fmt::format("check why the {} is not fused: place Q/DQ so each pair surrounds an op "
                                      "TensorRT can run in INT8 (Conv, MatMul, Add after Conv)",
                                      role)});

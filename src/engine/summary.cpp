@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <map>
+#include <string_view>
+#include <unordered_map>
 
 #include "engine/internal.h"
 #include "trtlens/engine.h"
@@ -69,10 +71,17 @@ EngineSummary summarize(const EnginePlan& plan, int slowest) {
   s.by_precision = group(plan, s.total_latency_ms, false);
   std::vector<const EngineLayer*> order;
   order.reserve(plan.layers.size());
+  std::unordered_map<std::string_view, int64_t> tensors;
+  tensors.reserve(plan.layers.size() * 2);
   for (const auto& l : plan.layers) {
     order.push_back(&l);
     for (const auto* ts : {&l.inputs, &l.outputs})
-      for (const auto& t : *ts) s.activations_bytes = engine_detail::saturating_add(s.activations_bytes, t.size_bytes());
+      for (const auto& t : *ts) {
+        int64_t b = t.size_bytes();
+        s.layer_io_bytes = engine_detail::saturating_add(s.layer_io_bytes, b);
+        auto& m = tensors[t.name];
+        m = std::max(m, b);
+      }
     s.weights_bytes = engine_detail::saturating_add(s.weights_bytes, l.weights_bytes);
     if (l.is_fused()) s.fused.push_back(&l);
     if (l.is_reformat()) {
@@ -86,6 +95,7 @@ EngineSummary summarize(const EnginePlan& plan, int slowest) {
       s.reformat_ms += l.avg_ms;
     }
   }
+  for (const auto& [name, b] : tensors) s.tensor_bytes = engine_detail::saturating_add(s.tensor_bytes, b);
   s.reformat_percent = s.total_latency_ms > 0 ? 100.0 * s.reformat_ms / s.total_latency_ms : 0.0;
   size_t n = std::min<size_t>(static_cast<size_t>(std::max(slowest, 0)), order.size());
   std::partial_sort(order.begin(), order.begin() + static_cast<long>(n), order.end(),

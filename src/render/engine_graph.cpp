@@ -1,12 +1,16 @@
 // The plan's data-dependency graph for Graphviz.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <regex>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "engine/internal.h"
 #include "render/engine_render.h"
+#include "trtlens/error.h"
 
 namespace trtlens {
 
@@ -71,17 +75,76 @@ std::string engine_precision_color(const std::string& p) {
   return "#808080";
 }
 
-DotGraph engine_dot_graph(const EnginePlan& plan) {
+DotGraph engine_dot_graph(const EnginePlan& plan, const EngineGraphOptions& opt) {
+  if (opt.color_by != "type" && opt.color_by != "precision")
+    throw UsageError("--color-by " + opt.color_by + ": expected type or precision");
+  auto compile = [](const std::string& what, const std::string& re) {
+    try {
+      return std::regex(re, std::regex::ECMAScript | std::regex::optimize);
+    } catch (const std::regex_error& e) {
+      throw UsageError(fmt::format("{} {}: not a regular expression ({})", what, re, e.what()));
+    }
+  };
+  std::optional<std::regex> highlight, select;
+  if (!opt.highlight.empty()) highlight = compile("--highlight", opt.highlight);
+  if (!opt.select.empty()) select = compile("--select", opt.select);
+
   DotGraph g;
   g.graph_attrs = {{"rankdir", "TB"}, {"fontname", "Helvetica"}, {"tooltip", esc(plan.name)}};
   g.node_defaults = {{"shape", "box"}, {"style", "rounded,filled"}, {"fontname", "Helvetica"}, {"fontsize", "10"}};
   g.edge_defaults = {{"fontname", "Helvetica"}, {"fontsize", "8"}, {"penwidth", "2"}};
   std::unordered_set<std::string> io_names;
   for (const auto& t : plan.io) io_names.insert(t.name);
+  const size_t n = plan.layers.size();
 
-  for (size_t i = 0; i < plan.layers.size(); ++i) {
+  // Data edges first: each read connects to the latest earlier writer of the
+  // tensor (layers are in execution order); tensors nobody writes are engine
+  // inputs when named so, else constants or Myelin-internal weights (TREx
+  // hides these too). from == -1: an engine input.
+  struct Edge {
+    int from, to;
+    const EngineTensor* t;
+  };
+  std::vector<Edge> edges;
+  std::unordered_map<std::string, int> last_writer;
+  for (size_t i = 0; i < n; ++i) {
+    const auto& l = plan.layers[i];
+    for (const auto& t : l.inputs) {
+      auto w = last_writer.find(t.name);
+      if (w != last_writer.end()) edges.push_back({w->second, static_cast<int>(i), &t});
+      else if (io_names.count(t.name) || plan.io.empty()) edges.push_back({-1, static_cast<int>(i), &t});
+    }
+    for (const auto& t : l.outputs) last_writer[t.name] = static_cast<int>(i);
+  }
+
+  // The layers drawn: all, or those --select names and their neighbourhood.
+  std::vector<char> keep(n, select ? 0 : 1);
+  if (select) {
+    std::vector<std::vector<int>> adj(n);
+    for (const auto& e : edges)
+      if (e.from >= 0) adj[e.from].push_back(e.to), adj[e.to].push_back(e.from);
+    std::vector<int> frontier;
+    for (size_t i = 0; i < n; ++i)
+      if (std::regex_search(plan.layers[i].name, *select)) keep[i] = 1, frontier.push_back(static_cast<int>(i));
+    if (frontier.empty()) throw UsageError("--select " + opt.select + ": no layer name matches");
+    for (int hop = 0; hop < opt.hops && !frontier.empty(); ++hop) {
+      std::vector<int> next;
+      for (int i : frontier)
+        for (int j : adj[i])
+          if (!keep[j]) keep[j] = 1, next.push_back(j);
+      frontier = std::move(next);
+    }
+    size_t kept = static_cast<size_t>(std::count(keep.begin(), keep.end(), 1));
+    g.graph_attrs.push_back({"label", esc(fmt::format("{}: {} of {} layers (--select {} --hops {})", plan.name, kept, n,
+                                                      opt.select, opt.hops))});
+    g.graph_attrs.push_back({"labelloc", "t"});
+  }
+
+  for (size_t i = 0; i < n; ++i) {
+    if (!keep[i]) continue;
     const auto& l = plan.layers[i];
     std::string label = wrap(l.name, 40) + "\n" + l.type;
+    if (opt.color_by == "precision") label += " · " + (l.precision.empty() ? std::string("-") : l.precision);
     if (plan.has_profile) label += l.timed ? fmt::format("\n{} ms", engine_detail::ms_text(l.avg_ms)) : "\nno timing";
     std::string tip = fmt::format("{}\ntype: {} ({})\nprecision: {}", l.name, l.type, l.subtype,
                                   l.precision.empty() ? "-" : l.precision);
@@ -101,14 +164,17 @@ DotGraph engine_dot_graph(const EnginePlan& plan) {
       }
     } catch (const nlohmann::json::exception&) {
     }
-    std::string fill = engine_type_color(l.type);
-    g.nodes.push_back({fmt::format("L{}", i),
-                       {{"label", esc(label)}, {"fillcolor", fill}, {"tooltip", esc(tip)},
-                        {"fontcolor", l.type == "Convolution" || l.type == "Deconvolution" || l.type == "PluginV2" ? "white" : "black"}}});
+    const bool by_type = opt.color_by == "type";
+    std::string fill = by_type ? engine_type_color(l.type) : engine_precision_color(l.precision);
+    bool dark = by_type ? l.type == "Convolution" || l.type == "Deconvolution" || l.type == "PluginV2"
+                        : l.precision == "FP32" || l.precision.empty();
+    DotAttrs a{{"label", esc(label)}, {"fillcolor", fill}, {"tooltip", esc(tip)}, {"fontcolor", dark ? "white" : "black"}};
+    if (highlight && std::regex_search(l.name, *highlight)) {
+      a.push_back({"color", "#FF00FF"});
+      a.push_back({"penwidth", "5"});
+    }
+    g.nodes.push_back({fmt::format("L{}", i), std::move(a)});
   }
-  // Each read connects to the latest earlier writer of the tensor (layers are
-  // in execution order); tensors nobody writes are engine inputs when named so.
-  std::unordered_map<std::string, int> last_writer;
   std::unordered_map<std::string, std::string> io_node;
   auto tensor_edge_attrs = [&](const EngineTensor& t) {
     DotAttrs a{{"color", engine_precision_color(t.precision)},
@@ -129,23 +195,17 @@ DotGraph engine_dot_graph(const EnginePlan& plan) {
                         {"tooltip", esc(name)}}});
     return id;
   };
-  for (size_t i = 0; i < plan.layers.size(); ++i) {
-    const auto& l = plan.layers[i];
-    for (const auto& t : l.inputs) {
-      auto w = last_writer.find(t.name);
-      std::string from;
-      if (w != last_writer.end()) from = fmt::format("L{}", w->second);
-      else if (io_names.count(t.name) || plan.io.empty()) from = io(t.name, true);
-      else continue;  // a constant or Myelin-internal weight: TREx hides these too
-      g.edges.push_back({from, fmt::format("L{}", i), tensor_edge_attrs(t)});
-    }
-    for (const auto& t : l.outputs) last_writer[t.name] = static_cast<int>(i);
+  for (const auto& e : edges) {
+    if (!keep[e.to] || (e.from >= 0 && !keep[e.from])) continue;
+    std::string from = e.from >= 0 ? fmt::format("L{}", e.from) : io(e.t->name, true);
+    g.edges.push_back({from, fmt::format("L{}", e.to), tensor_edge_attrs(*e.t)});
   }
-  for (size_t i = 0; i < plan.layers.size(); ++i)
-    for (const auto& t : plan.layers[i].outputs)
-      // The last writer of an engine output feeds the output node.
-      if (io_names.count(t.name) && last_writer[t.name] == static_cast<int>(i))
-        g.edges.push_back({fmt::format("L{}", i), io(t.name, false), tensor_edge_attrs(t)});
+  for (size_t i = 0; i < n; ++i)
+    if (keep[i])
+      for (const auto& t : plan.layers[i].outputs)
+        // The last writer of an engine output feeds the output node.
+        if (io_names.count(t.name) && last_writer[t.name] == static_cast<int>(i))
+          g.edges.push_back({fmt::format("L{}", i), io(t.name, false), tensor_edge_attrs(t)});
   return g;
 }
 

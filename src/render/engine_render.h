@@ -23,16 +23,27 @@ std::string render_engine_layers(const EnginePlan& plan, const std::vector<size_
 std::string render_engine_lint(const EnginePlan& plan, const std::vector<Finding>& findings, OutputFormat f, bool color);
 std::string render_engine_compare(const PlanComparison& c, OutputFormat f, size_t max_layers);
 
-// The data-dependency graph: layers as nodes coloured by type, tensors as
-// edges coloured by precision (FP32 red, FP16 orange, INT8 green).
-DotGraph engine_dot_graph(const EnginePlan& plan);
+struct EngineGraphOptions {
+  std::string color_by = "type";  // layer fill: "type" (TREx's palette) or "precision" (the edge palette)
+  std::string highlight;          // ECMAScript regex; matching layer names get a thick magenta border
+  std::string select;             // ECMAScript regex; when set, draw only matching layers...
+  int hops = 0;                   // ...and the layers within this many data edges of them
+};
+
+// The data-dependency graph: layers as nodes coloured by type (or precision),
+// tensors as edges coloured by precision (FP32 red, FP16 orange, INT8 green).
+// Throws UsageError for an unknown color_by, an invalid regex, or a selection
+// that matches no layer.
+DotGraph engine_dot_graph(const EnginePlan& plan, const EngineGraphOptions& options = {});
 // Fill colour of a layer type and colour of a precision (TREx's palettes).
 std::string engine_type_color(const std::string& type);
 std::string engine_precision_color(const std::string& precision);
 
 // The self-contained HTML report card of one or more plans. The graph is
 // drawn for plans of at most `graph_max_layers` layers (Graphviz time grows
-// quickly); larger plans say why it is missing.
-std::string render_engine_report(const std::vector<const EnginePlan*>& plans, size_t graph_max_layers);
+// quickly); larger plans say why it is missing. Plans are named by
+// plan_labels(plans, labels).
+std::string render_engine_report(const std::vector<const EnginePlan*>& plans, size_t graph_max_layers,
+                                 const std::vector<std::string>& labels = {});
 
 }  // namespace trtlens

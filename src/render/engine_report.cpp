@@ -51,11 +51,12 @@ std::string fill(std::string_view tpl, const std::vector<std::pair<std::string, 
   return out;
 }
 
-json plan_data(const EnginePlan& plan, size_t graph_max_layers, std::string& svg_out) {
+json plan_data(const EnginePlan& plan, const std::string& label, size_t graph_max_layers, std::string& svg_out) {
   auto s = summarize(plan, 15);
   auto findings = lint(plan);
   json j;
-  j["name"] = plan.name;
+  j["name"] = label;
+  j["plan"] = plan.name;
   j["layout"] = plan.layout;
   j["partial"] = plan.partial();
   j["notes"] = plan.notes;
@@ -115,19 +116,21 @@ json plan_data(const EnginePlan& plan, size_t graph_max_layers, std::string& svg
 
 }  // namespace
 
-std::string render_engine_report(const std::vector<const EnginePlan*>& plans, size_t graph_max_layers) {
+std::string render_engine_report(const std::vector<const EnginePlan*>& plans, size_t graph_max_layers,
+                                 const std::vector<std::string>& labels) {
+  const auto names = plan_labels(plans, labels);
   json data;
   data["schema_version"] = kEngineSchemaVersion;
   json ps = json::array();
   std::string graphs;
   for (size_t i = 0; i < plans.size(); ++i) {
     std::string svg;
-    ps.push_back(plan_data(*plans[i], graph_max_layers, svg));
+    ps.push_back(plan_data(*plans[i], names[i], graph_max_layers, svg));
     if (!svg.empty())
       graphs += fmt::format("<template id=\"graph-{}\">{}</template>\n", i, svg);
   }
   data["plans"] = std::move(ps);
-  std::string title = plans.size() == 1 ? "Engine report: " + plans[0]->name
+  std::string title = plans.size() == 1 ? "Engine report: " + names[0]
                                         : fmt::format("Engine report: {} plans", plans.size());
   return fill(embedded_file("web/engine_report.html"),
               {{"TITLE", html_escape(title)},

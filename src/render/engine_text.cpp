@@ -2,7 +2,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "engine/internal.h"
@@ -131,7 +130,9 @@ json summary_json(const EnginePlan& plan, const EngineSummary& s, const std::vec
   for (const auto* l : s.fused) fl.push_back({{"name", l->name}, {"onnx_nodes", l->onnx_nodes}});
   j["fused"] = {{"count", s.fused.size()}, {"layers", fl}};
   j["weights_bytes"] = s.weights_bytes;
-  j["activations_bytes"] = s.activations_bytes;
+  j["layer_io_bytes"] = s.layer_io_bytes;
+  j["tensor_bytes"] = s.tensor_bytes;
+  j["activations_bytes"] = s.layer_io_bytes;  // the old name of layer_io_bytes, kept for scripts
   json io = json::array();
   for (const auto& t : plan.io)
     io.push_back({{"name", t.name}, {"mode", t.mode}, {"data_type", t.data_type}, {"dims", t.dims}});
@@ -201,9 +202,10 @@ std::string render_engine_summary(const EnginePlan& plan, const EngineSummary& s
   o += fmt::format("Layout: {}{}{}", plan.layout,
                    plan.profiles > 1 ? fmt::format(", optimization profile {} of {}", plan.profile_id, plan.profiles) : "",
                    sep);
-  if (s.weights_bytes || s.activations_bytes)
-    o += fmt::format("Weights: {:.1f} MiB, activations: {:.1f} MiB{}", s.weights_bytes / 1048576.0,
-                     s.activations_bytes / 1048576.0, sep);
+  if (s.weights_bytes || s.layer_io_bytes)
+    o += fmt::format("Weights: {:.1f} MiB; activation tensors: {:.1f} MiB, each once (layer inputs+outputs summed: "
+                     "{:.1f} MiB){}",
+                     s.weights_bytes / 1048576.0, s.tensor_bytes / 1048576.0, s.layer_io_bytes / 1048576.0, sep);
   o += h("Latency by layer type");
   o += table_out(group_table(s.by_type, "type"), f);
   o += h("Layers by precision");
@@ -338,15 +340,66 @@ std::string render_engine_lint(const EnginePlan& plan, const std::vector<Finding
   return o;
 }
 
+namespace {
+
+json opt_json(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
+
+// Speedup of plan p over the first plan that has the row: its latency over p's.
+std::optional<double> speedup(const LayerMatch& m, size_t p) {
+  std::optional<double> ref;
+  for (const auto& x : m.avg_ms)
+    if (x) {
+      ref = x;
+      break;
+    }
+  if (!ref || !m.avg_ms[p] || *m.avg_ms[p] <= 0) return std::nullopt;
+  return *ref / *m.avg_ms[p];
+}
+
+// "FP16 HWC8 → INT8 CHW32": input 0 and output 0 of a layer.
+std::string io_formats(const EngineLayer& l) {
+  return fmt::format("{} → {}", l.inputs.empty() ? "-" : l.inputs[0].short_format(),
+                     l.outputs.empty() ? "-" : l.outputs[0].short_format());
+}
+
+// The per-plan values of a row, "a / b", or the one value when all agree.
+template <class F>
+std::string per_plan(const PlanComparison& c, const LayerMatch& m, bool differs, F value) {
+  std::string s;
+  for (size_t p = 0; p < c.plans.size(); ++p) {
+    if (!differs && m.index[p] < 0) continue;
+    std::string v = m.index[p] < 0 ? "-" : value(c.plans[p]->layers[m.index[p]]);
+    if (!differs) return v;
+    s += (p ? " / " : "") + (v.empty() ? std::string("?") : v);
+  }
+  return s;
+}
+
+}  // namespace
+
 std::string render_engine_compare(const PlanComparison& c, OutputFormat f, size_t max_layers) {
   const size_t n = c.plans.size();
+  auto tactic = [](const EngineLayer& l) { return l.tactic.empty() ? l.tactic_value : l.tactic; };
+  auto precision = [](const EngineLayer& l) { return l.precision; };
   if (f == OutputFormat::Json) {
     json j;
     j["schema_version"] = kEngineSchemaVersion;
     json plans = json::array();
-    for (size_t p = 0; p < n; ++p)
-      plans.push_back({{"plan", c.plans[p]->name}, {"layers", c.layer_counts[p]}, {"total_latency_ms", c.total_ms[p]},
-                       {"partial", c.plans[p]->partial()}, {"notes", c.plans[p]->notes}});
+    for (size_t p = 0; p < n; ++p) {
+      const auto& e = c.end_to_end[p];
+      plans.push_back({{"plan", c.plans[p]->name},
+                       {"label", c.labels[p]},
+                       {"layers", c.layer_counts[p]},
+                       {"total_latency_ms", c.total_ms[p]},
+                       {"end_to_end",
+                        {{"layers_sum_ms", e.layers_ms},
+                         {"timing_median_ms", opt_json(e.median_ms)},
+                         {"timing_mean_ms", opt_json(e.mean_ms)},
+                         {"trtexec_mean_ms", opt_json(e.trtexec_mean_ms)},
+                         {"throughput_qps", opt_json(e.throughput_qps)}}},
+                       {"partial", c.plans[p]->partial()},
+                       {"notes", c.plans[p]->notes}});
+    }
     j["plans"] = plans;
     json bt = json::array();
     for (size_t t = 0; t < c.types.size(); ++t)
@@ -358,9 +411,28 @@ std::string render_engine_compare(const PlanComparison& c, OutputFormat f, size_
     j["by_precision"] = bp;
     json ls = json::array();
     for (const auto& m : c.layers) {
-      json v = json::array();
-      for (const auto& x : m.avg_ms) v.push_back(x ? json(*x) : json(nullptr));
-      ls.push_back({{"name", m.name}, {"type", m.type}, {"latency_ms", v}});
+      json v = json::array(), sp = json::array(), per = json::array();
+      for (size_t p = 0; p < n; ++p) {
+        v.push_back(opt_json(m.avg_ms[p]));
+        sp.push_back(opt_json(speedup(m, p)));
+        if (m.index[p] < 0) {
+          per.push_back(nullptr);
+          continue;
+        }
+        const auto& l = c.plans[p]->layers[m.index[p]];
+        json ins = json::array(), outs = json::array();
+        for (const auto& t : l.inputs) ins.push_back(t.short_format());
+        for (const auto& t : l.outputs) outs.push_back(t.short_format());
+        per.push_back({{"index", m.index[p]}, {"name", l.name}, {"precision", l.precision}, {"tactic", tactic(l)},
+                       {"inputs", ins}, {"outputs", outs}});
+      }
+      ls.push_back({{"name", m.name},
+                    {"type", m.type},
+                    {"matched_by", m.matched_by},
+                    {"latency_ms", v},
+                    {"speedup", sp},
+                    {"differs", {{"precision", m.precision_differs}, {"tactic", m.tactic_differs}, {"format", m.format_differs}}},
+                    {"plans", per}});
     }
     j["layers"] = ls;
     j["matched_in_all"] = c.matched_in_all;
@@ -370,18 +442,18 @@ std::string render_engine_compare(const PlanComparison& c, OutputFormat f, size_
     // One long-form table: a row per (section, key, plan).
     Table t{{"section", "name", "plan", "count", "latency_ms"}, {}, {}};
     for (size_t p = 0; p < n; ++p)
-      t.rows.push_back({"total", "", c.plans[p]->name, std::to_string(c.layer_counts[p]), fixed(c.total_ms[p])});
+      t.rows.push_back({"total", "", c.labels[p], std::to_string(c.layer_counts[p]), fixed(c.total_ms[p])});
     for (size_t i = 0; i < c.types.size(); ++i)
       for (size_t p = 0; p < n; ++p)
-        t.rows.push_back({"type", c.types[i], c.plans[p]->name, std::to_string(c.type_count[i][p]), fixed(c.type_ms[i][p])});
+        t.rows.push_back({"type", c.types[i], c.labels[p], std::to_string(c.type_count[i][p]), fixed(c.type_ms[i][p])});
     for (size_t i = 0; i < c.precisions.size(); ++i)
       for (size_t p = 0; p < n; ++p)
-        t.rows.push_back({"precision", c.precisions[i], c.plans[p]->name, std::to_string(c.precision_count[i][p]),
+        t.rows.push_back({"precision", c.precisions[i], c.labels[p], std::to_string(c.precision_count[i][p]),
                           fixed(c.precision_ms[i][p])});
     for (const auto& m : c.layers)
       for (size_t p = 0; p < n; ++p)
-        t.rows.push_back({"layer", m.name, c.plans[p]->name, m.avg_ms[p] ? "1" : "0",
-                          m.avg_ms[p] ? fixed(*m.avg_ms[p]) : ""});
+        t.rows.push_back({"layer", m.index[p] < 0 ? m.name : c.plans[p]->layers[m.index[p]].name, c.labels[p],
+                          m.index[p] < 0 ? "0" : "1", m.avg_ms[p] ? fixed(*m.avg_ms[p]) : ""});
     return to_csv(t);
   }
   const bool md = f == OutputFormat::Markdown;
@@ -389,27 +461,26 @@ std::string render_engine_compare(const PlanComparison& c, OutputFormat f, size_
   std::vector<bool> num(n + 1, true);
   num[0] = false;
   std::vector<std::string> head{"metric"};
-  for (const auto* p : c.plans) head.push_back(p->name);
-  // Same plan names (resnet.onnx.engine built twice): prefix their folders, then number.
-  auto folder = [&](size_t p) {
-    return std::filesystem::path(c.plans[p - 1]->files.graph).parent_path().filename().string();
-  };
-  std::vector<std::string> base = head;
-  for (size_t p = 1; p <= n; ++p)
-    for (size_t q = 1; q <= n; ++q)
-      if (p != q && base[p] == base[q] && !folder(p).empty()) head[p] = folder(p) + "/" + base[p];
-  for (size_t p = 1; p <= n; ++p)
-    for (size_t q = 1; q < p; ++q)
-      if (head[p] == head[q]) head[p] = fmt::format("{} ({})", head[p], p);
+  for (const auto& l : c.labels) head.push_back(l);
   std::string o;
   Table tot{head, {}, num};
-  std::vector<std::string> r1{"layers"}, r2{"total ms"}, r3{"vs first"};
-  for (size_t p = 0; p < n; ++p) {
-    r1.push_back(std::to_string(c.layer_counts[p]));
-    r2.push_back(ms_text(c.total_ms[p]));
-    r3.push_back(c.total_ms[0] > 0 ? fmt::format("{:.2f}x", c.total_ms[p] / c.total_ms[0]) : "-");
-  }
-  tot.rows = {r1, r2, r3};
+  auto row = [&](const char* what, auto cell) {
+    std::vector<std::string> r{what};
+    for (size_t p = 0; p < n; ++p) r.push_back(cell(p));
+    tot.rows.push_back(std::move(r));
+  };
+  auto opt_ms = [](const std::optional<double>& v) { return v ? ms_text(*v) : std::string("-"); };
+  row("layers", [&](size_t p) { return std::to_string(c.layer_counts[p]); });
+  row("sum of layers, ms (profile.json)", [&](size_t p) { return ms_text(c.total_ms[p]); });
+  row("vs first", [&](size_t p) {
+    return c.total_ms[0] > 0 ? fmt::format("{:.2f}x", c.total_ms[p] / c.total_ms[0]) : std::string("-");
+  });
+  row("end-to-end median, ms (timing.json)", [&](size_t p) { return opt_ms(c.end_to_end[p].median_ms); });
+  row("end-to-end mean, ms (trtexec summary)", [&](size_t p) { return opt_ms(c.end_to_end[p].trtexec_mean_ms); });
+  row("throughput, qps (trtexec summary)", [&](size_t p) {
+    const auto& q = c.end_to_end[p].throughput_qps;
+    return q ? fmt::format("{:.1f}", *q) : std::string("-");
+  });
   o += h("Totals") + table_out(tot, f);
   auto head_with = [&](const char* first) {
     auto x = head;
@@ -431,18 +502,35 @@ std::string render_engine_compare(const PlanComparison& c, OutputFormat f, size_
     pr.rows.push_back(r);
   }
   o += h("Layers per precision") + table_out(pr, f);
-  Table ly{head_with("layer"), {}, num};
-  ly.header.insert(ly.header.begin() + 1, "type");
-  ly.numeric.insert(ly.numeric.begin() + 1, false);
+  // Plans are numbered in the column heads: labels are long.
+  Table ly{{"layer", "type", "matched"}, {}, {false, false, false}};
+  for (size_t p = 0; p < n; ++p) ly.header.push_back(fmt::format("ms [{}]", p + 1)), ly.numeric.push_back(true);
+  for (size_t p = 1; p < n; ++p) ly.header.push_back(fmt::format("speedup [{}]", p + 1)), ly.numeric.push_back(true);
+  for (const char* x : {"precision", "tactic", "input 0 → output 0"}) ly.header.push_back(x), ly.numeric.push_back(false);
   size_t shown = 0;
   for (const auto& m : c.layers) {
     if (shown++ >= max_layers) break;
-    std::vector<std::string> r{md || f == OutputFormat::Csv ? m.name : shorten(m.name, 60), m.type};
+    std::vector<std::string> r{md ? m.name : shorten(m.name, 60), m.type, m.matched_by.empty() ? "-" : m.matched_by};
     for (const auto& x : m.avg_ms) r.push_back(x ? ms_text(*x) : "-");
+    for (size_t p = 1; p < n; ++p) {
+      auto s = speedup(m, p);
+      r.push_back(s ? fmt::format("{:.2f}x", *s) : "-");
+    }
+    r.push_back(per_plan(c, m, m.precision_differs, precision));
+    r.push_back(m.tactic_differs ? "differs" : "");
+    r.push_back(per_plan(c, m, m.format_differs, io_formats));
     ly.rows.push_back(r);
   }
-  o += h(fmt::format("Layers matched by name ({} in every plan, {} names in all)", c.matched_in_all, c.layers.size())) +
-       table_out(ly, f);
+  int by_sig = 0, by_name = 0;
+  for (const auto& m : c.layers) {
+    by_sig += m.matched_by == "signature";
+    by_name += m.matched_by == "name";
+  }
+  o += h(fmt::format("Layers ({} rows; {} in every plan; matched by type and shapes: {}, by name: {})", c.layers.size(),
+                     c.matched_in_all, by_sig, by_name));
+  for (size_t p = 0; p < n; ++p) o += fmt::format("{}[{}] {}{}", md ? "- " : "", p + 1, c.labels[p], md ? "\n" : "  ");
+  o += md ? "\n" : "\n\n";
+  o += table_out(ly, f);
   if (f == OutputFormat::Text && c.layers.size() > max_layers)
     o += fmt::format("... {} more layers (--max-layers, or --format json)\n", c.layers.size() - max_layers);
   return o;

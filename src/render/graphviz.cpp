@@ -3,6 +3,8 @@
 #include <graphviz/cgraph.h>
 #include <graphviz/gvc.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <stdexcept>
 #include <unordered_map>
@@ -19,7 +21,7 @@ struct GraphvizSession {
   std::vector<Agnode_t*> nodes;
   std::vector<Agedge_t*> edges;
 
-  explicit GraphvizSession(const DotGraph& g) {
+  GraphvizSession(const DotGraph& g, bool layout = true) {
     if (!gvc) throw std::runtime_error("graphviz: cannot create a context");
     std::string name = "g";
     graph = agopen(cs(name), Agdirected, nullptr);
@@ -41,11 +43,11 @@ struct GraphvizSession {
       for (const auto& [k, v] : e.attrs) agsafeset(ae, cs(k), cs(v), cs(std::string()));
       edges.push_back(ae);
     }
-    if (gvLayout(gvc, graph, "dot") != 0) throw std::runtime_error("graphviz: dot layout failed");
+    if (layout && gvLayout(gvc, graph, "dot") != 0) throw std::runtime_error("graphviz: dot layout failed");
   }
   ~GraphvizSession() {
     if (graph) {
-      gvFreeLayout(gvc, graph);
+      gvFreeLayout(gvc, graph);  // a no-op without a layout
       agclose(graph);
     }
     gvFreeContext(gvc);
@@ -82,15 +84,33 @@ GraphLayout layout_graph(const DotGraph& g) {
   return out;
 }
 
-std::string render_svg(const DotGraph& g) {
-  GraphvizSession s(g);
+std::string render_graph(const DotGraph& g, const std::string& format) {
+  if (format != "svg" && format != "png" && format != "pdf" && format != "dot")
+    throw std::invalid_argument("graphviz: unknown output format " + format);
+  // DOT text needs no layout (cgraph writes the graph as given), which keeps
+  // it fast for engines too big to lay out.
+  const bool dot = format == "dot";
+  GraphvizSession s(g, !dot);
   char* data = nullptr;
+  if (dot) {
+    size_t size = 0;
+    FILE* mem = open_memstream(&data, &size);
+    if (!mem) throw std::runtime_error("graphviz: cannot write DOT text");
+    int rc = agwrite(s.graph, mem);
+    std::fclose(mem);
+    std::string out(data ? data : "", size);
+    std::free(data);
+    if (rc != 0) throw std::runtime_error("graphviz: cannot write DOT text");
+    return out;
+  }
   unsigned int length = 0;
-  if (gvRenderData(s.gvc, s.graph, "svg", &data, &length) != 0 || !data)
-    throw std::runtime_error("graphviz: SVG rendering failed");
-  std::string svg(data, length);
+  if (gvRenderData(s.gvc, s.graph, format.c_str(), &data, &length) != 0 || !data)
+    throw std::runtime_error("graphviz: " + format + " rendering failed");
+  std::string out(data, length);
   gvFreeRenderData(data);
-  return svg;
+  return out;
 }
+
+std::string render_svg(const DotGraph& g) { return render_graph(g, "svg"); }
 
 }  // namespace trtlens

@@ -46,5 +46,9 @@ GraphLayout layout_graph(const DotGraph& g);
 // Lays `g` out with dot and renders it as a standalone SVG document.
 // Throws std::runtime_error if Graphviz fails.
 std::string render_svg(const DotGraph& g);
+// Renders `g` as "svg", "png" or "pdf" (laid out with dot; bytes of the file)
+// or "dot" (DOT text, not laid out). Throws std::invalid_argument for another
+// format, std::runtime_error if Graphviz fails (a missing plugin included).
+std::string render_graph(const DotGraph& g, const std::string& format);
 
 }  // namespace trtlens

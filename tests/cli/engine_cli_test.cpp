@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "support/paths.h"
@@ -134,6 +135,89 @@ TEST(EngineCli, CompareMatchesLayersByName) {
   EXPECT_EQ(one.exit_code, 2);
 }
 
+// The layer diff people script against: v8 (FP16) against v8-fp32, two plans
+// with the same file name in different folders. Rows: layers aligned by type
+// and shapes (conv1 + relu1 ↔ Conv_0 + Relu_1 despite the rename), softmax by
+// name (its input shape differs), the FP16 plan's reformats unmatched.
+TEST(EngineCli, CompareJsonMatchesTheGoldenFile) {
+  const std::string golden_path = std::string(TRTLENS_SOURCE_DIR) + "/tests/cli/golden/engine_compare.json";
+  auto r = run_trtlens({"engine", "compare", fixture("v8/tiny.onnx.engine"), fixture("v8-fp32/tiny.onnx.engine"),
+                        "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto doc = nlohmann::ordered_json::parse(r.out);
+  if (std::getenv("TRTLENS_UPDATE_GOLDEN")) {
+    trtlens::test::write_text(golden_path, doc.dump(2) + "\n");
+    GTEST_SKIP() << "golden file rewritten";
+  }
+  EXPECT_EQ(doc, nlohmann::ordered_json::parse(slurp(golden_path)));
+  EXPECT_EQ(doc["plans"][0]["label"], "v8/tiny.onnx.engine");
+  EXPECT_EQ(doc["plans"][1]["label"], "v8-fp32/tiny.onnx.engine");
+  EXPECT_EQ(doc["plans"][1]["end_to_end"]["throughput_qps"], 2000.5);
+  std::map<std::string, std::string> by;
+  for (const auto& l : doc["layers"]) by[l["name"]] = l["matched_by"];
+  EXPECT_EQ(by["conv1 + relu1"], "signature");
+  EXPECT_EQ(by["softmax"], "name");
+  EXPECT_EQ(by["Reformatting CopyNode for Input Tensor 0 to conv1 + relu1"], "");
+  EXPECT_EQ(doc["matched_in_all"], 4);
+}
+
+TEST(EngineCli, CompareLabelsAndMismatchFilters) {
+  auto t = run_trtlens({"engine", "compare", fixture("v8/tiny.onnx.engine"), fixture("v8-fp32/tiny.onnx.engine"),
+                        "--label", "fp16", "--label", "fp32"});
+  ASSERT_EQ(t.exit_code, 0) << t.err;
+  EXPECT_NE(t.out.find("[1] fp16  [2] fp32"), std::string::npos) << t.out;
+  EXPECT_NE(t.out.find("end-to-end median, ms (timing.json)"), std::string::npos);
+  EXPECT_NE(t.out.find("sum of layers, ms (profile.json)"), std::string::npos);
+  auto rows = [&](const std::string& what) {
+    auto r = run_trtlens({"engine", "compare", fixture("v8/tiny.onnx.engine"), fixture("v8-fp32/tiny.onnx.engine"),
+                          "--mismatch", what, "--format", "json"});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    std::vector<std::string> names;
+    auto doc = json::parse(r.out);
+    for (const auto& l : doc["layers"]) names.push_back(l["name"]);
+    return names;
+  };
+  EXPECT_EQ(rows("tactic"), (std::vector<std::string>{"conv1 + relu1", "conv2"}));
+  EXPECT_EQ(rows("precision").size(), 4u);
+  EXPECT_EQ(rows("unmatched").size(), 2u);
+  EXPECT_EQ(rows("tactic,unmatched").size(), 4u);
+  auto bad = run_trtlens({"engine", "compare", fixture("v8/tiny.onnx.engine"), fixture("v8-fp32/tiny.onnx.engine"),
+                          "--mismatch", "colour"});
+  EXPECT_EQ(bad.exit_code, 2);
+  auto many = run_trtlens({"engine", "compare", fixture("v8/tiny.onnx.engine"), fixture("v8-fp32/tiny.onnx.engine"),
+                           "--label", "a", "--label", "b", "--label", "c"});
+  EXPECT_EQ(many.exit_code, 2);
+}
+
+// The standard Q/DQ A/B case: the two MobileNet QAT engines name every fused
+// layer differently (Q/DQ node numbers shift); aligned by type and shapes,
+// every layer of the smaller plan finds its partner.
+TEST(EngineCli, CompareAlignsTheMobileNetQatSamples) {
+  std::string shared = trtlens::test::shared_dir();
+  if (shared.empty()) GTEST_SKIP() << "no ../shared";
+  const std::string s = shared + "/engine-samples/";
+  auto r = run_trtlens({"engine", "compare", s + "mobilenet-qat/mobilenet.qat.onnx.engine",
+                        s + "mobilenet-v2-residuals-qat/mobilenet_v2_residuals.qat.onnx.engine", "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = json::parse(r.out);
+  EXPECT_EQ(j["plans"][0]["layers"], 72);
+  EXPECT_EQ(j["plans"][1]["layers"], 57);
+  EXPECT_EQ(j["matched_in_all"], 57);
+  int unmatched_qdq = 0;
+  for (const auto& l : j["layers"])
+    if (l["matched_by"] == "") unmatched_qdq += l["type"] == "Reformat";
+  EXPECT_EQ(unmatched_qdq, 15);
+  // Same file names in two folders: labelled by folder.
+  auto rn = run_trtlens({"engine", "compare", s + "resnet18-pt-a100-fp32/resnet.onnx.engine",
+                         s + "resnet18-pt-a100-fp16/resnet.onnx.engine", "--format", "json"});
+  ASSERT_EQ(rn.exit_code, 0) << rn.err;
+  auto k = json::parse(rn.out);
+  EXPECT_EQ(k["plans"][0]["label"], "resnet18-pt-a100-fp32/resnet.onnx.engine");
+  EXPECT_EQ(k["plans"][1]["label"], "resnet18-pt-a100-fp16/resnet.onnx.engine");
+  EXPECT_GT(k["plans"][1]["end_to_end"]["timing_median_ms"].get<double>(), 0);
+  EXPECT_GE(k["matched_in_all"], 20);
+}
+
 TEST(EngineCli, GraphWritesSvgColouredByPrecision) {
   std::string dir = trtlens::test::temp_dir("EngineCli.Graph");
   std::string out = dir + "/plan.svg";
@@ -145,6 +229,56 @@ TEST(EngineCli, GraphWritesSvgColouredByPrecision) {
   EXPECT_NE(svg.find("#ff0000"), std::string::npos);  // FP32 tensor edge
   EXPECT_NE(svg.find("#ffa500"), std::string::npos);  // FP16 tensor edge
   EXPECT_NE(svg.find("<title>"), std::string::npos);
+}
+
+// The output's extension picks the format; an unknown one is a usage error
+// that writes nothing (it used to write SVG into x.png and exit 0).
+TEST(EngineCli, GraphFormatFollowsTheExtension) {
+  std::string dir = trtlens::test::temp_dir("EngineCli.GraphFormats");
+  const std::pair<const char*, std::string> magic[] = {
+      {"svg", "<?xml"}, {"png", "\x89PNG"}, {"pdf", "%PDF"}, {"dot", "digraph"}};
+  for (const auto& [ext, head] : magic) {
+    std::string out = dir + "/plan." + ext;
+    auto r = run_trtlens({"engine", "graph", fixture("v8/tiny.onnx.engine"), "-o", out});
+    ASSERT_EQ(r.exit_code, 0) << ext << ": " << r.err;
+    EXPECT_EQ(slurp(out).rfind(head, 0), 0u) << ext;
+  }
+  auto bad = run_trtlens({"engine", "graph", fixture("v8/tiny.onnx.engine"), "-o", dir + "/plan.jpg"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find(".svg, .png, .pdf or .dot"), std::string::npos) << bad.err;
+  EXPECT_FALSE(fs::exists(dir + "/plan.jpg"));
+}
+
+TEST(EngineCli, GraphColourHighlightAndSubgraph) {
+  std::string dir = trtlens::test::temp_dir("EngineCli.GraphOptions");
+  std::string out = dir + "/plan.dot";
+  auto r = run_trtlens({"engine", "graph", fixture("v8/tiny.onnx.engine"), "-o", out, "--color-by", "precision",
+                        "--highlight", "^conv2$"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::string dot = slurp(out);
+  EXPECT_NE(dot.find("fillcolor=\"#FFA500\""), std::string::npos);  // FP16 layers filled orange
+  EXPECT_EQ(dot.find("fillcolor=\"#4682B4\""), std::string::npos);  // no type colour
+  size_t outlined = dot.find("penwidth=5");
+  ASSERT_NE(outlined, std::string::npos);  // conv2 outlined, and only conv2
+  EXPECT_EQ(dot.find("penwidth=5", outlined + 1), std::string::npos);
+  EXPECT_NE(dot.find("#FF00FF"), std::string::npos);
+  // The neighbourhood of pool: pool, conv2 before it, softmax after it.
+  auto sub = run_trtlens({"engine", "graph", fixture("v8/tiny.onnx.engine"), "-o", out, "--select", "^pool$", "--hops", "1"});
+  ASSERT_EQ(sub.exit_code, 0) << sub.err;
+  dot = slurp(out);
+  EXPECT_NE(dot.find("3 of 6 layers"), std::string::npos) << dot;
+  EXPECT_NE(dot.find("conv2"), std::string::npos);
+  EXPECT_EQ(dot.find("conv1 + relu1"), std::string::npos);
+  for (std::vector<std::string> args : {std::vector<std::string>{"--select", "("},
+                                        std::vector<std::string>{"--select", "no-such-layer"},
+                                        std::vector<std::string>{"--hops", "2"},
+                                        std::vector<std::string>{"--color-by", "tactic"}}) {
+    std::vector<std::string> cmd{"engine", "graph", fixture("v8/tiny.onnx.engine"), "-o", dir + "/x.svg"};
+    cmd.insert(cmd.end(), args.begin(), args.end());
+    auto e = run_trtlens(cmd);
+    EXPECT_EQ(e.exit_code, 2) << args[0];
+    EXPECT_EQ(std::count(e.err.begin(), e.err.end(), '\n'), 1) << e.err;
+  }
 }
 
 TEST(EngineCli, ReportIsSelfContained) {

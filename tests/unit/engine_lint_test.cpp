@@ -102,6 +102,47 @@ TEST(EngineLint, RealQatSampleFindsUnfusedQdq) {
   // 17 QDQ reformats, one of them quantizes the engine input.
   EXPECT_EQ(hits(f, "qdq-unfused").size(), 17u);
   EXPECT_FALSE(hits(f, "conv-int8-float-output").empty());
+  // Each Q/DQ reformat is reported once, by qdq-unfused, not also as a conversion.
+  EXPECT_TRUE(hits(f, "reformat-conversion").empty());
+  const auto* in = finding(f, "qdq-unfused", "QuantizeLinear_2");
+  ASSERT_NE(in, nullptr);
+  EXPECT_NE(in->suggestion.find("--inputIOFormats=int8:chw4"), std::string::npos) << in->suggestion;
+}
+
+// Suggestions follow where a reformat sits: trtexec I/O formats only at the
+// engine's boundary (named exactly), the two disagreeing layers inside it.
+TEST(EngineLint, ReformatSuggestionsApplyToWhereTheReformatIs) {
+  auto p = load_plan(find_plan_files(fixture("v8/tiny.onnx.engine")));
+  auto f = lint(p, {"reformat-conversion"});
+  const auto* out = finding(f, "reformat-conversion", "Reformatting CopyNode for Output Tensor 0 to softmax");
+  ASSERT_NE(out, nullptr);
+  EXPECT_NE(out->suggestion.find("--outputIOFormats=fp16:chw"), std::string::npos) << out->suggestion;
+  const auto* in = finding(f, "reformat-conversion", "Reformatting CopyNode for Input Tensor 0 to conv1 + relu1");
+  ASSERT_NE(in, nullptr);
+  EXPECT_EQ(in->suggestion.find("IOFormats="), std::string::npos) << in->suggestion;  // HWC4: trtexec has no name
+  // A layout-only reformat between two layers (a pooling layer writing
+  // LINEAR, a convolution reading HWC8) costing 50% of the time.
+  auto mid = parse_plan(R"({"Layers": [
+      {"Name": "pool", "LayerType": "CudaPooling", "ParameterType": "Pooling",
+       "Inputs": [)" + tensor("in", "[1,8,4,4]", "Row major linear FP16 format") + R"(], "Outputs": [)" +
+                            tensor("a", "[1,8,2,2]", "Row major linear FP16 format") + R"(]},
+      {"Name": "r", "LayerType": "Reformat", "ParameterType": "Reformat", "Origin": "REFORMAT",
+       "Inputs": [)" + tensor("a", "[1,8,2,2]", "Row major linear FP16 format") + R"(], "Outputs": [)" +
+                            tensor("b", "[1,8,2,2]", "Channel major FP16 format where channel % 8 == 0") + R"(]},
+      {"Name": "conv", "LayerType": "CaskConvolution", "ParameterType": "Convolution",
+       "Inputs": [)" + tensor("b", "[1,8,2,2]", "Channel major FP16 format where channel % 8 == 0") +
+                            R"(], "Outputs": [)" + tensor("out", "[1,8,2,2]", "Row major linear FP16 format") + R"(]}],
+      "Bindings": ["in", "out"]})",
+                        "g.json",
+                        R"([{"count": 1}, {"name": "pool", "averageMs": 1}, {"name": "r", "averageMs": 1},
+                            {"name": "conv", "averageMs": 0}])",
+                        "p.json");
+  auto g = lint(mid, {"reformat-conversion"});
+  ASSERT_EQ(g.size(), 1u);
+  EXPECT_EQ(g[0].severity, Severity::Info);
+  EXPECT_EQ(g[0].suggestion.find("IOFormats"), std::string::npos) << g[0].suggestion;
+  EXPECT_NE(g[0].suggestion.find("'pool' writes FP16 LINEAR and 'conv' reads FP16 HWC8"), std::string::npos)
+      << g[0].suggestion;
 }
 
 TEST(EngineLint, AmpereMmaShapesCountAsTensorCores) {

@@ -146,3 +146,21 @@ TEST(EngineSummary, ParityWithTrexDefinitionsOnSharedSamples) {
   }
   EXPECT_EQ(checked, 6);
 }
+
+// Layer inputs+outputs summed count a tensor once per reader and once for
+// its writer; the distinct-tensor figure counts it once.
+TEST(EngineSummary, DistinctTensorsBesideLayerInputsAndOutputs) {
+  auto t = [](const char* name) {
+    return std::string("{\"Name\": \"") + name + "\", \"Dimensions\": [1, 4], \"Format/Datatype\": \"Row major linear FP32\"}";
+  };
+  auto layer = [&](const char* name, const char* in, const char* out) {
+    return std::string("{\"Name\": \"") + name + "\", \"LayerType\": \"Activation\", \"Inputs\": [" + t(in) +
+           "], \"Outputs\": [" + t(out) + "]}";
+  };
+  auto plan = parse_plan("{\"Layers\": [" + layer("a", "x", "y") + ", " + layer("b", "y", "z") + ", " +
+                             layer("c", "y", "w") + "], \"Bindings\": [\"x\", \"z\", \"w\"]}",
+                         "g.json");
+  auto s = summarize(plan);
+  EXPECT_EQ(s.layer_io_bytes, 6 * 16);  // x y | y z | y w
+  EXPECT_EQ(s.tensor_bytes, 4 * 16);    // x y z w
+}
