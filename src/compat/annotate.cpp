@@ -169,54 +169,57 @@ Annotator::Annotator(const Model& model, const KnowledgeBase& kb) : model_(model
 // indices), or computed by shape arithmetic from bounded INT64 and 32-bit values.
 // Graph inputs, large or unread constants and casts from float are not bounded.
 void Annotator::find_bounded_int64() {
-  static constexpr std::string_view kIndexOps[] = {"Shape", "Size", "NonZero", "ArgMax", "ArgMin", "TopK"};
+  static const std::unordered_set<std::string_view> kIndexOps = {"Shape", "Size", "NonZero", "ArgMax", "ArgMin", "TopK"};
   // Ops whose INT64 outputs take their values from their INT64 inputs by
   // selection or small arithmetic (what exporters emit for shapes).
-  static constexpr std::string_view kShapeOps[] = {
+  static const std::unordered_set<std::string_view> kShapeOps = {
       "Gather",   "GatherElements", "GatherND", "Concat",     "Slice",     "Squeeze",   "Unsqueeze", "Reshape",
       "Flatten",  "Identity",       "Cast",     "CastLike",   "Add",       "Sub",       "Mul",       "Div",
       "Mod",      "Neg",            "Abs",      "Min",        "Max",       "Where",     "Expand",    "Tile",
       "Transpose", "ReduceProd",    "ReduceSum", "ReduceMin", "ReduceMax", "Range",     "CumSum",    "Clip",
       "Pad",      "Split",          "ScatterND", "ScatterElements", "Sign", "ConstantOfShape", "Equal", "Not"};
-  auto in = [](std::string_view op, const auto& list) { return std::find(std::begin(list), std::end(list), op) != std::end(list); };
+  auto in = [](std::string_view op, const std::unordered_set<std::string_view>& set) { return set.count(op) != 0; };
   auto fits = [](const std::vector<double>& v) {
     return std::all_of(v.begin(), v.end(), [](double x) { return x >= -2147483648.0 && x <= 2147483647.0; });
   };
   for (const Graph& g : model_.graphs)
     for (const auto& [name, t] : g.tensors)
       if (t.type == ElemType::INT64 && t.values && fits(*t.values)) bounded_int64_.insert(&t);
-  // Nodes are in topological order in a valid model; a second pass catches the rest.
-  for (int pass = 0; pass < 2; ++pass)
-    for (const Graph& g : model_.graphs)
-      for (const Node& n : g.nodes) {
-        if (!n.domain.empty()) continue;
-        bool index_op = in(n.op_type, kIndexOps);
-        if (!index_op && !in(n.op_type, kShapeOps)) continue;
-        bool inputs_bounded = true;
-        for (const auto& name : n.inputs) {
-          if (name.empty()) continue;
-          const TensorInfo* t = g.find(name, model_.graphs);
-          if (!t) { inputs_bounded = false; break; }
-          if (index_op || t->type == ElemType::INT32 || t->type == ElemType::BOOL || t->type == ElemType::INT8 ||
-              t->type == ElemType::UINT8)
-            continue;
-          if (t->type == ElemType::INT64 && bounded_int64(t)) continue;
-          // Shape ops move float data too: those inputs do not feed INT64 outputs, except through Cast.
-          if (is_float(t->type) && n.op_type != "Cast" && n.op_type != "CastLike") continue;
+  // One pass in node order: ONNX requires graphs to be topologically sorted, and a
+  // model that is not only gets more IMPLICIT_CAST, never a wrong SUPPORTED.
+  for (const Graph& g : model_.graphs)
+    for (const Node& n : g.nodes) {
+      if (!n.domain.empty()) continue;
+      bool index_op = in(n.op_type, kIndexOps);
+      if (!index_op && !in(n.op_type, kShapeOps)) continue;
+      bool inputs_bounded = true;
+      for (const auto& name : n.inputs) {
+        if (name.empty()) continue;
+        const TensorInfo* t = g.find(name, model_.graphs);
+        if (!t) {
           inputs_bounded = false;
           break;
         }
-        if (n.op_type == "ConstantOfShape") {
-          const Attribute* v = n.attribute("value");
-          inputs_bounded = !v || (v->tensor_values && fits(*v->tensor_values));
-        }
-        if (!inputs_bounded) continue;
-        // TopK's values (output 0) are its data; only its indices are bounded by a shape.
-        for (size_t k = n.op_type == "TopK" ? 1 : 0; k < n.outputs.size(); ++k)
-          if (const TensorInfo* t = n.outputs[k].empty() ? nullptr : g.find(n.outputs[k], model_.graphs);
-              t && t->type == ElemType::INT64)
-            bounded_int64_.insert(t);
+        if (index_op || t->type == ElemType::INT32 || t->type == ElemType::BOOL || t->type == ElemType::INT8 ||
+            t->type == ElemType::UINT8)
+          continue;
+        if (t->type == ElemType::INT64 && bounded_int64(t)) continue;
+        // Shape ops move float data too: those inputs do not feed INT64 outputs, except through Cast.
+        if (is_float(t->type) && n.op_type != "Cast" && n.op_type != "CastLike") continue;
+        inputs_bounded = false;
+        break;
       }
+      if (n.op_type == "ConstantOfShape") {
+        const Attribute* v = n.attribute("value");
+        inputs_bounded = !v || (v->tensor_values && fits(*v->tensor_values));
+      }
+      if (!inputs_bounded) continue;
+      // TopK's values (output 0) are its data; only its indices are bounded by a shape.
+      for (size_t k = n.op_type == "TopK" ? 1 : 0; k < n.outputs.size(); ++k)
+        if (const TensorInfo* t = n.outputs[k].empty() ? nullptr : g.find(n.outputs[k], model_.graphs);
+            t && t->type == ElemType::INT64)
+          bounded_int64_.insert(t);
+    }
 }
 
 // What one node's judgement found. With `detailed` false (the matrix) only
