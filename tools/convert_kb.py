@@ -178,7 +178,8 @@ def read_semantics(data_dir):
 
 
 def read_importer_rules(data_dir):
-    """{(release, op): ["rule#FILE:LINE", ...]}: hand-read static checks of an importer."""
+    """{(release, op): ["rule#FILE:LINE", ...]}: hand-read static checks of an importer (each replaces
+    a table rule of the same name and first argument)."""
     path = os.path.join(data_dir, "importer_rules.tsv")
     out = {}
     if not os.path.exists(path):
@@ -304,7 +305,11 @@ def convert(src, out_dir, data_dir=None):
             importer_columns(rows[op], fact and {"branch": facts["branch"], "row": fact}, semantics, carried)
             added = importer_rules.get((name, op)) or (importer_rules.get((facts_name, op)) if carried and fact else None)
             if added:
-                rows[op]["rules"] = ";".join(([] if rows[op]["rules"] == "-" else [rows[op]["rules"]]) + added)
+                # A hand-read importer rule replaces the table's rule of the same name and first argument.
+                heads = {re.match(r"\w+\(?[^,)#]*", a).group(0) for a in added}
+                table = [] if rows[op]["rules"] == "-" else rows[op]["rules"].split(";")
+                table = [t for t in table if re.match(r"\w+\(?[^,)#]*", t).group(0) not in heads]
+                rows[op]["rules"] = ";".join(table + added)
                 rows[op]["rules_src"] = "importer" if rows[op]["rules_src"] == "-" else rows[op]["rules_src"] + "+importer"
             lines.append("\t".join(rows[op][c] for c in OUT_COLS))
         path = os.path.join(out_dir, f"{name}.tsv")

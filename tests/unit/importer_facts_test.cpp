@@ -143,6 +143,20 @@ TEST(ImporterFacts, TopKNeverReadsSorted) {
   EXPECT_NE(v.verdict, Verdict::UNSUPPORTED) << reasons(v);
 }
 
+TEST(ImporterFacts, PadWrapModeFrom100) {
+  ModelBuilder mb(19);
+  auto g = mb.graph();
+  g.input("x", kFloat, {1, 4});
+  g.init_int64("pads", {4}, {0, 1, 0, 1});
+  attr_string(g.node("Pad", {"x", "pads"}, {"y"}, "node"), "mode", "wrap");
+  g.output("y", kFloat, {1, 6});
+  Model m = load_model(mb.save(temp_dir("pad_wrap") + "/m.onnx"));
+  NodeVerdict v101 = judge(m, "10.1");
+  EXPECT_NE(v101.verdict, Verdict::UNSUPPORTED) << reasons(v101);
+  NodeVerdict v93 = judge(m, "9.3");
+  EXPECT_EQ(v93.verdict, Verdict::UNSUPPORTED) << reasons(v93);  // 9.3 has no wrap mode
+}
+
 // ---- The tables are too loose: these do not import. ----
 
 TEST(ImporterFacts, CastToAnIntermediateUint8IsRejectedIn93And101) {
