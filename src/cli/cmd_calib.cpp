@@ -106,7 +106,7 @@ void add_calib_command(CLI::App& app, int& exit_code) {
                       {"tensors_without_scale", match->missing},
                       {"entries_matching_no_tensor", match->unmatched},
                       {"parser_named_entries", match->parser_named}};
-      fmt::print("{}\n", j.dump(2));
+      fmt::print("{}\n", j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
       return;
     }
     bool color = stdout_wants_color();

@@ -67,7 +67,7 @@ std::string env_json(const EnvReport& r) {
   j["gpu_source"] = r.gpu_source.empty() ? json(nullptr) : json(r.gpu_source);
   j["gpu_note"] = r.gpu_note.empty() ? json(nullptr) : json(r.gpu_note);
   j["searched"] = r.searched;
-  return j.dump(2) + "\n";
+  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 std::string join(const std::vector<std::string>& v, const char* sep) {

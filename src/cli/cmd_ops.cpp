@@ -202,7 +202,7 @@ void print_op(const KnowledgeBase& kb, const std::string& op, const Release* onl
       row["listed"] = e != nullptr;
       out["releases"].push_back(row);
     }
-    fmt::print("{}\n", out.dump(2));
+    fmt::print("{}\n", out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
     return;
   }
 
@@ -309,7 +309,7 @@ void print_release(const KnowledgeBase& kb, const Release& r, const std::string&
     json rel = release_json(r);
     rel["ops"] = json::array();
     for (const auto& [name, e] : r.ops) rel["ops"].push_back(entry_json(e));
-    fmt::print("{}\n", json{{"schema_version", kSchemaVersion}, {"releases", json::array({rel})}}.dump(2));
+    fmt::print("{}\n", json{{"schema_version", kSchemaVersion}, {"releases", json::array({rel})}}.dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
     return;
   }
   bool md = format == "markdown";
@@ -352,7 +352,7 @@ void print_all(const KnowledgeBase& kb, const std::string& format) {
       for (const auto& [name, e] : r.ops) rel["ops"].push_back(entry_json(e));
       rels.push_back(std::move(rel));
     }
-    fmt::print("{}\n", json{{"schema_version", kSchemaVersion}, {"releases", std::move(rels)}}.dump(2));
+    fmt::print("{}\n", json{{"schema_version", kSchemaVersion}, {"releases", std::move(rels)}}.dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
     return;
   }
   bool md = format == "markdown";

@@ -84,7 +84,7 @@ void add_plan_command(CLI::App& app, int& exit_code) {
         j["target"] = nullptr;
         j["loadable"] = nullptr;
       }
-      fmt::print("{}\n", j.dump(2));
+      fmt::print("{}\n", j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
       return;
     }
     bool color = stdout_wants_color();

@@ -64,7 +64,7 @@ json summary_json(const std::array<int, 5>& summary) {
 
 
 // A JSON string literal (escaping by nlohmann-json).
-std::string json_quote(std::string_view s) { return json(s).dump(); }
+std::string json_quote(std::string_view s) { return json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace); }
 
 // One node's JSON object (docs/check-json.md), written without building a DOM:
 // this runs for every node of the model.
@@ -150,7 +150,7 @@ std::string check_json(const Model& m, const Annotations& a) {
               {"nodes", json::array()}};
   // The nodes are streamed one compact object per line: a DOM of every node
   // of a 100k-node model would cost more than the analysis itself.
-  std::string head = doc.dump(2);
+  std::string head = doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
   size_t close = head.rfind("[]");
   std::string out = head.substr(0, close) + "[";
   const char* sep = "\n    ";
@@ -279,7 +279,7 @@ std::string matrix_json(const Model& m, const Matrix& mx) {
               {"min_converting_release", mx.min_converting ? json(mx.min_converting->name) : json(nullptr)},
               {"min_converting_release_by_precision", by_precision},
               {"cells", cells}};
-  return doc.dump(2) + "\n";
+  return doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 std::string matrix_markdown(const Model& m, const Matrix& mx) {
@@ -337,7 +337,7 @@ std::string diff_json(const Model& m, const Annotations& a, const Annotations& b
               {"from", {{"release", a.release->name}, {"converts", a.converts}, {"summary", summary_json(a.summary)}}},
               {"to", {{"release", b.release->name}, {"converts", b.converts}, {"summary", summary_json(b.summary)}}},
               {"changes", changes}};
-  return doc.dump(2) + "\n";
+  return doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 std::string diff_markdown(const Model& m, const Annotations& a, const Annotations& b) {

@@ -159,7 +159,7 @@ DotGraph engine_dot_graph(const EnginePlan& plan, const EngineGraphOptions& opt)
     try {
       auto attrs = nlohmann::ordered_json::parse(l.attributes_json);
       for (auto it = attrs.begin(); it != attrs.end(); ++it) {
-        std::string v = it.value().is_string() ? it.value().get<std::string>() : it.value().dump();
+        std::string v = it.value().is_string() ? it.value().get<std::string>() : it.value().dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
         if (v.size() < 120) tip += fmt::format("\n{}: {}", it.key(), v);
       }
     } catch (const nlohmann::json::exception&) {

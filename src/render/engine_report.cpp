@@ -137,7 +137,7 @@ std::string render_engine_report(const std::vector<const EnginePlan*>& plans, si
                {"CSS", std::string(embedded_file("web/engine_report.css"))},
                {"JS", script_safe(std::string(embedded_file("web/engine_report.js")))},
                {"GRAPHS", graphs},
-               {"DATA", json_for_script(data.dump())}});
+               {"DATA", json_for_script(data.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace))}});
 }
 
 }  // namespace trtlens

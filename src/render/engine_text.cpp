@@ -175,7 +175,7 @@ std::string kv_block(const char* title, const KeyValues& kv) {
 
 std::string render_engine_summary(const EnginePlan& plan, const EngineSummary& s, const std::vector<Finding>* findings,
                                   OutputFormat f, bool color) {
-  if (f == OutputFormat::Json) return summary_json(plan, s, findings).dump(2) + "\n";
+  if (f == OutputFormat::Json) return summary_json(plan, s, findings).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   if (f == OutputFormat::Csv) {
     Table t{{"section", "name", "count", "latency_ms", "percent"}, {}, {}};
     t.rows.push_back({"total", plan.name, std::to_string(s.layers), fixed(s.total_latency_ms), "100"});
@@ -289,7 +289,7 @@ std::string render_engine_layers(const EnginePlan& plan, const std::vector<size_
     }
     json j = {{"schema_version", kEngineSchemaVersion}, {"plan", plan.name}, {"partial", plan.partial()},
               {"notes", plan.notes}, {"layers", a}};
-    return j.dump(2) + "\n";
+    return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   }
   const bool wide = f != OutputFormat::Text;
   Table t{{"#", "layer", "type", "precision", "inputs", "outputs", "tactic", "avg ms", "median ms", "% time"},
@@ -319,7 +319,7 @@ std::string render_engine_lint(const EnginePlan& plan, const std::vector<Finding
                    {"message", x.message}, {"suggestion", x.suggestion}});
     json j = {{"schema_version", kEngineSchemaVersion}, {"plan", plan.name}, {"partial", plan.partial()},
               {"notes", plan.notes}, {"findings", a}};
-    return j.dump(2) + "\n";
+    return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   }
   if (f != OutputFormat::Text) {
     Table t{{"severity", "linter", "layer", "message", "suggestion"}, {}, {}};
@@ -436,7 +436,7 @@ std::string render_engine_compare(const PlanComparison& c, OutputFormat f, size_
     }
     j["layers"] = ls;
     j["matched_in_all"] = c.matched_in_all;
-    return j.dump(2) + "\n";
+    return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   }
   if (f == OutputFormat::Csv) {
     // One long-form table: a row per (section, key, plan).

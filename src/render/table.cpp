@@ -1,5 +1,7 @@
 #include "render/table.h"
 
+#include "util/utf8.h"
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -22,9 +24,32 @@ size_t display_width(const std::string& s) {
   return w;
 }
 
+// Cells come byte for byte from models and engines: a table with invalid UTF-8
+// is printed from a copy whose bad bytes are U+FFFD, in every format.
+const Table& repaired(const Table& t, Table& storage) {
+  auto valid = [](const std::string& s) {
+    for (size_t i = 0; i < s.size();) {
+      size_t n = utf8_sequence_length(s, i);
+      if (n == 0) return false;
+      i += n;
+    }
+    return true;
+  };
+  bool ok = std::all_of(t.header.begin(), t.header.end(), valid) &&
+            std::all_of(t.rows.begin(), t.rows.end(), [&](const auto& row) { return std::all_of(row.begin(), row.end(), valid); });
+  if (ok) return t;
+  storage = t;
+  for (auto& h : storage.header) h = to_valid_utf8(h);
+  for (auto& row : storage.rows)
+    for (auto& cell : row) cell = to_valid_utf8(cell);
+  return storage;
+}
+
 }  // namespace
 
-std::string to_text(const Table& t) {
+std::string to_text(const Table& table) {
+  Table storage;
+  const Table& t = repaired(table, storage);
   std::vector<size_t> width(t.header.size(), 0);
   for (size_t c = 0; c < t.header.size(); ++c) width[c] = display_width(t.header[c]);
   for (const auto& row : t.rows)
@@ -50,7 +75,9 @@ std::string to_text(const Table& t) {
   return out;
 }
 
-std::string to_markdown(const Table& t) {
+std::string to_markdown(const Table& table) {
+  Table storage;
+  const Table& t = repaired(table, storage);
   auto cell = [](const std::string& s) {
     std::string out;
     for (char ch : s) {
@@ -74,7 +101,9 @@ std::string to_markdown(const Table& t) {
   return out;
 }
 
-std::string to_csv(const Table& t) {
+std::string to_csv(const Table& table) {
+  Table storage;
+  const Table& t = repaired(table, storage);
   auto cell = [](const std::string& s) {
     if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
     std::string out = "\"";

@@ -104,7 +104,7 @@ std::string build_metadata_json(const TrtexecLog& log) {
   json j;
   j["model_options"] = section_json(log, "Model Options", false);
   j["build_options"] = section_json(log, "Build Options", false);
-  return j.dump(2) + "\n";
+  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 std::string profile_metadata_json(const TrtexecLog& log) {
@@ -112,7 +112,7 @@ std::string profile_metadata_json(const TrtexecLog& log) {
   j["performance_summary"] = section_json(log, "Performance summary", true);
   j["inference_options"] = section_json(log, "Inference Options", false);
   j["device_information"] = device_json(log);
-  return j.dump(2) + "\n";
+  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 BuildOutcome build_engine(const BuildRequest& req, const std::function<void(const std::string&)>& on_line) {

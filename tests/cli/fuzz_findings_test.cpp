@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <filesystem>
 
+#include <nlohmann/json.hpp>
+
 #include "support/onnx_builder.h"
 #include "support/paths.h"
 
@@ -44,6 +46,24 @@ TEST(FuzzFindings, ConvIntegerWithMismatchedRanksIsJudged) {
   RunResult r = run_trtlens({"check", model, "--trt", "8.6"});
   EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.exit_code << r.err;
   EXPECT_NE(r.out.find("ConvInteger"), std::string::npos);
+}
+
+// F07a: a node name that is not UTF-8 made the JSON writer throw (exit 3). Every format now
+// replaces the bad bytes with U+FFFD.
+TEST(FuzzFindings, InvalidUtf8NamesSurviveEveryFormat) {
+  ModelBuilder mb(13);
+  auto g = mb.graph();
+  g.input("x", kFloat, {2});
+  g.node("Relu", {"x"}, {"y"}, std::string("bad\xff\xfename"));
+  g.output("y");
+  std::string model = mb.save(temp_dir("fuzz_utf8") + "/m.onnx");
+  for (const char* format : {"text", "json", "markdown"}) {
+    RunResult r = run_trtlens({"check", model, "--format", format});
+    EXPECT_EQ(r.exit_code, 0) << format << ": " << r.err;
+    EXPECT_NE(r.out.find("bad\xef\xbf\xbd"), std::string::npos) << format;  // U+FFFD
+  }
+  RunResult j = run_trtlens({"check", model, "--format", "json"});
+  EXPECT_NO_THROW((void)nlohmann::json::parse(j.out));
 }
 
 }  // namespace
