@@ -95,7 +95,8 @@ CalibCache parse_calib_cache(const std::string& path, const std::string& text) {
 CalibCache read_calib_cache(const std::string& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) throw InputError(path, "is a folder, not a calibration cache");
-  return parse_calib_cache(path, read_file(path));
+  // Calibration caches are a few KB: one line per tensor.
+  return parse_calib_cache(path, read_file(path, uint64_t{64} << 20));
 }
 
 LoadVerdict calib_usable(const CalibCache& c, const TrtVersion& t) {

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "trtlens/error.h"
+#include "util/files.h"
 #include "trtlens/trt_env.h"
 
 namespace trtlens {
@@ -103,11 +104,9 @@ PlanInfo parse_plan(const std::string& path, const std::string& b, uint64_t file
 }
 
 PlanInfo read_plan(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw InputError(path, "is a folder, not a plan file");
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  uint64_t size = regular_file_size(path);  // a folder, FIFO or device is refused without blocking
+  std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path, "cannot read: no such file or not readable");
-  uint64_t size = static_cast<uint64_t>(in.tellg());
   in.seekg(0);
   auto read_n = [&](size_t n) {
     std::string b(std::min<uint64_t>(n, size), '\0');

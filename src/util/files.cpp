@@ -1,5 +1,7 @@
 #include "util/files.h"
 
+#include <fcntl.h>
+#include <fmt/core.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -14,13 +16,62 @@
 
 namespace trtlens {
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, std::string("cannot read: ") + std::strerror(errno));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) throw InputError(path, "cannot read: I/O error");
-  return std::move(ss).str();
+namespace {
+
+// What a non-regular file is, for the message.
+const char* file_kind(mode_t mode) {
+  if (S_ISDIR(mode)) return "a folder";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISCHR(mode) || S_ISBLK(mode)) return "a device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
+}
+
+// An fd of `path` after checking it is a regular file (O_NONBLOCK: opening a FIFO
+// with no writer would otherwise wait forever). Sets `size`.
+int open_regular(const std::string& path, uint64_t& size) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) throw InputError(path, std::string("cannot read: ") + std::strerror(errno));
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    throw InputError(path, std::string("cannot read: ") + file_kind(st.st_mode) + ", not a regular file");
+  }
+  size = static_cast<uint64_t>(st.st_size);
+  return fd;
+}
+
+}  // namespace
+
+uint64_t regular_file_size(const std::string& path) {
+  uint64_t size = 0;
+  ::close(open_regular(path, size));
+  return size;
+}
+
+std::string read_file(const std::string& path, uint64_t max_bytes) {
+  uint64_t size = 0;
+  int fd = open_regular(path, size);
+  if (size > max_bytes) {
+    ::close(fd);
+    throw InputError(path, fmt::format("is {} bytes; trtlens reads files of this kind up to {} bytes", size, max_bytes));
+  }
+  std::string out(static_cast<size_t>(size), '\0');
+  size_t got = 0;
+  while (got < out.size()) {
+    ssize_t n = ::read(fd, out.data() + got, out.size() - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      int err = errno;
+      ::close(fd);
+      throw InputError(path, std::string("cannot read: ") + std::strerror(err));
+    }
+    if (n == 0) break;  // the file shrank while being read: keep what is there
+    got += static_cast<size_t>(n);
+  }
+  ::close(fd);
+  out.resize(got);
+  return out;
 }
 
 void write_file_atomic(const std::string& path, const std::string& contents) {

@@ -9,18 +9,15 @@
 #include <cstring>
 
 #include "trtlens/error.h"
+#include "util/files.h"
 
 namespace trtlens {
 
 MappedFile::MappedFile(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  uint64_t size = regular_file_size(path);  // refuses folders, FIFOs and devices without blocking
+  int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) throw InputError(path, std::string("cannot open: ") + std::strerror(errno));
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || S_ISDIR(st.st_mode)) {
-    ::close(fd);
-    throw InputError(path, "cannot open: not a regular file");
-  }
-  size_ = static_cast<size_t>(st.st_size);
+  size_ = static_cast<size_t>(size);
   if (size_ > 0) {
     data_ = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
     if (data_ == MAP_FAILED) {

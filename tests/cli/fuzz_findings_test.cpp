@@ -4,7 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <sys/stat.h>
+
 #include <filesystem>
+#include <fstream>
 
 #include <nlohmann/json.hpp>
 
@@ -64,6 +67,40 @@ TEST(FuzzFindings, InvalidUtf8NamesSurviveEveryFormat) {
   }
   RunResult j = run_trtlens({"check", model, "--format", "json"});
   EXPECT_NO_THROW((void)nlohmann::json::parse(j.out));
+}
+
+// Files that are not regular files, or far past a reader's cap: refused at once, one line naming
+// the file, exit 2 (a FIFO hung check, plan, calib and engine; /dev/zero and a sparse 8 GB file were
+// read without end; a folder was bad_alloc, exit 3; a symlink loop was an uncaught filesystem error).
+TEST(FuzzFindings, OnlyRegularFilesUnderTheCapAreRead) {
+  std::string dir = temp_dir("fuzz_files");
+  std::string fifo = dir + "/pipe";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::string loop = dir + "/loop";
+  fs::create_symlink(loop, loop);
+  std::string sparse = dir + "/big.cache";
+  { std::ofstream(sparse).close(); }
+  fs::resize_file(sparse, uint64_t{8} << 30);
+  struct Case {
+    std::vector<std::string> args;
+    std::string file;
+  };
+  std::vector<Case> cases = {
+      {{"check", fifo}, fifo},
+      {{"plan", fifo}, fifo},
+      {{"calib", fifo}, fifo},
+      {{"engine", "summary", "--graph-json", fifo}, fifo},
+      {{"calib", "/dev/zero"}, "/dev/zero"},
+      {{"calib", sparse}, sparse},
+      {{"engine", "summary", "--graph-json", dir}, dir},
+      {{"check", loop}, loop},
+  };
+  for (const auto& c : cases) {
+    RunResult r = run_trtlens(c.args);
+    EXPECT_EQ(r.exit_code, 2) << c.args[0] << " " << c.file << ": " << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_NE(r.err.find(c.file), std::string::npos) << r.err;
+  }
 }
 
 }  // namespace

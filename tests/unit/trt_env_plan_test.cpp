@@ -61,7 +61,7 @@ TEST(PlanHeader, ReadsFromAFile) {
     read_plan(dir);
     FAIL() << "expected InputError";
   } catch (const InputError& e) {
-    EXPECT_EQ(e.problem(), "is a folder, not a plan file");
+    EXPECT_EQ(e.problem(), "cannot read: a folder, not a regular file");
   }
 }
 
