@@ -3,6 +3,9 @@
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
+#include "util/limits.h"
+#include "util/strings.h"
+
 #include "cli/app.h"
 #include "render/table.h"
 #include "trt_env/cli_common.h"
@@ -60,8 +63,12 @@ void add_plan_command(CLI::App& app, int& exit_code) {
       if (p.metadata_json.empty()) {
         j["metadata"] = nullptr;
       } else {
-        json m = json::parse(p.metadata_json, nullptr, false);
+        // Deeper than the nesting limit: kept as text, never parsed into a tree (fuzz finding F05).
+        bool too_deep = json_nesting_depth(p.metadata_json, kMaxNestingDepth) > kMaxNestingDepth;
+        json m = too_deep ? json(json::value_t::discarded) : json::parse(p.metadata_json, nullptr, false);
         j["metadata"] = m.is_discarded() ? json(p.metadata_json) : m;
+        if (too_deep)
+          j["metadata_note"] = fmt::format("nested deeper than {} levels: shown as text", kMaxNestingDepth);
       }
       j["tag"] = p.tag;
       j["layout_word"] = p.word4;

@@ -1,5 +1,7 @@
 #include "util/strings.h"
 
+#include <algorithm>
+
 namespace trtlens {
 
 std::vector<std::string_view> split(std::string_view s, char sep) {
@@ -14,6 +16,26 @@ std::vector<std::string_view> split(std::string_view s, char sep) {
     out.push_back(s.substr(start, pos - start));
     start = pos + 1;
   }
+}
+
+int json_nesting_depth(std::string_view text, int limit) {
+  int depth = 0, deepest = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (in_string) {
+      if (c == '\\') ++i;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      deepest = std::max(deepest, ++depth);
+      if (deepest > limit) break;
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return deepest;
 }
 
 }  // namespace trtlens

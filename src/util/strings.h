@@ -9,4 +9,9 @@ namespace trtlens {
 // The views point into `s`.
 std::vector<std::string_view> split(std::string_view s, char sep);
 
+// Deepest nesting of JSON arrays and objects in `text` (brackets inside strings
+// do not count), scanning no further than one level past `limit`. Lets a reader
+// refuse deep JSON before a recursive parser or printer sees it.
+int json_nesting_depth(std::string_view text, int limit);
+
 }  // namespace trtlens

@@ -79,4 +79,18 @@ TEST(PlanCli, NotAPlanIsOneLineAndExitTwo) {
   EXPECT_TRUE(contains(missing.err, "nope.engine: cannot read")) << missing.err;
 }
 
+// Fuzz finding F05: metadata nested 100,000 levels deep took > 3 GB and exit 3 in `plan --format json`;
+// past the nesting limit it is shown as text with a note.
+TEST(PlanCli, DeepMetadataIsShownAsText) {
+  std::string dir = temp_dir("plan_cli_deep");
+  std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  write_text(dir + "/m.engine", fake::with_metadata("{\"a\":" + deep + "}", fake::plan_10(10, 3, 0, 26)));
+  RunResult r = run_trtlens({"plan", dir + "/m.engine", "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json doc = nlohmann::json::parse(r.out);
+  EXPECT_TRUE(doc["metadata"].is_string());
+  EXPECT_NE(doc["metadata_note"].get<std::string>().find("deeper than 64"), std::string::npos);
+  EXPECT_EQ(doc["version"], "10.3.0.26");
+}
+
 }  // namespace trtlens::test
