@@ -33,8 +33,7 @@ bool is_number_char(char c) {
 }  // namespace
 
 JsonText JsonText::load(const std::string& path) {
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) return JsonText(read_file(path));
+  regular_file_size(path, kMaxInputBytes);  // refuses what is not a regular file, or is past the cap, by name
   auto map = std::make_unique<MappedFile>(path);
   size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE)), tail = map->size() % page;
   if (tail == 0 || page - tail < simdjson::SIMDJSON_PADDING) return JsonText(map->view());

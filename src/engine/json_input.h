@@ -28,8 +28,8 @@ struct JsonLimit {
 // fifth of the time a copy takes on our VM), else a padded copy.
 class JsonText {
  public:
-  // Regular files are mapped or read in one go; anything else goes through
-  // read_file, which refuses or reads it. Throws InputError(path, "cannot read: ...").
+  // Maps a regular file of at most kMaxInputBytes (src/util/files.h). Throws
+  // InputError(path, ...) for anything else: not a regular file, past the cap.
   static JsonText load(const std::string& path);
   // A padded copy of `text`.
   explicit JsonText(std::string_view text) : copy_(text) {}

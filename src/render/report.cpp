@@ -1,16 +1,23 @@
 #include "render/report.h"
 
+#include <fmt/core.h>
+
 #include <future>
 #include <vector>
 
 #include "compat/annotator.h"
 #include "render/report_html.h"
+#include "trtlens/error.h"
 #include "trtlens/partition.h"
 
 namespace trtlens {
 
 std::string render_report(const Model& model, const KnowledgeBase& kb, const ReportOptions& options,
                           unsigned threads) {
+  if (model.node_count() > kMaxReportNodes)
+    throw InputError(model.path, fmt::format("{} nodes; a report page holds at most {} (use `trtlens check` or "
+                                             "`trtlens partition` on models this large)",
+                                             model.node_count(), kMaxReportNodes));
   std::vector<const Release*> releases;
   for (const Release& r : kb.releases()) releases.push_back(&r);
   ReportBuilder builder(model, releases, options);

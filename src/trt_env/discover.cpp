@@ -95,14 +95,20 @@ struct SearchDir {
   std::string via;
 };
 
-// Library folders an install root or a folder given by the user may hold.
+// Library folders an install root or a folder given by the user may hold:
+// a tarball (lib, lib64, CUDA-style targets/<arch>/lib), and a Debian or
+// JetPack root filesystem whose packages put libraries in the multiarch
+// folders (lib/<triplet>, usr/lib/<triplet>); include_dirs_for pairs each
+// with its include/<triplet>.
 void add_root(std::vector<SearchDir>& dirs, const std::string& root, const std::string& via) {
   std::error_code ec;
   if (fs::is_regular_file(root, ec) || fs::is_symlink(root, ec)) {  // a library file itself
     dirs.push_back({fs::path(root).parent_path().string(), via});
     return;
   }
-  for (const char* sub : {"", "/lib", "/lib64", "/targets/x86_64-linux/lib", "/targets/aarch64-linux/lib"})
+  for (const char* sub : {"", "/lib", "/lib64", "/targets/x86_64-linux/lib", "/targets/aarch64-linux/lib",
+                          "/lib/x86_64-linux-gnu", "/lib/aarch64-linux-gnu", "/usr/lib/x86_64-linux-gnu",
+                          "/usr/lib/aarch64-linux-gnu"})
     dirs.push_back({root + sub, via});
 }
 

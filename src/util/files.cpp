@@ -28,8 +28,8 @@ const char* file_kind(mode_t mode) {
 }
 
 // An fd of `path` after checking it is a regular file (O_NONBLOCK: opening a FIFO
-// with no writer would otherwise wait forever). Sets `size`.
-int open_regular(const std::string& path, uint64_t& size) {
+// with no writer would otherwise wait forever). Sets `size`; refuses files past `max_bytes`.
+int open_regular(const std::string& path, uint64_t max_bytes, uint64_t& size) {
   int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) throw InputError(path, std::string("cannot read: ") + std::strerror(errno));
   struct stat st {};
@@ -38,24 +38,24 @@ int open_regular(const std::string& path, uint64_t& size) {
     throw InputError(path, std::string("cannot read: ") + file_kind(st.st_mode) + ", not a regular file");
   }
   size = static_cast<uint64_t>(st.st_size);
+  if (size > max_bytes) {
+    ::close(fd);
+    throw InputError(path, fmt::format("is {} bytes; trtlens reads files of this kind up to {} bytes", size, max_bytes));
+  }
   return fd;
 }
 
 }  // namespace
 
-uint64_t regular_file_size(const std::string& path) {
+uint64_t regular_file_size(const std::string& path, uint64_t max_bytes) {
   uint64_t size = 0;
-  ::close(open_regular(path, size));
+  ::close(open_regular(path, max_bytes, size));
   return size;
 }
 
 std::string read_file(const std::string& path, uint64_t max_bytes) {
   uint64_t size = 0;
-  int fd = open_regular(path, size);
-  if (size > max_bytes) {
-    ::close(fd);
-    throw InputError(path, fmt::format("is {} bytes; trtlens reads files of this kind up to {} bytes", size, max_bytes));
-  }
+  int fd = open_regular(path, max_bytes, size);
   std::string out(static_cast<size_t>(size), '\0');
   size_t got = 0;
   while (got < out.size()) {

@@ -10,8 +10,9 @@ inline constexpr uint64_t kMaxInputBytes = uint64_t{1} << 30;
 
 // Size in bytes of `path` when it is a regular file. Opened without blocking, so
 // a FIFO or device is refused rather than waited on. Throws InputError(path,
-// "cannot read: ..."): missing, unreadable, a folder, a FIFO, a device, a socket.
-uint64_t regular_file_size(const std::string& path);
+// "cannot read: ..."): missing, unreadable, a folder, a FIFO, a device, a socket;
+// InputError(path, "is N bytes; ... up to M bytes") past `max_bytes`.
+uint64_t regular_file_size(const std::string& path, uint64_t max_bytes = UINT64_MAX);
 
 // Contents of `path`, a regular file of at most `max_bytes` bytes. Throws
 // InputError(path, "cannot read: <reason>") as regular_file_size does, or

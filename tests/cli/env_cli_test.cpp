@@ -64,6 +64,32 @@ TEST(TrtEnvCli, JetsonLayoutUnderSysrootAndNoSystemHidesIt) {
   EXPECT_TRUE(contains(run_trtlens({"env"}, env).out, "No TensorRT found"));
 }
 
+// `env --path ROOT` on a root filesystem copied from a Jetson (usr/lib/aarch64-linux-gnu) or a
+// Debian-style root (lib/x86_64-linux-gnu, include/x86_64-linux-gnu), with runtime-only packages:
+// libnvinfer.so.10 and its real file, no unversioned libnvinfer.so link. Before issue 9 both were
+// "No TensorRT found".
+TEST(TrtEnvCli, PathFindsMultiarchRootsWithoutTheUnversionedLink) {
+  std::string dir = temp_dir("TrtEnvCli_MultiarchRoots");
+  std::string jetson = dir + "/jetson-rootfs", debian = dir + "/debian-root";
+  fake::jetson_10(jetson);
+  fake::install_lib(TRT_FAKE_NVINFER_8, debian + "/lib/x86_64-linux-gnu");
+  fake::write_header(debian + "/include/x86_64-linux-gnu", 8, 6, 1, 6, false);
+  for (const std::string& lib : {jetson + "/usr/lib/aarch64-linux-gnu", debian + "/lib/x86_64-linux-gnu"}) {
+    ASSERT_TRUE(std::filesystem::remove(lib + "/libnvinfer.so")) << lib;  // runtime-only package
+    ASSERT_FALSE(std::filesystem::exists(lib + "/libnvinfer.so"));
+  }
+  auto env = fake::hermetic_env(dir + "/sysroot");
+  RunResult r = run_trtlens({"env", "--no-system", "--format", "json", "--path", jetson, "--path", debian}, env);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto doc = nlohmann::json::parse(r.out);
+  ASSERT_EQ(doc["installs"].size(), 2u) << r.out;
+  EXPECT_EQ(doc["installs"][0]["version"], "10.3.0.26");
+  EXPECT_TRUE(contains(doc["installs"][0]["library"], "usr/lib/aarch64-linux-gnu/libnvinfer.so.10")) << r.out;
+  EXPECT_TRUE(contains(doc["installs"][0]["header"], "jetson-rootfs/usr/include/aarch64-linux-gnu/NvInferVersion.h"));
+  EXPECT_EQ(doc["installs"][1]["version"], "8.6.1.6");
+  EXPECT_TRUE(contains(doc["installs"][1]["header"], "debian-root/include/x86_64-linux-gnu/NvInferVersion.h"));
+}
+
 TEST(TrtEnvCli, ReportsDisagreementsAndBrokenPieces) {
   std::string dir = temp_dir("TrtEnvCli_Broken");
   fake::install_lib(TRT_FAKE_NVINFER_UNLOADABLE, dir + "/a/lib");

@@ -1,6 +1,7 @@
 #include "support/paths.h"
 
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -37,7 +38,8 @@ std::string slurp(const std::string& path) {
 }
 }  // namespace
 
-RunResult run_trtlens(const std::vector<std::string>& args, const std::vector<std::string>& env) {
+RunResult run_trtlens(const std::vector<std::string>& args, const std::vector<std::string>& env,
+                      const RunLimits& limits) {
   static int counter = 0;
   std::string base = (fs::path(TRTLENS_TEST_TMP) / ("run-" + std::to_string(::getpid()) + "-" +
                                                     std::to_string(counter++))).string();
@@ -53,6 +55,11 @@ RunResult run_trtlens(const std::vector<std::string>& args, const std::vector<st
     int devnull = ::open("/dev/null", O_RDONLY);
     ::dup2(devnull, 0);
     for (const auto& e : env) ::putenv(const_cast<char*>(e.c_str()));
+    if (limits.memory_bytes) {
+      struct rlimit as{limits.memory_bytes, limits.memory_bytes};
+      ::setrlimit(RLIMIT_AS, &as);
+    }
+    if (limits.seconds) ::alarm(limits.seconds);  // pending alarms survive execv
     std::vector<char*> argv;
     std::string bin = TRTLENS_BIN;
     argv.push_back(bin.data());

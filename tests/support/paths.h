@@ -11,6 +11,16 @@ std::string temp_dir(const std::string& name);
 // ../shared beside the checkout, or "" when absent (tests that need it skip).
 std::string shared_dir();
 
+// Bounds on one run of the binary: wall-clock seconds (SIGALRM ends it) and
+// address space in bytes (RLIMIT_AS: an allocation past it fails). 0: none.
+// A run that hits either ends with exit code 128+signal or 3 (internal error),
+// which a test expecting 0, 1 or 2 reports. Not for sanitizer builds (ASan
+// reserves terabytes of address space).
+struct RunLimits {
+  unsigned seconds = 0;
+  unsigned long long memory_bytes = 0;
+};
+
 // Result of running the trtlens binary.
 struct RunResult {
   int exit_code = -1;
@@ -18,7 +28,8 @@ struct RunResult {
 };
 // Runs the built trtlens with `args` (no shell), capturing stdout and stderr.
 // `env` entries ("NAME=value") are added to the environment.
-RunResult run_trtlens(const std::vector<std::string>& args, const std::vector<std::string>& env = {});
+RunResult run_trtlens(const std::vector<std::string>& args, const std::vector<std::string>& env = {},
+                      const RunLimits& limits = {});
 
 // Writes `contents` to `path` (creating folders).
 void write_text(const std::string& path, const std::string& contents);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "support/paths.h"
+#include "support/plan_bytes.h"
 
 namespace trtlens::test::fake {
 
@@ -104,32 +105,10 @@ inline void write_ld_cache(const std::string& file, const std::vector<std::strin
   write_text(file, out);
 }
 
-// Plan bytes in the 10.0+ layout: tag, zero word at 4, version at 24-27.
-inline std::string plan_10(int major, int minor, int patch, int build, const std::string& tag = "ftrt") {
-  std::string b(64, '\0');
-  std::memcpy(b.data(), tag.data(), 4);
-  b[8] = 0x11;  // bytes the layout does not explain
-  b[24] = char(major), b[25] = char(minor), b[26] = char(patch), b[27] = char(build);
-  return b + "engine body";
-}
-
-// Plan bytes of an 8.x plan: non-zero word at 4, serialization number at 8.
-inline std::string plan_8(uint32_t serialization, const std::string& tag = "ptrt") {
-  std::string b(64, '\0');
-  std::memcpy(b.data(), tag.data(), 4);
-  uint32_t w4 = 0x2a;
-  std::memcpy(b.data() + 4, &w4, 4);
-  std::memcpy(b.data() + 8, &serialization, 4);
-  return b + "engine body";
-}
-
-// An exporter's 4-byte length and JSON metadata block before the plan.
-inline std::string with_metadata(const std::string& json, const std::string& plan) {
-  uint32_t n = uint32_t(json.size());
-  std::string b(4, '\0');
-  std::memcpy(b.data(), &n, 4);
-  return b + json + plan;
-}
+// Plan bytes (plan_10, plan_8, with_metadata) are in support/plan_bytes.h.
+using trtlens::test::plan_10;
+using trtlens::test::plan_8;
+using trtlens::test::with_metadata;
 
 // Environment for running trtlens with only the given locations visible.
 inline std::vector<std::string> hermetic_env(const std::string& sysroot, const std::string& path_dirs = "") {
