@@ -12,6 +12,7 @@ PACKAGES=(
   libonnx-dev libonnx-testdata python3-onnx libprotobuf-dev protobuf-compiler
   libcli11-dev libfmt-dev nlohmann-json3-dev libsimdjson-dev libgraphviz-dev graphviz
   libgtest-dev libgmock-dev libbenchmark-dev
+  clang libclang-rt-14-dev llvm
   chromium chromium-driver
   hyperfine time
   python3-torch python3-torchvision

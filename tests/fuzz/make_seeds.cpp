@@ -7,8 +7,6 @@
 // Usage: fuzz_seeds OUT_DIR
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include "support/bad_models.h"
@@ -20,13 +18,6 @@ namespace fs = std::filesystem;
 using namespace trtlens::test;
 
 namespace {
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 void write_onnx_seeds(const std::string& dir) {
   {
@@ -107,8 +98,8 @@ void write_engine_seeds(const std::string& dir) {
     const std::string suffix = ".graph.json";
     if (name.size() < suffix.size() || name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0) continue;
     fs::path profile = e.path().parent_path() / (name.substr(0, name.size() - suffix.size()) + ".profile.json");
-    std::string seed = slurp(e.path());
-    if (fs::is_regular_file(profile)) seed += '\0' + slurp(profile);
+    std::string seed = read_text(e.path().string());
+    if (fs::is_regular_file(profile)) seed += '\0' + read_text(profile.string());
     write_text(dir + "/seed" + std::to_string(n++) + ".json", seed);
   }
 }

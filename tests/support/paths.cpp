@@ -31,12 +31,10 @@ void write_text(const std::string& path, const std::string& contents) {
   std::ofstream(path, std::ios::binary) << contents;
 }
 
-namespace {
-std::string slurp(const std::string& path) {
+std::string read_text(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   return std::string(std::istreambuf_iterator<char>(in), {});
 }
-}  // namespace
 
 RunResult run_trtlens(const std::vector<std::string>& args, const std::vector<std::string>& env,
                       const RunLimits& limits) {
@@ -72,8 +70,8 @@ RunResult run_trtlens(const std::vector<std::string>& args, const std::vector<st
   ::waitpid(pid, &status, 0);
   RunResult r;
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  r.out = slurp(out_path);
-  r.err = slurp(err_path);
+  r.out = read_text(out_path);
+  r.err = read_text(err_path);
   fs::remove(out_path);
   fs::remove(err_path);
   return r;

@@ -31,6 +31,9 @@ struct RunResult {
 RunResult run_trtlens(const std::vector<std::string>& args, const std::vector<std::string>& env = {},
                       const RunLimits& limits = {});
 
+// Contents of `path` ("" when it cannot be read).
+std::string read_text(const std::string& path);
+
 // Writes `contents` to `path` (creating folders).
 void write_text(const std::string& path, const std::string& contents);
 
