@@ -178,17 +178,14 @@
   }
   function renderEngine() {
     if (!E) return;
-    $('engine-color-toggle').hidden = false;
+    $('engine-bar').hidden = false;
     document.querySelector('.tabs button[data-tab="engine"]').hidden = false;
     const S = E.summary;
     const box = $('engine-summary');
-    box.hidden = false;
     box.textContent = 'Engine ' + E.plan + ' (TensorRT ' + (E.release >= 0 ? D.releases[E.release].name : '?') + ' ' +
       (PREC_LABEL[D.precisions[E.precision]] || '') + '): ' + S.in_layers + ' of ' + S.nodes + ' nodes in ' +
       S.layers_with_nodes + ' of ' + S.layers + ' layers; ' + S.constant_folded + ' constant-folded, ' + S.not_found + ' not found';
     box.title = ['release: ' + E.release_source, 'precision: ' + E.precision_source].concat(E.notes).join('\n');
-    const dis = $('disagreements');
-    dis.hidden = false;
     $('disagreement-count').textContent = String(E.disagreements.length);
     const list = $('disagreement-list');
     clear(list);
