@@ -157,4 +157,16 @@ struct PredictionCheck {
 PredictionCheck compare_with_prediction(const Model& model, const Overlay& overlay, const EnginePlan& plan,
                                         const Annotations& predicted, const OverlayRuntime& runtime);
 
+// All of it for one model and engine: overlay_engine, overlay_runtime(plan,
+// kb, trt, precision), annotate for that runtime and compare_with_prediction.
+struct EngineOverlay {
+  Overlay overlay;
+  Annotations predicted;  // check's verdicts for check.runtime
+  PredictionCheck check;
+};
+// Throws UsageError for an unknown `trt`, and InputError(plan.files.graph,
+// ...) when no layer names a node of the model (another model's engine).
+EngineOverlay overlay_and_check(const Model& model, const EnginePlan& plan, const KnowledgeBase& kb,
+                                std::string_view trt, std::optional<Precision> precision);
+
 }  // namespace trtlens

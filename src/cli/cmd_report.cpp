@@ -43,27 +43,20 @@ int run_report(const ReportArgs& a) {
   if (!a.engine.empty()) plan = load_plan(find_plan_files(a.engine));
   Model model = load_model(a.model);
 
-  std::optional<Overlay> overlay;
-  std::optional<PredictionCheck> check;
-  std::optional<Annotations> predicted;
+  std::optional<EngineOverlay> eo;
   ReportEngine engine;
   Precision initial_precision = precision.value_or(Precision::FP32);
   const Release* initial_release = a.release.empty() ? nullptr : &kb.resolve(a.release);
   if (plan) {
-    overlay = overlay_engine(model, *plan);
-    // An engine that names no node of the model is another model's engine.
-    if (overlay->in_layers == 0) throw InputError(plan->files.graph, overlay->notes.front());
-    OverlayRuntime runtime = overlay_runtime(*plan, kb, a.release, precision);
-    predicted = annotate(model, kb, *runtime.release, runtime.precision);
-    check = compare_with_prediction(model, *overlay, *plan, *predicted, runtime);
-    engine = {&*plan, &*overlay, &*check};
+    eo = overlay_and_check(model, *plan, kb, a.release, precision);
+    engine = {&*plan, &eo->overlay, &eo->check};
     options.engine = &engine;
     // The page opens on the runtime the engine is compared with.
-    initial_release = runtime.release;
-    initial_precision = runtime.precision;
+    initial_release = eo->check.runtime.release;
+    initial_precision = eo->check.runtime.precision;
   }
   if (a.format != "html") {
-    OverlayView view{&model, &*plan, &*overlay, &*check, &*predicted};
+    OverlayView view{&model, &*plan, &eo->overlay, &eo->check, &eo->predicted};
     std::string out = a.format == "json"       ? overlay_json(view)
                       : a.format == "markdown" ? overlay_markdown(view)
                                                : overlay_text(view, color_for(a.output == "-" ? "" : a.output));

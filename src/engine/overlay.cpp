@@ -523,4 +523,15 @@ PredictionCheck compare_with_prediction(const Model& model, const Overlay& overl
   return out;
 }
 
+EngineOverlay overlay_and_check(const Model& model, const EnginePlan& plan, const KnowledgeBase& kb,
+                                std::string_view trt, std::optional<Precision> precision) {
+  OverlayRuntime runtime = overlay_runtime(plan, kb, trt, precision);
+  EngineOverlay out;
+  out.overlay = overlay_engine(model, plan);
+  if (out.overlay.in_layers == 0) throw InputError(plan.files.graph, out.overlay.notes.front());
+  out.predicted = annotate(model, kb, *runtime.release, runtime.precision);
+  out.check = compare_with_prediction(model, out.overlay, plan, out.predicted, runtime);
+  return out;
+}
+
 }  // namespace trtlens

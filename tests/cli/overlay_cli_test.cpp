@@ -37,6 +37,13 @@ json page_data(const std::string& page) {
   start += open.size();
   return json::parse(page.substr(start, page.find("</script>", start) - start));
 }
+json engine_data(const std::string& page) {
+  const std::string open = "<script id=\"engine-data\" type=\"application/json\">";
+  size_t start = page.find(open);
+  if (start == std::string::npos) return nullptr;
+  start += open.size();
+  return json::parse(page.substr(start, page.find("</script>", start) - start));
+}
 const json* node_named(const json& doc, const std::string& name) {
   for (const auto& n : doc["nodes"])
     if (n["name"] == name) return &n;
@@ -184,4 +191,34 @@ TEST(OverlayCli, UsageErrors) {
   auto bad_format = run_trtlens({"report", model, "--engine", kEngine, "--format", "csv"});
   EXPECT_EQ(bad_format.exit_code, 2);
   EXPECT_EQ(entries(dir), std::vector<std::string>{"overlay.onnx"});
+}
+
+// `engine report PLAN --model MODEL` carries the same overlay document per plan.
+TEST(OverlayCli, EngineReportWithTheModel) {
+  std::string dir = temp_dir("OverlayCli.EngineReportWithTheModel");
+  std::string model = save_overlay_fixture_model(dir + "/overlay.onnx");
+  auto r = run_trtlens({"engine", "report", kEngine, "--model", model, "-o", dir + "/card.html"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json d = engine_data(slurp(dir + "/card.html"));
+  const json& o = d["plans"][0]["overlay"];
+  EXPECT_EQ(o["schema_version"], 1);
+  EXPECT_EQ(o["summary"]["in_layers"], 11);
+  EXPECT_EQ(o["disagreements"].size(), 3u);
+  EXPECT_EQ(o["runtime"]["precision"], "best");
+  // --precision is the comparison's, as in report --engine.
+  auto int8 = run_trtlens({"engine", "report", kEngine, "--model", model, "--precision", "int8", "-o", dir + "/i.html"});
+  ASSERT_EQ(int8.exit_code, 0) << int8.err;
+  // Without --model there is no overlay, and --trt alone is a usage error.
+  auto plain = run_trtlens({"engine", "report", kEngine, "-o", dir + "/plain.html"});
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_FALSE(engine_data(slurp(dir + "/plain.html"))["plans"][0].contains("overlay"));
+  auto no_model = run_trtlens({"engine", "report", kEngine, "--trt", "8.6", "-o", dir + "/x.html"});
+  EXPECT_EQ(no_model.exit_code, 2);
+  EXPECT_NE(no_model.err.find("--model"), std::string::npos) << no_model.err;
+  // Another model's engine: one line, nothing written.
+  auto other = run_trtlens({"engine", "report", fixture("v8/tiny.onnx.engine"), "--model", model, "-o", dir + "/y.html"});
+  EXPECT_EQ(other.exit_code, 2);
+  EXPECT_EQ(lines(other.err), 1u) << other.err;
+  EXPECT_FALSE(fs::exists(dir + "/y.html"));
+  EXPECT_FALSE(fs::exists(dir + "/x.html"));
 }
