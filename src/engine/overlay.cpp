@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cctype>
 #include <unordered_map>
+#include <unordered_set>
+#include <utility>
 
 #include "trtlens/error.h"
 #include "util/limits.h"
@@ -35,6 +37,9 @@ std::string_view vanished_name(Vanished v) {
 namespace {
 
 constexpr std::string_view kForeignOpen = "{ForeignNode[", kForeignClose = "]}";
+// Past these, hostile names would make the mapping quadratic.
+constexpr size_t kMaxNodesPerName = 64;  // nodes sharing one name that a layer naming it is given to
+constexpr int kMaxRangeSplits = 16;      // "..." positions tried in one ForeignNode name
 
 bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 bool ends_with(std::string_view s, std::string_view p) {
@@ -122,6 +127,10 @@ class Mapper {
       index_.push_back(std::move(gi));
     }
     out_.layers.resize(plan.layers.size());
+    for (const auto& c : plan.constants) {
+      constant_names_.insert(c.raw_name);
+      constant_names_.insert(c.onnx_nodes.begin(), c.onnx_nodes.end());
+    }
   }
 
   Overlay run() {
@@ -139,15 +148,17 @@ class Mapper {
   std::vector<int> first_;  // flat index of each graph's first node
   std::vector<GraphIndex> index_;
   std::unordered_map<std::string, std::vector<int>> by_name_;
-  std::vector<int> claimed_by_name_;  // flat node indices named by some layer, in claim order
+  std::unordered_set<std::string> constant_names_;  // names and Metadata records of the plan's Constant layers
 
   const Node& node_of(int flat) const {
     const NodeOverlay& no = out_.nodes[static_cast<size_t>(flat)];
     return model_.graphs[static_cast<size_t>(no.graph)].nodes[static_cast<size_t>(flat - first_[static_cast<size_t>(no.graph)])];
   }
+  // Nodes named `name`; nullptr when none, or when so many share it that a
+  // layer naming it says nothing (and would cost layers × nodes to record).
   const std::vector<int>* lookup(std::string_view name) const {
     auto it = by_name_.find(std::string(name));
-    return it == by_name_.end() ? nullptr : &it->second;
+    return it == by_name_.end() || it->second.size() > kMaxNodesPerName ? nullptr : &it->second;
   }
 
   void claim(int flat, int layer, OverlayMatch how) {
@@ -225,27 +236,45 @@ class Mapper {
 
   // "{ForeignNode[first...last]}": the nodes from first to last in node order
   // that no layer names. Names may hold "...", so every split is tried.
+  // Each node is visited by at most one range: `next` skips the nodes a range
+  // has already looked at (claimed, named, or constant), so overlapping
+  // ranges cost nodes + layers, not their product.
   void claim_foreign_ranges() {
+    std::vector<int> next(out_.nodes.size() + 1);
+    for (size_t f = 0; f < next.size(); ++f) next[f] = static_cast<int>(f);
+    auto skip_to = [&](int f) {
+      int root = f;
+      while (next[static_cast<size_t>(root)] != root) root = next[static_cast<size_t>(root)];
+      while (next[static_cast<size_t>(f)] != root) f = std::exchange(next[static_cast<size_t>(f)], root);
+      return root;
+    };
     for (size_t li = 0; li < plan_.layers.size(); ++li) {
       std::string_view name = without_profile(plan_.layers[li].raw_name);
       if (!starts_with(name, kForeignOpen) || !ends_with(name, kForeignClose)) continue;
       std::string_view inner = name.substr(kForeignOpen.size(), name.size() - kForeignOpen.size() - kForeignClose.size());
-      for (size_t dots = inner.find("..."); dots != std::string_view::npos; dots = inner.find("...", dots + 1)) {
+      int tries = 0;
+      for (size_t dots = inner.find("..."); dots != std::string_view::npos && tries < kMaxRangeSplits;
+           dots = inner.find("...", dots + 1), ++tries) {
         const auto* a = lookup(inner.substr(0, dots));
         const auto* b = lookup(inner.substr(dots + 3));
         if (!a || !b) continue;
         int lo = -1, hi = -1;
-        for (int x : *a)
+        for (int x : *a) {
           for (int y : *b)
-            if (lo < 0 && out_.nodes[static_cast<size_t>(x)].graph == out_.nodes[static_cast<size_t>(y)].graph) {
+            if (out_.nodes[static_cast<size_t>(x)].graph == out_.nodes[static_cast<size_t>(y)].graph) {
               lo = std::min(x, y);
               hi = std::max(x, y);
+              break;
             }
+          if (lo >= 0) break;
+        }
         if (lo < 0) continue;
         // Nodes a layer names, or an earlier range holds, stay where they are.
-        for (int f = lo; f <= hi; ++f)
+        for (int f = skip_to(lo); f <= hi; f = skip_to(f)) {
           if (out_.nodes[static_cast<size_t>(f)].layers.empty() && !constant_foldable(f))
             claim(f, static_cast<int>(li), OverlayMatch::ForeignRange);
+          next[static_cast<size_t>(f)] = f + 1;
+        }
         break;
       }
     }
@@ -300,12 +329,8 @@ class Mapper {
   int folded_into(int flat) const {
     const Node& n = node_of(flat);
     std::string key = n.name.empty() && !n.outputs.empty() ? "node_of_" + n.outputs[0] : n.name;
-    for (const auto& c : plan_.constants) {
-      if (key.empty()) break;
-      bool named = c.raw_name == key ||
-                   std::find(c.onnx_nodes.begin(), c.onnx_nodes.end(), key) != c.onnx_nodes.end();
-      if (named) return -1;  // kept as a Constant layer, which has no kernel and no place in the layer list
-    }
+    // Kept as a Constant layer, which has no kernel and no place in the layer list.
+    if (!key.empty() && constant_names_.count(key)) return -1;
     const NodeOverlay& no = out_.nodes[static_cast<size_t>(flat)];
     const GraphIndex& gi = index_[static_cast<size_t>(no.graph)];
     for (const auto& o : n.outputs) {
@@ -366,13 +391,19 @@ class Mapper {
                                        out_.unmatched_layers.size(), plan_.layers.size(),
                                        examples(out_.unmatched_layers)));
     }
-    size_t shared = 0;
-    for (const auto& [name, nodes] : by_name_)
+    size_t shared = 0, ambiguous = 0;
+    for (const auto& [name, nodes] : by_name_) {
       if (nodes.size() > 1) ++shared;
+      if (nodes.size() > kMaxNodesPerName) ++ambiguous;
+    }
     if (shared)
       out_.notes.push_back(fmt::format("{} node names are used by more than one node: a layer naming one is given "
-                                       "to each",
-                                       shared));
+                                       "to each{}",
+                                       shared,
+                                       ambiguous ? fmt::format(" ({} names shared by more than {} nodes are not "
+                                                               "matched at all)",
+                                                               ambiguous, kMaxNodesPerName)
+                                                 : ""));
   }
 };
 

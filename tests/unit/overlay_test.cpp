@@ -379,3 +379,36 @@ TEST(Overlay, SharedResnet18SamplesByLayerNames) {
     for (const auto& d : c.disagreements) ADD_FAILURE() << d.message;
   }
 }
+
+// Hostile or odd engines: overlapping Myelin ranges, a name shared by very
+// many nodes (matching it would give every such node to every layer naming it).
+TEST(Overlay, OverlappingRangesAndNamesSharedByManyNodes) {
+  ModelBuilder m;
+  GraphBuilder g = m.graph();
+  g.input("x", kFloat, {1, 4});
+  std::string prev = "x";
+  for (const char* name : {"a", "b", "c", "d", "e"}) {
+    g.node("Relu", {prev}, {std::string(name) + ".out"}, name);
+    prev = std::string(name) + ".out";
+  }
+  for (int i = 0; i < 70; ++i) {
+    g.node("Sigmoid", {prev}, {"s" + std::to_string(i)}, "same");
+    prev = "s" + std::to_string(i);
+  }
+  g.output(prev, kFloat, {1, 4});
+  std::string dir = temp_dir("Overlay.OverlappingRangesAndNamesSharedByManyNodes");
+  Model model = load_model(m.save(dir + "/m.onnx"));
+  EnginePlan plan = plan_of(R"J({"Name": "{ForeignNode[a...c]}", "LayerType": "Myelin"},)J"
+                            R"J({"Name": "{ForeignNode[b...e]}", "LayerType": "Myelin"},)J"
+                            R"J({"Name": "same", "LayerType": "Activation"})J");
+  Overlay o = overlay_engine(model, plan);
+  EXPECT_EQ(layer_of(plan, node(model, o, "b")), "{ForeignNode[a...c]}");
+  EXPECT_EQ(layer_of(plan, node(model, o, "c")), "{ForeignNode[a...c]}");
+  EXPECT_EQ(layer_of(plan, node(model, o, "d")), "{ForeignNode[b...e]}");
+  EXPECT_EQ(node(model, o, "c")->layers.size(), 1u);
+  EXPECT_EQ(o.in_layers, 5);  // the 70 nodes named "same" are not matched
+  ASSERT_EQ(o.unmatched_layers.size(), 1u);
+  bool noted = false;
+  for (const auto& n : o.notes) noted = noted || n.find("shared by more than 64 nodes are not matched") != std::string::npos;
+  EXPECT_TRUE(noted);
+}
