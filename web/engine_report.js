@@ -178,6 +178,7 @@
       sec.appendChild(el("h3", null, "Performance summary (trtexec)"));
       sec.appendChild(kvTable(plan.performance));
     }
+    if (plan.overlay) sec.appendChild(renderOverlay(plan.overlay));
     sec.appendChild(el("h3", null, "Graph"));
     var tpl = document.getElementById("graph-" + idx);
     if (tpl) {
@@ -189,6 +190,47 @@
       sec.appendChild(el("p", null, plan.graph || "no graph"));
     }
     return sec;
+  }
+
+  // The ONNX model on this plan (engine report --model): the overlay JSON document.
+  function renderOverlay(o) {
+    var box = el("div", { "class": "overlay" });
+    var S = o.summary;
+    box.appendChild(el("h3", null, "ONNX model " + o.model + ": " + S.in_layers + " of " + S.nodes + " nodes in " +
+      S.layers_with_nodes + " of " + S.layers + " layers"));
+    box.appendChild(el("p", null, S.foreign_node + " inside Myelin ForeignNode regions, " + S.constant_folded +
+      " constant-folded, " + S.not_found + " not found. Compared with check for TensorRT " + o.runtime.release + " " +
+      o.runtime.precision + " (release: " + o.runtime.release_source + "; precision: " + o.runtime.precision_source + ")."));
+    box.appendChild(el("h3", null, "Where check's prediction disagrees: " + o.disagreements.length + " of " + S.compared + " nodes"));
+    if (o.disagreements.length) {
+      var ds = el("div", { "class": "scroll" });
+      ds.appendChild(table(["node", "kind", "predicted", "ran at", "why"], o.disagreements.map(function (d) {
+        return [d.name || d.node, d.kind, d.predicted_verdict + " " + d.predicted_precision, d.measured_precision, d.message];
+      })));
+      box.appendChild(ds);
+    }
+    box.appendChild(el("h3", null, "Nodes and the layers they became"));
+    var filter = el("input", { "class": "filter", placeholder: "filter by node, op_type or layer" });
+    box.appendChild(filter);
+    var holder = el("div", { "class": "scroll" });
+    box.appendChild(holder);
+    function draw() {
+      var q = filter.value.toLowerCase(), rows = [];
+      for (var i = 0; i < o.nodes.length && rows.length < 500; i++) {
+        var n = o.nodes[i];
+        if (q && (n.name + " " + n.op_type + " " + (n.layer || "")).toLowerCase().indexOf(q) < 0) continue;
+        rows.push([n.id, n.name, n.op_type, n.layer || "-", n.precision || "-",
+          n.latency_ms === null ? "-" : ms(n.latency_ms), n.percent === null ? "-" : pct(n.percent),
+          n.vanished || (n.match || ""), n.predicted ? n.predicted.verdict + " " + n.predicted.precision : ""]);
+      }
+      holder.textContent = "";
+      holder.appendChild(table(["node", "name", "op_type", "layer", "precision", "ms", "% time", "how", "predicted"], rows,
+        [0, 0, 0, 0, 0, 1, 1, 0, 0]));
+      if (rows.length === 500) holder.appendChild(el("p", null, "first 500 matching nodes shown; filter to narrow"));
+    }
+    filter.addEventListener("input", draw);
+    draw();
+    return box;
   }
 
   // Several plans: a stacked bar per plan of latency by layer type.

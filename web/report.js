@@ -140,6 +140,90 @@
       P.regions.length + ' region' + (P.regions.length === 1 ? '' : 's') + (P.regions.length ? ' (' + sizes + ' nodes)' : '');
   }
 
+  // ---- the engine overlay (report --engine) ---------------------------------
+  // E.of[g][i] = [layers, match, vanished, folded_into] for node i of graph g.
+  const E = D.engine;
+  const layerNodes = [];  // per engine layer: [[g, i], ...] of the nodes it holds
+  let maxPercent = 0;
+  if (E) {
+    E.layers.forEach((l) => { layerNodes.push([]); maxPercent = Math.max(maxPercent, l[4] || 0); });
+    E.of.forEach((row, g) => row.forEach((x, i) => { if (x) x[0].forEach((l) => layerNodes[l].push([g, i])); }));
+  }
+  const MATCH_LABEL = { metadata: 'Metadata ([ONNX Layer: …])', name: 'layer name',
+    'foreign-node-range': 'ForeignNode range', neighbours: 'Q/DQ neighbours (inferred: no layer names it)' };
+  const VANISHED_LABEL = {
+    'foreign-node': 'Fused into a Myelin ForeignNode region: the region runs as one layer, so this node\'s own time is not measured.',
+    'constant-folded': 'Constant-folded: its outputs are constants, computed when the engine was built.',
+    'not-found': 'Not found: no engine layer names it. TensorRT removed it (Identity, Dropout, a reshape that became a no-op) or renamed it.' };
+  function engineOf(g, i) { return E && E.of[g] ? E.of[g][i] || null : null; }
+  function layerOf(x) { return x && x[0].length ? E.layers[x[0][0]] : null; }
+  function msText(v) { return v === null || v === undefined ? 'untimed' : (v === 0 ? '0' : v < 0.01 ? v.toFixed(5) : v.toFixed(4)) + ' ms'; }
+  function pctText(v) { return v.toFixed(1) + '%'; }
+  function nodeLatency(x) {
+    let ms = 0, pct = 0, timed = true;
+    x[0].forEach((l) => { const L = E.layers[l]; if (L[3] === null) timed = false; ms += L[3] || 0; pct += L[4] || 0; });
+    return { ms: timed ? ms : null, pct: pct };
+  }
+  function decorateEngine(e, g, i) {
+    const x = engineOf(g, i);
+    if (!x) return;
+    const van = E.vanished_names[x[2]];
+    if (van) e.setAttribute('data-vanished', van);
+    if (!x[0].length) return;
+    const l = x[0][0], L = E.layers[l];
+    e.setAttribute('data-layer', l);
+    e.setAttribute('data-eprec', L[2] || 'none');
+    e.style.setProperty('--layer-hue', String((l * 137) % 360));  // golden-angle steps: neighbours differ
+    e.style.setProperty('--heat', String(maxPercent > 0 ? nodeLatency(x).pct / maxPercent : 0));
+  }
+  function renderEngine() {
+    if (!E) return;
+    $('engine-bar').hidden = false;
+    document.querySelector('.tabs button[data-tab="engine"]').hidden = false;
+    const S = E.summary;
+    const box = $('engine-summary');
+    box.textContent = 'Engine ' + E.plan + ' (TensorRT ' + (E.release >= 0 ? D.releases[E.release].name : '?') + ' ' +
+      (PREC_LABEL[D.precisions[E.precision]] || '') + '): ' + S.in_layers + ' of ' + S.nodes + ' nodes in ' +
+      S.layers_with_nodes + ' of ' + S.layers + ' layers; ' + S.constant_folded + ' constant-folded, ' + S.not_found + ' not found';
+    box.title = ['release: ' + E.release_source, 'precision: ' + E.precision_source].concat(E.notes).join('\n');
+    $('disagreement-count').textContent = String(E.disagreements.length);
+    const list = $('disagreement-list');
+    clear(list);
+    E.disagreements.forEach(([g, i, kind, , , , message]) => {
+      const li = el('li');
+      const b = el('button', { type: 'button', 'data-target': nodeId(g, i) }, message);
+      b.addEventListener('click', () => reveal(g, i, true));
+      li.appendChild(b);
+      li.appendChild(el('span', { class: 'kind' }, kind));
+      list.appendChild(li);
+    });
+    const sel = document.querySelector('select[name="engine-color"]');
+    sel.addEventListener('change', () => setEngineColor(sel.value));
+    $('by-region').addEventListener('change', (ev) => { if (ev.target.checked) { sel.value = 'verdict'; setEngineColor('verdict'); } });
+  }
+  function setEngineColor(mode) {
+    const legend = $('engine-legend');
+    clear(legend);
+    legend.hidden = mode === 'verdict' || mode === 'layer';
+    if (mode === 'verdict') { svg.removeAttribute('data-ecolor'); return; }
+    svg.setAttribute('data-ecolor', mode);
+    // One colouring at a time: the TensorRT-region toggle gives way.
+    const region = $('by-region');
+    if (region.checked) { region.checked = false; svg.classList.remove('by-region'); }
+    if (mode === 'precision') {
+      const seen = {};
+      E.layers.forEach((L) => { seen[L[2] || 'none'] = true; });
+      Object.keys(seen).sort().forEach((p) => {
+        const item = el('span');
+        item.appendChild(el('span', { class: 'swatch', 'data-eprec': p }));
+        item.appendChild(document.createTextNode(p));
+        legend.appendChild(item);
+      });
+    } else if (mode === 'time') {
+      legend.textContent = 'darker: more of the time (up to ' + pctText(maxPercent) + ' for one layer)';
+    }
+  }
+
   // ---- drawing a region ----------------------------------------------------
   function curGraph() { return state.stack[state.stack.length - 1]; }
 
@@ -183,6 +267,7 @@
           e.setAttribute('data-part', part);
           e.style.setProperty('--part-hue', String((part * 137) % 360));  // golden-angle steps: neighbours differ
         }
+        decorateEngine(e, g, ref);
         e.appendChild(sv('rect', { class: 'box', width: w, height: h, rx: 5 }));
         const chars = Math.max(6, Math.floor((w - 30) / 7));
         e.appendChild(sv('text', { class: 'op', x: 8, y: 15 }, clip(n.op, chars)));
@@ -392,6 +477,12 @@
     else if (node) {
       const n = D.graphs[+node.dataset.g].nodes[+node.dataset.i];
       text = n.op + (n.n ? '  ' + n.n : '') + '\nTensorRT: ' + VERDICT_LABEL[node.getAttribute('data-verdict')];
+      const x = engineOf(+node.dataset.g, +node.dataset.i);
+      if (x) {
+        const L = layerOf(x);
+        text += '\nEngine: ' + (L ? clip(L[0], 60) + ' (' + (L[2] || '?') + ', ' + msText(nodeLatency(x).ms) + ')'
+          : E.vanished_names[x[2]]);
+      }
     }
     if (text === null) { tip.hidden = true; return; }
     const r = $('stage').getBoundingClientRect();
@@ -528,6 +619,8 @@
       body.appendChild(table(['Release', 'Status', 'Precisions', 'At ' + (PREC_LABEL[prec] || prec), 'Rules and notes'], rows));
       const cur = body.querySelector('tr.current');
       if (cur) cur.scrollIntoView({ block: 'center' });
+    } else if (state.tab === 'engine' && E) {
+      renderEngineTab(body, s.g, s.i);
     } else {
       const det = detailOf(n);
       const v = D.verdicts[det[0]];
@@ -561,6 +654,62 @@
         body.appendChild(ul);
       }
     }
+  }
+
+  function renderEngineTab(body, g, i) {
+    const x = engineOf(g, i);
+    if (!x) { body.appendChild(el('p', { class: 'empty' }, 'The engine holds no record of this node.')); return; }
+    const L = layerOf(x), van = E.vanished_names[x[2]];
+    if (van) body.appendChild(el('p', { class: 'vanished', 'data-vanished': van }, VANISHED_LABEL[van]));
+    if (L) {
+      const lat = nodeLatency(x);
+      const layerCell = el('span', { 'data-engine-layer': L[0] }, L[0]);
+      const rows = [
+        row(['Layer', layerCell]),
+        row(['Found by', MATCH_LABEL[E.match_names[x[1]]] || E.match_names[x[1]]]),
+        row(['Layer type', L[1]]),
+        row(['Precision run', L[2] || 'not recorded']),
+        row(['Latency', msText(lat.ms) + (layerNodes[x[0][0]].length > 1 ? ' (the whole fused layer)' : '')]),
+        row(['Share of time', pctText(lat.pct)]),
+      ];
+      if (L[5]) rows.push(row(['Tactic', L[5]]));
+      if (x[0].length > 1) rows.push(row(['Also in', x[0].slice(1).map((l) => E.layers[l][0]).join('; ')]));
+      const t = table(['', ''], rows);
+      t.setAttribute('data-engine', 'layer');
+      body.appendChild(t);
+      const others = layerNodes[x[0][0]].filter(([og, oi]) => og !== g || oi !== i);
+      body.appendChild(el('h4', null, 'Fused with ' + others.length + ' other node' + (others.length === 1 ? '' : 's')));
+      if (others.length) {
+        const box = el('div', { class: 'neighbours' });
+        const MAX = 100;
+        others.slice(0, MAX).forEach(([og, oi]) => {
+          const o = D.graphs[og].nodes[oi];
+          const b = el('button', { type: 'button', 'data-target': nodeId(og, oi) }, o.op + ' ' + (o.n || '#' + o.ix));
+          b.addEventListener('click', () => reveal(og, oi, true));
+          box.appendChild(b);
+        });
+        if (others.length > MAX) box.appendChild(el('span', null, '\u2026 and ' + (others.length - MAX) + ' more'));
+        body.appendChild(box);
+      }
+    } else if (x[3] >= 0) {
+      body.appendChild(el('p', null, 'Read by layer ' + E.layers[x[3]][0] + '.'));
+    }
+    // Beside the measurement, check's prediction for the engine's runtime.
+    if (E.release >= 0) {
+      const det = detailOf(D.graphs[g].nodes[i], E.release, E.precision);
+      body.appendChild(el('h4', null, 'Predicted by check (TensorRT ' + D.releases[E.release].name + ', ' +
+        (PREC_LABEL[D.precisions[E.precision]] || '') + ')'));
+      const p = el('p');
+      p.appendChild(chip(D.verdicts[det[0]]));
+      if (det[1] && det[1] !== '-') p.appendChild(document.createTextNode('  runs at ' + det[1]));
+      body.appendChild(p);
+    }
+    E.disagreements.filter((d) => d[0] === g && d[1] === i).forEach((d) => {
+      const box = el('div', { class: 'disagreement', 'data-kind': d[2] });
+      box.appendChild(el('div', { class: 'rule' }, d[2]));
+      box.appendChild(el('div', null, d[6]));
+      body.appendChild(box);
+    });
   }
 
   // ---- search ------------------------------------------------------------
@@ -622,6 +771,7 @@
   curDetail = detailsFor(runtimeIndex(state.rel, state.prec));
   renderSummary();
   renderPartition();
+  renderEngine();
   enterGraph(0);
   // A scripting hook: reveal('<graph>/<index>') opens the node's graph and
   // region, centres it and opens its drawer.

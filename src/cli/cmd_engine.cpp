@@ -6,11 +6,17 @@
 #include <cctype>
 #include <filesystem>
 #include <memory>
+#include <optional>
 
 #include "cli/app.h"
 #include "render/engine_render.h"
+#include "render/overlay_output.h"
 #include "render/table.h"
+#include "trtlens/compat.h"
 #include "trtlens/engine.h"
+#include "trtlens/kb.h"
+#include "trtlens/model.h"
+#include "trtlens/overlay.h"
 #include "trtlens/error.h"
 #include "util/files.h"
 
@@ -292,20 +298,43 @@ void add_engine_command(CLI::App& app, int& exit_code) {
     auto output = std::make_shared<std::string>();
     auto graph_max = std::make_shared<size_t>(1500);
     auto labels = std::make_shared<std::vector<std::string>>();
+    auto model = std::make_shared<std::string>();
+    auto release = std::make_shared<std::string>();
+    auto precision = std::make_shared<std::string>();
     auto* s = eng->add_subcommand("report", "A self-contained HTML report card of one or more plans (no network)");
     add_plan_options(s, *a, true);
+    s->add_option("--model", *model,
+                  "the ONNX model the plans were built from: each plan's page lists the layer, precision and time "
+                  "of every node, and where check's prediction disagrees");
+    s->add_option("--trt", *release, "with --model: TensorRT release to compare with (default: the engine's, when "
+                                     "its metadata records it, else the newest)");
+    s->add_option("--precision", *precision, "with --model: precision to compare with (default: the build's)");
     s->add_option("--label", *labels, "a name per plan, in order (repeatable); default: file name, with its folder "
                                       "when names repeat");
     s->add_option("-o,--output", *output, "HTML file to write")->required();
     s->add_option("--graph-max-layers", *graph_max, "draw the graph only for plans of at most this many layers")
         ->capture_default_str();
-    s->callback([a, output, graph_max, labels, &exit_code] {
+    s->callback([a, output, graph_max, labels, model, release, precision, &exit_code] {
+      if (model->empty() && (!release->empty() || !precision->empty()))
+        throw UsageError("--trt and --precision compare with a model's prediction: give --model");
+      std::optional<Precision> asked;
+      if (!precision->empty()) asked = parse_precision(*precision);
+      if (!release->empty()) KnowledgeBase::builtin().resolve(*release);
       auto& plans = load_plans(*a, 1);
       if (labels->size() > plans.size())
         throw UsageError(fmt::format("{} labels for {} plans", labels->size(), plans.size()));
       std::vector<const EnginePlan*> ptrs;
       for (const auto& p : plans) ptrs.push_back(&p);
-      write_file_atomic(*output, render_engine_report(ptrs, *graph_max, *labels));
+      // The same overlay document `report MODEL --engine PLAN --format json` prints.
+      std::vector<std::string> overlays;
+      if (!model->empty()) {
+        Model m = load_model(*model);
+        for (const auto* p : ptrs) {
+          EngineOverlay eo = overlay_and_check(m, *p, KnowledgeBase::builtin(), *release, asked);
+          overlays.push_back(overlay_json({&m, p, &eo.overlay, &eo.check, &eo.predicted}));
+        }
+      }
+      write_file_atomic(*output, render_engine_report(ptrs, *graph_max, *labels, overlays));
       exit_code = kExitOk;
     });
   }

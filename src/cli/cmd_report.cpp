@@ -2,13 +2,18 @@
 
 #include <filesystem>
 #include <memory>
+#include <optional>
 
 #include "cli/app.h"
+#include "cli/output.h"
+#include "render/overlay_output.h"
 #include "render/report.h"
 #include "trtlens/compat.h"
+#include "trtlens/engine.h"
 #include "trtlens/error.h"
 #include "trtlens/kb.h"
 #include "trtlens/model.h"
+#include "trtlens/overlay.h"
 #include "util/files.h"
 
 namespace trtlens::cli {
@@ -16,23 +21,52 @@ namespace trtlens::cli {
 namespace {
 
 struct ReportArgs {
-  std::string model, output, release, precision = "fp32";
+  std::string model, output, release, precision = "fp32", engine, format = "html";
+  bool precision_given = false;
   size_t region_nodes = 500;
 };
 
 int run_report(const ReportArgs& a) {
   const KnowledgeBase& kb = KnowledgeBase::builtin();
   ReportOptions options;
-  // Usage is checked before the model is read, so a typo fails fast.
-  if (!a.release.empty()) {
-    const Release& chosen = kb.resolve(a.release);
-    for (size_t i = 0; i < kb.releases().size(); ++i)
-      if (&kb.releases()[i] == &chosen) options.initial_release = static_cast<int>(i);
-  }
-  options.initial_precision = parse_precision(a.precision);
-  options.region_nodes = a.region_nodes;
-  if (a.output.empty()) throw UsageError("report: an output file is needed (-o page.html)");
+  // Usage is checked before any file is read, so a typo fails fast.
+  if (!a.release.empty()) kb.resolve(a.release);
+  std::optional<Precision> precision;
+  if (a.precision_given) precision = parse_precision(a.precision);
+  if (a.format != "html" && a.engine.empty())
+    throw UsageError("report --format " + a.format + " describes an engine overlay: give --engine PLAN");
+  if (a.format == "html" && (a.output.empty() || a.output == "-"))
+    throw UsageError("report: an output file is needed (-o page.html)");
+
+  // The engine first: a wrong prefix is reported before the model is loaded.
+  std::optional<EnginePlan> plan;
+  if (!a.engine.empty()) plan = load_plan(find_plan_files(a.engine));
   Model model = load_model(a.model);
+
+  std::optional<EngineOverlay> eo;
+  ReportEngine engine;
+  Precision initial_precision = precision.value_or(Precision::FP32);
+  const Release* initial_release = a.release.empty() ? nullptr : &kb.resolve(a.release);
+  if (plan) {
+    eo = overlay_and_check(model, *plan, kb, a.release, precision);
+    engine = {&*plan, &eo->overlay, &eo->check};
+    options.engine = &engine;
+    // The page opens on the runtime the engine is compared with.
+    initial_release = eo->check.runtime.release;
+    initial_precision = eo->check.runtime.precision;
+  }
+  if (a.format != "html") {
+    OverlayView view{&model, &*plan, &eo->overlay, &eo->check, &eo->predicted};
+    std::string out = a.format == "json"       ? overlay_json(view)
+                      : a.format == "markdown" ? overlay_markdown(view)
+                                               : overlay_text(view, color_for(a.output == "-" ? "" : a.output));
+    emit(out, a.output == "-" ? "" : a.output);
+    return kExitOk;
+  }
+  for (size_t i = 0; i < kb.releases().size(); ++i)
+    if (initial_release && &kb.releases()[i] == initial_release) options.initial_release = static_cast<int>(i);
+  options.initial_precision = initial_precision;
+  options.region_nodes = a.region_nodes;
   options.title = std::filesystem::path(a.model).filename().string();
   std::string page = render_report(model, kb, options);
   write_file_atomic(a.output, page);
@@ -44,18 +78,31 @@ int run_report(const ReportArgs& a) {
 void add_report_command(CLI::App& app, int& exit_code) {
   auto args = std::make_shared<ReportArgs>();
   CLI::App* cmd = app.add_subcommand(
-      "report", "Write a self-contained HTML page: the model's graph with a TensorRT verdict on every node.");
+      "report", "Write a self-contained HTML page: the model's graph with a TensorRT verdict on every node "
+                "(with --engine: overlaid with the engine built from it).");
   cmd->add_option("model", args->model, "ONNX model file")->required();
-  cmd->add_option("-o,--output", args->output, "HTML file to write")->required();
-  cmd->add_option("--trt", args->release, "TensorRT release selected when the page opens (default: newest)");
-  cmd->add_option("--precision", args->precision,
-                  "precision selected when the page opens: fp32, fp16, bf16, int8, fp8, best")
+  cmd->add_option("-o,--output", args->output, "file to write (HTML; for --format text/json/markdown: default stdout)");
+  cmd->add_option("--trt", args->release,
+                  "TensorRT release selected when the page opens (default: newest; with --engine: the engine's, "
+                  "when its metadata records it)");
+  auto* prec = cmd->add_option("--precision", args->precision,
+                               "precision selected when the page opens: fp32, fp16, bf16, int8, fp8, best (with "
+                               "--engine: default the engine's build precision)")
+                   ->capture_default_str();
+  cmd->add_option("--engine", args->engine,
+                  "overlay this engine: trtexec's files by path prefix (resnet.onnx.engine), graph.json or folder");
+  cmd->add_option("--format", args->format,
+                  "html (the page), or the engine overlay as text, json or markdown (needs --engine)")
+      ->check(CLI::IsMember({"html", "text", "json", "markdown"}))
       ->capture_default_str();
   cmd->add_option("--region-nodes", args->region_nodes,
                   "graphs with more nodes are shown one region of this many nodes at a time")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
-  cmd->callback([args, &exit_code] { exit_code = run_report(*args); });
+  cmd->callback([args, prec, &exit_code] {
+    args->precision_given = prec->count() > 0;
+    exit_code = run_report(*args);
+  });
 }
 
 }  // namespace trtlens::cli

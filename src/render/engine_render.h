@@ -42,8 +42,12 @@ std::string engine_precision_color(const std::string& precision);
 // The self-contained HTML report card of one or more plans. The graph is
 // drawn for plans of at most `graph_max_layers` layers (Graphviz time grows
 // quickly); larger plans say why it is missing. Plans are named by
-// plan_labels(plans, labels).
+// plan_labels(plans, labels). `overlays`, when given, holds per plan the
+// overlay_json() document of the ONNX model on that plan ("" for none): the
+// page then lists each node's layer, precision and time, and the
+// disagreements with check.
 std::string render_engine_report(const std::vector<const EnginePlan*>& plans, size_t graph_max_layers,
-                                 const std::vector<std::string>& labels = {});
+                                 const std::vector<std::string>& labels = {},
+                                 const std::vector<std::string>& overlays = {});
 
 }  // namespace trtlens

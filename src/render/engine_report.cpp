@@ -117,7 +117,7 @@ json plan_data(const EnginePlan& plan, const std::string& label, size_t graph_ma
 }  // namespace
 
 std::string render_engine_report(const std::vector<const EnginePlan*>& plans, size_t graph_max_layers,
-                                 const std::vector<std::string>& labels) {
+                                 const std::vector<std::string>& labels, const std::vector<std::string>& overlays) {
   const auto names = plan_labels(plans, labels);
   json data;
   data["schema_version"] = kEngineSchemaVersion;
@@ -126,6 +126,7 @@ std::string render_engine_report(const std::vector<const EnginePlan*>& plans, si
   for (size_t i = 0; i < plans.size(); ++i) {
     std::string svg;
     ps.push_back(plan_data(*plans[i], names[i], graph_max_layers, svg));
+    if (i < overlays.size() && !overlays[i].empty()) ps.back()["overlay"] = json::parse(overlays[i]);
     if (!svg.empty())
       graphs += fmt::format("<template id=\"graph-{}\">{}</template>\n", i, svg);
   }

@@ -227,6 +227,7 @@ struct ReportBuilder::Impl {
     laid_out = true;
   }
   Json op_table();
+  Json engine_json();
 };
 
 const std::vector<std::string>& ReportBuilder::Impl::outer_reads(size_t gi) {
@@ -616,9 +617,68 @@ Json ReportBuilder::Impl::json_out() {
   out["reasons"] = jreasons;
   out["notes"] = notes;
   out["partition"] = partition;
+  out["engine"] = options.engine ? engine_json() : Json();
   out["kb"] = op_table();
   out["strings"] = strings.list();
   return out;
+}
+
+Json ReportBuilder::Impl::engine_json() {
+  const EnginePlan& plan = *options.engine->plan;
+  const Overlay& o = *options.engine->overlay;
+  const PredictionCheck& c = *options.engine->check;
+  Json e;
+  e["plan"] = plan.name;
+  e["layout"] = plan.layout;
+  e["has_profile"] = plan.has_profile;
+  e["total_ms"] = plan.total_latency_ms();
+  int release = -1;
+  for (size_t r = 0; r < releases.size(); ++r)
+    if (c.runtime.release && releases[r]->name == c.runtime.release->name) release = static_cast<int>(r);
+  e["release"] = release;
+  e["precision"] = static_cast<int>(c.runtime.precision);
+  e["release_source"] = c.runtime.release_source;
+  e["precision_source"] = c.runtime.precision_source;
+  std::vector<std::string> notes = plan.notes;
+  notes.insert(notes.end(), o.notes.begin(), o.notes.end());
+  e["notes"] = notes;
+  Json match = Json::array(), vanished = Json::array();
+  for (auto m : {OverlayMatch::None, OverlayMatch::Metadata, OverlayMatch::Name, OverlayMatch::ForeignRange,
+                 OverlayMatch::Neighbours})
+    match.push_back(std::string(overlay_match_name(m)));
+  for (auto v : {Vanished::None, Vanished::ForeignNode, Vanished::ConstantFolded, Vanished::NotFound})
+    vanished.push_back(std::string(vanished_name(v)));
+  e["match_names"] = match;
+  e["vanished_names"] = vanished;
+  Json layers = Json::array();
+  for (const EngineLayer& l : plan.layers)
+    layers.push_back(Json::array({l.name, l.type, l.precision, l.timed ? Json(l.avg_ms) : Json(), l.percent, l.tactic}));
+  e["layers"] = std::move(layers);
+  // of[graph][position]: [layers, match, vanished, folded_into], as the page's nodes are listed.
+  Json of = Json::array();
+  for (size_t g = 0; g < model.graphs.size(); ++g) of.push_back(Json::array());
+  for (const NodeOverlay& n : o.nodes) {
+    Json& row = of[static_cast<size_t>(n.graph)];
+    auto it = position[static_cast<size_t>(n.graph)].find(n.index);
+    if (it == position[static_cast<size_t>(n.graph)].end()) continue;
+    while (row.size() <= it->second) row.push_back(nullptr);
+    row[it->second] = Json::array({n.layers, static_cast<int>(n.match), static_cast<int>(n.vanished), n.folded_into});
+  }
+  e["of"] = std::move(of);
+  e["summary"] = {{"nodes", o.nodes.size()},        {"in_layers", o.in_layers},
+                  {"foreign_node", o.foreign_node}, {"constant_folded", o.constant_folded},
+                  {"not_found", o.not_found},       {"layers", plan.layers.size()},
+                  {"layers_with_nodes", o.layers_with_nodes}, {"compared", c.compared}};
+  Json dis = Json::array();
+  for (const OverlayDisagreement& d : c.disagreements) {
+    const NodeOverlay& n = o.nodes[static_cast<size_t>(d.node)];
+    auto it = position[static_cast<size_t>(n.graph)].find(n.index);
+    if (it == position[static_cast<size_t>(n.graph)].end()) continue;
+    dis.push_back(Json::array({n.graph, it->second, d.kind, std::string(verdict_name(d.predicted)),
+                               d.predicted_precision, d.measured_precision, d.message}));
+  }
+  e["disagreements"] = std::move(dis);
+  return e;
 }
 
 ReportBuilder::ReportBuilder(const Model& model, std::vector<const Release*> releases, ReportOptions options)

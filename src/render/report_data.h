@@ -8,11 +8,20 @@
 #include <vector>
 
 #include "trtlens/compat.h"
+#include "trtlens/engine.h"
 #include "trtlens/kb.h"
 #include "trtlens/model.h"
+#include "trtlens/overlay.h"
 #include "trtlens/partition.h"
 
 namespace trtlens {
+
+// A built engine of the model, drawn over its graph (`report --engine`).
+struct ReportEngine {
+  const EnginePlan* plan = nullptr;
+  const Overlay* overlay = nullptr;       // overlay_engine(model, *plan)
+  const PredictionCheck* check = nullptr; // compare_with_prediction for the engine's runtime
+};
 
 struct ReportOptions {
   std::string title;             // page title, usually the model file name
@@ -22,6 +31,9 @@ struct ReportOptions {
   // of this many nodes in topological order) at a time, so neither Graphviz
   // nor the browser ever handles the whole of a huge graph at once.
   size_t region_nodes = 500;
+  // When set (and outliving the builder), the page carries the engine overlay:
+  // `engine` in the page data (docs/report.md).
+  const ReportEngine* engine = nullptr;
 };
 
 // Folds the annotations of every runtime into the page data, one runtime at a

@@ -104,6 +104,8 @@ std::string build_metadata_json(const TrtexecLog& log) {
   json j;
   j["model_options"] = section_json(log, "Model Options", false);
   j["build_options"] = section_json(log, "Build Options", false);
+  // TREx's files do not record the release; `report --engine` compares with check for it.
+  if (!log.trt_version.empty() && j["build_options"].is_object()) j["build_options"]["TensorRT version"] = log.trt_version;
   return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 

@@ -6,6 +6,8 @@ plus a Relu named like an HTML injection. BatchNormalization has FP32/FP16
 kernels only, so its badge changes when the precision goes to INT8.
 chain.onnx: 600 activations and residual Adds, for the region-by-region view.
 function.onnx: a node calling a local function, whose body can be entered.
+overlay.onnx: the model of tests/fixtures/engine/overlay (its node names match
+that engine's layers), for the engine overlay (report --engine).
 """
 import os
 import sys
@@ -87,12 +89,43 @@ def function_model():
     return model
 
 
+def overlay_model():
+    """The ONNX side of tests/fixtures/engine/overlay (as tests/support/overlay_models.cpp builds it)."""
+    w = lambda name, shape: numpy_helper.from_array(np.full(shape, 0.01, np.float32), name)
+    inits = [w("Conv_0.weight", (4, 4, 3, 3)), w("Conv_3.weight", (4, 4, 3, 3)), w("wq", (64, 64)), w("wv", (64, 16))]
+    conv = lambda name, x, y: helper.make_node("Conv", [x, name + ".weight"], [y], name=name, kernel_shape=[3, 3],
+                                               pads=[1, 1, 1, 1], strides=[1, 1])
+    nodes = [
+        conv("Conv_0", "input", "c0"),
+        helper.make_node("Relu", ["c0"], ["r1"], name="Relu_1"),
+        helper.make_node("Constant", [], ["shape"], name="Constant_2",
+                         value=numpy_helper.from_array(np.array([1, 4, 64], np.int64))),
+        conv("Conv_3", "r1", "c3"),
+        helper.make_node("Add", ["c3", "r1"], ["a4"], name="Add_4"),
+        helper.make_node("Relu", ["a4"], ["r5"], name="Relu_5"),
+        helper.make_node("Identity", ["r5"], ["i6"], name="Identity_6"),
+        helper.make_node("Reshape", ["i6", "shape"], ["flat"], name="Reshape_7"),
+        helper.make_node("MatMul", ["flat", "wq"], ["q"], name="/attn/MatMul"),
+        helper.make_node("Softmax", ["q"], ["s"], name="/attn/Softmax", axis=-1),
+        helper.make_node("MatMul", ["s", "wv"], ["v"], name="/attn/MatMul_1"),
+        helper.make_node("Sigmoid", ["v"], ["probs"]),  # unnamed: node_of_probs to TensorRT
+        helper.make_node("MyPlugin", ["probs"], ["output"], name="MyPlugin_12", domain="custom.ops"),
+    ]
+    graph = helper.make_graph(nodes, "overlay", [helper.make_tensor_value_info("input", TensorProto.FLOAT, [1, 4, 8, 8])],
+                              [helper.make_tensor_value_info("output", TensorProto.FLOAT, [1, 4, 16])], inits)
+    model = helper.make_model(graph, producer_name="trtlens-browser-tests",
+                              opset_imports=[helper.make_opsetid("", 13), helper.make_opsetid("custom.ops", 1)])
+    model.ir_version = 7
+    return model
+
+
 def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
     onnx.save(demo(), os.path.join(out, "demo.onnx"))
     onnx.save(chain(600), os.path.join(out, "chain.onnx"))
     onnx.save(function_model(), os.path.join(out, "function.onnx"))
+    onnx.save(overlay_model(), os.path.join(out, "overlay.onnx"))
 
 
 if __name__ == "__main__":

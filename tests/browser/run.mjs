@@ -40,6 +40,8 @@ function report(model, out, extra = []) {
 const demoUrl = report('demo.onnx', 'demo.html', ['--trt', '8.6', '--precision', 'fp32']);
 const chainUrl = report('chain.onnx', 'chain.html', ['--region-nodes', '200']);
 const functionUrl = report('function.onnx', 'function.html');
+const overlayUrl = report('overlay.onnx', 'overlay.html',
+  ['--engine', path.join(here, '..', 'fixtures', 'engine', 'overlay', 'overlay.onnx.engine')]);
 
 const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
@@ -243,6 +245,57 @@ test('a big graph is shown one region at a time', async () => {
   await page.click('.link[data-region="1"] >> nth=0');
   eq(await page.inputValue('select[name="region"]'), '1', 'followed the link');
   await page.screenshot({ path: path.join(artifacts, 'regions.png') });
+  eq(trouble.join('; '), '', 'trouble');
+  await page.close();
+});
+
+test('report --engine: colour by engine layer, precision and time; the drawer names the layer', async () => {
+  const { page, trouble } = await open(overlayUrl);
+  // The page opens on the engine's runtime (its metadata: TensorRT 8.6.1, FP32+FP16+INT8).
+  eq(await page.inputValue('select[name="release"]'), '8.6', 'initial release');
+  eq(await page.inputValue('select[name="precision"]'), 'best', 'initial precision');
+  check(await page.isVisible('#engine-color-toggle'), 'engine colour toggle shown');
+  check((await page.textContent('#engine-summary')).includes('11 of 13 nodes'), 'summary: ' + await page.textContent('#engine-summary'));
+  eq(await page.textContent('#disagreement-count'), '3', 'disagreements with check');
+  const fill = (id) => page.$eval(`[data-node="${id}"] rect.box`, (r) => getComputedStyle(r).fill);
+  const plain = await fill('/0');
+  await page.selectOption('select[name="engine-color"]', 'layer');
+  // Conv_0 and Relu_1 are one layer: one colour; Conv_3 is another.
+  const conv0 = await fill('/0');
+  check(conv0 !== plain, `coloured by layer (${plain} -> ${conv0})`);
+  eq(await fill('/1'), conv0, 'Relu_1 shares Conv_0\'s layer colour');
+  check((await fill('/3')) !== conv0, 'Conv_3 is in another layer');
+  eq(await page.getAttribute('[data-node="/6"]', 'data-vanished'), 'not-found', 'Identity_6 vanished');
+  eq(await page.getAttribute('[data-node="/2"]', 'data-vanished'), 'constant-folded', 'Constant_2 folded');
+  await page.selectOption('select[name="engine-color"]', 'precision');
+  eq(await page.getAttribute('[data-node="/0"]', 'data-eprec'), 'INT8', 'Conv_0 ran at INT8');
+  check((await fill('/0')) !== (await fill('/9')), 'INT8 and FP16 nodes differ in colour');
+  check(await page.isVisible('#engine-legend'), 'precision legend shown');
+  await page.selectOption('select[name="engine-color"]', 'time');
+  check((await fill('/9')) !== (await fill('/0')), 'the Myelin region (41% of the time) is darker than Conv_0 (17%)');
+  await page.screenshot({ path: path.join(artifacts, 'overlay-time.png') });
+  await page.click('[data-node="/4"]');
+  await page.click('.tabs button[data-tab="engine"]');
+  eq(await page.getAttribute('#drawer-body [data-engine-layer]', 'data-engine-layer'), 'Conv_3 + Add_4 + Relu_5', 'layer in the drawer');
+  const body = await page.textContent('#drawer-body');
+  check(body.includes('INT8') && body.includes('0.0600 ms') && body.includes('Fused with 2 other nodes'), 'engine tab: ' + body);
+  eq(await page.getAttribute('#drawer-body .disagreement', 'data-kind'), 'precision-differs', 'the disagreement beside it');
+  await page.click('#drawer-body .neighbours button[data-target="/5"]');
+  eq(await page.getAttribute('#drawer', 'data-selected'), '/5', 'a fused neighbour opens');
+  await page.click('[data-node="/9"]');
+  check((await page.textContent('#drawer-body .vanished')).includes('ForeignNode'), 'Softmax inside a Myelin region says so');
+  await page.screenshot({ path: path.join(artifacts, 'overlay-drawer.png') });
+  await page.click('#disagreements summary');
+  await page.click('#disagreement-list button[data-target="/12"]');
+  eq(await page.getAttribute('#drawer', 'data-selected'), '/12', 'a disagreement opens its node');
+  eq(trouble.join('; '), '', 'trouble');
+  await page.close();
+});
+
+test('without --engine the engine controls stay hidden', async () => {
+  const { page, trouble } = await open(demoUrl);
+  check(!(await page.isVisible('#engine-color-toggle')), 'no engine toggle');
+  check(!(await page.isVisible('.tabs button[data-tab="engine"]')), 'no engine tab');
   eq(trouble.join('; '), '', 'trouble');
   await page.close();
 });

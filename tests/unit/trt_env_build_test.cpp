@@ -38,6 +38,8 @@ TEST(BuildLog, ParsesSectionsAndVersion) {
 
   auto b = nlohmann::json::parse(build_metadata_json(l));
   EXPECT_EQ(b["build_options"]["Precision"], "FP32+FP16");
+  // The release the log names, so `report --engine` knows which check to compare with.
+  EXPECT_EQ(b["build_options"]["TensorRT version"], "10.3.0");
   auto p = nlohmann::json::parse(profile_metadata_json(l));
   EXPECT_DOUBLE_EQ(p["performance_summary"]["Throughput"].get<double>(), 1155.36);
   EXPECT_EQ(p["performance_summary"]["Latency"].size(), 3u);
