@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <mutex>
 #include <stdexcept>
 #include <unordered_map>
 
@@ -15,14 +16,26 @@ namespace {
 // Graphviz's API takes char* for strings it does not modify.
 char* cs(const std::string& s) { return const_cast<char*>(s.c_str()); }
 
+// One Graphviz context for the process, never freed. Graphviz 2.42's pango
+// plugin caches a pointer to the last font name, which the context owns: a
+// context per layout left that pointer dangling for the next one (a
+// use-after-free ASan reports from the second layout on). One context also
+// loads the plugins once. Graphviz is not thread-safe: sessions hold the lock.
+GVC_t* shared_context() {
+  static GVC_t* gvc = gvContext();
+  if (!gvc) throw std::runtime_error("graphviz: cannot create a context");
+  return gvc;
+}
+std::mutex graphviz_lock;
+
 struct GraphvizSession {
-  GVC_t* gvc = gvContext();
+  std::lock_guard<std::mutex> hold{graphviz_lock};
+  GVC_t* gvc = shared_context();
   Agraph_t* graph = nullptr;
   std::vector<Agnode_t*> nodes;
   std::vector<Agedge_t*> edges;
 
   GraphvizSession(const DotGraph& g, bool layout = true) {
-    if (!gvc) throw std::runtime_error("graphviz: cannot create a context");
     std::string name = "g";
     graph = agopen(cs(name), Agdirected, nullptr);
     for (const auto& [k, v] : g.graph_attrs) agsafeset(graph, cs(k), cs(v), cs(std::string()));
@@ -50,7 +63,6 @@ struct GraphvizSession {
       gvFreeLayout(gvc, graph);  // a no-op without a layout
       agclose(graph);
     }
-    gvFreeContext(gvc);
   }
   GraphvizSession(const GraphvizSession&) = delete;
   GraphvizSession& operator=(const GraphvizSession&) = delete;

