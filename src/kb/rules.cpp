@@ -8,6 +8,7 @@
 #include <array>
 #include <cctype>
 #include <charconv>
+#include <climits>
 #include <cmath>
 #include <optional>
 #include <stdexcept>
@@ -518,7 +519,8 @@ std::optional<std::vector<Value>> attribute_values(const Attribute& a) {
 std::string value_text(const Value& v, std::string_view set) {
   if (v.is_word) return std::string(v.word);
   bool names_types = any_item(set, [](const SetItem& it) { return it.kind == SetItem::Word && type_of_name(it.word); });
-  if (names_types && v.num == std::floor(v.num))
+  // Only values an int holds can be enum values (Cast `to` = 2^40 is not: fuzz finding F11).
+  if (names_types && v.num == std::floor(v.num) && std::fabs(v.num) <= INT_MAX)
     return fmt::format("{} ({})", type_label(static_cast<ElemType>(static_cast<int>(v.num))), format_number(v.num));
   return format_number(v.num);
 }

@@ -30,6 +30,7 @@ fi
 
 mkdir -p "$build/fuzz-artifacts"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}
+export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/tests/fuzz/lsan.supp}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 for t in "${targets[@]}"; do
   corpus="$build/fuzz-corpus/$t"  # grows across runs; the seeds stay as written

@@ -213,6 +213,21 @@ TEST(CompatVerdicts, FailedRuleCitesItAndHints) {
   EXPECT_FALSE(v72.hints.empty());
 }
 
+// Fuzz finding F11: a Cast `to` past int's range was converted to an element type (UB that the
+// sanitizer build reports); the value is named as a number instead.
+TEST(CompatVerdicts, CastToPastTheTypeRangeIsNamedAsANumber) {
+  std::string dir = temp_dir("compat_cast_range");
+  ModelBuilder mb(13);
+  auto g = mb.graph();
+  g.input("x", kFloat, {2});
+  attr_int(g.node("Cast", {"x"}, {"y"}, "cast"), "to", int64_t{1} << 40);
+  g.output("y");
+  Model m = load_model(mb.save(dir + "/m.onnx"));
+  const NodeVerdict v = annotate(m, kb().resolve("10.1"), Precision::FP32).nodes[0];
+  EXPECT_EQ(v.verdict, Verdict::UNSUPPORTED);
+  EXPECT_TRUE(mentions(v, "attribute to is 1099511627776;")) << v.reasons[0].message;
+}
+
 TEST(CompatVerdicts, CustomDomainNeedsAPlugin) {
   std::string dir = temp_dir("compat_custom");
   ModelBuilder mb(13);
