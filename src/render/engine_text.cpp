@@ -386,7 +386,9 @@ std::string render_engine_summary(const EnginePlan& plan, const EngineSummary& s
     for (auto& r : tt.rows) r[0] = shorten(r[0], 90);
   o += table_out(tt, f);
   const auto& a = s.analysis;
-  o += h(fmt::format("Convolutions and GEMMs: {} layers, {}MAC, {} ms{}", a.compute_layers, si(static_cast<double>(a.macs)),
+  std::string macs_text = si(static_cast<double>(a.macs));
+  macs_text += a.macs >= 1000 ? "MAC" : " MAC";
+  o += h(fmt::format("Convolutions and GEMMs: {} layers, {}, {} ms{}", a.compute_layers, macs_text,
                      ms_text(a.compute_ms), a.gflops ? fmt::format(", {:.0f} GFLOP/s achieved", *a.gflops) : ""));
   o += fmt::format("Peak compute: {}{}", [&] {
     std::string v;
@@ -410,11 +412,16 @@ std::string render_engine_summary(const EnginePlan& plan, const EngineSummary& s
                          opt_text(c.compute_efficiency, "{:.1f}%"), opt_text(x->gbps, "{:.1f}"), opt_text(x->memory_efficiency, "{:.1f}%")});
     }
     o += table_out(ct, f);
+    bool past_peak = false;
+    for (const auto* x : convs) past_peak |= x->memory_efficiency && *x->memory_efficiency > 100;
+    if (past_peak)
+      o += "GB/s counts whole tensors (TREx's footprint): a strided layer reads part of its input and caches serve "
+           "reuse, so it can pass the peak\n";
     if (a.compute_layers > static_cast<int>(convs.size()))
       o += fmt::format("... {} more (engine layers --view compute)\n", a.compute_layers - static_cast<int>(convs.size()));
   }
   if (!a.skipped.empty())
-    o += fmt::format("{} layers of these types have no figures (first: {}: {})\n", a.skipped.size(),
+    o += fmt::format("{} convolution/GEMM layers without figures (first: {}: {})\n", a.skipped.size(),
                      a.skipped[0].first->name, a.skipped[0].second);
   if (!s.pointwise.empty()) {
     o += h("PointWise layers by number of fused operations");
