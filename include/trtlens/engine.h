@@ -29,13 +29,17 @@ struct PlanFiles {
   std::string timing;            // <prefix>.timing.json, "" when absent
   std::string profile_metadata;  // <prefix>.profile.metadata.json, "" when absent
   std::string build_metadata;    // <prefix>.build.metadata.json, "" when absent
-  // trtexec logs given with --log (never looked up by prefix): their device,
-  // builder and performance sections replace the metadata files' (see load_plan).
+  // trtexec logs: <prefix>.build.log and <prefix>.profile.log when present (the
+  // names TREx's process_engine.py gives them), or those given with --log.
+  // Their device, builder and performance sections replace the metadata
+  // files' (see apply_trtexec_log).
   std::vector<std::string> logs;
 };
 
 // Resolves `spec` to the files of one plan. `spec` is a path prefix
-// ("resnet.onnx.engine" → resnet.onnx.engine.graph.json, ...), a graph.json
+// ("resnet.onnx.engine" → resnet.onnx.engine.graph.json, .profile.json,
+// .timing.json, .profile.metadata.json, .build.metadata.json, .build.log,
+// .profile.log), a graph.json
 // path (its siblings are looked up by the same prefix), a folder holding
 // exactly one *.graph.json, or any other .json file (taken as the graph, with
 // no siblings). Absent siblings are left "". Throws InputError(spec, ...) when

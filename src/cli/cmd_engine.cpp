@@ -39,7 +39,8 @@ void add_plan_options(CLI::App* sub, PlanArgs& a, bool many) {
   sub->add_option("--opt-profile", a.opt_profile, "optimization profile whose layers to show (default 0)");
   sub->add_option("--log", a.logs,
                   "a trtexec log (its console output) for builder settings, device and performance summary; "
-                  "replaces the metadata files' sections it has; repeatable (build log, then profiling log)");
+                  "replaces the metadata files' sections it has; repeatable (build log, then profiling log); "
+                  "default: <plan>.build.log and <plan>.profile.log when present");
 }
 
 std::vector<EnginePlan>& load_plans(const PlanArgs& a, size_t min_count) {
@@ -59,7 +60,7 @@ std::vector<EnginePlan>& load_plans(const PlanArgs& a, size_t min_count) {
     if (!a.timing.empty()) files[0].timing = a.timing;
     if (!a.profile_metadata.empty()) files[0].profile_metadata = a.profile_metadata;
     if (!a.build_metadata.empty()) files[0].build_metadata = a.build_metadata;
-    files[0].logs = a.logs;
+    if (!a.logs.empty()) files[0].logs = a.logs;  // given logs replace the ones found beside the plan
   }
   if (files.size() < min_count)
     throw UsageError(min_count == 1 ? "give a plan (path prefix, graph.json or folder) or --graph-json"

@@ -15,7 +15,6 @@
 #include "engine/json_input.h"
 #include "trtlens/engine.h"
 #include "trtlens/error.h"
-#include "util/strings.h"
 
 namespace fs = std::filesystem;
 namespace od = trtlens::engine_detail::od;
@@ -135,23 +134,29 @@ int64_t weights_bytes(od::object obj) {
   return engine_detail::saturating_mul(n, engine_detail::element_size(precision_of_datatype(type)));
 }
 
-// Non-negative integers of compact JSON: "[3,3]" → {3, 3}, "4" → {4}; empty
-// when any element is not one (negative, fractional, past int64, a string).
+// Non-negative integers of compact JSON: "[3,3]" → {3, 3}; empty when an
+// element is not one (negative, fractional, past int64, a string) or `compact`
+// is not a list. Parsed in place: thousands of convolutions carry one.
 std::vector<int64_t> counts_of(std::string_view compact) {
   std::vector<int64_t> out;
-  std::string_view s = compact;
-  if (!s.empty() && s.front() == '[') {
-    if (s.size() < 2 || s.back() != ']') return {};
-    s = s.substr(1, s.size() - 2);
-  }
-  if (s.empty()) return {};
-  for (std::string_view part : split(s, ',')) {
+  if (compact.size() < 3 || compact.front() != '[' || compact.back() != ']') return out;
+  const char* p = compact.data() + 1;
+  const char* end = compact.data() + compact.size() - 1;
+  while (p < end) {
     int64_t v = 0;
-    auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), v);
-    if (ec != std::errc() || end != part.data() + part.size() || v < 0) return {};
+    auto [next, ec] = std::from_chars(p, end, v);
+    if (ec != std::errc() || v < 0 || (next != end && *next != ',')) return {};
     out.push_back(v);
+    p = next + (next != end);
   }
   return out;
+}
+
+// A non-negative integer written as compact JSON ("4"); -1 otherwise.
+int64_t count_of(std::string_view compact) {
+  int64_t v = -1;
+  auto [next, ec] = std::from_chars(compact.data(), compact.data() + compact.size(), v);
+  return ec == std::errc() && next == compact.data() + compact.size() && v >= 0 ? v : -1;
 }
 
 // "[ONNX Layer: Conv_0]\x1e[ONNX Layer: Relu_1]" → {"Conv_0", "Relu_1"}
@@ -207,12 +212,10 @@ EngineLayer read_layer(od::object obj, int index, const std::string& file) {
         // The few numbers the analytics need, read from the compact text just written.
         std::string_view written = std::string_view(attrs).substr(at);
         if (k == "Kernel") l.kernel = counts_of(written);
-        else if (k == "Groups") {
-          auto g = counts_of(written);
-          l.groups = g.size() == 1 && written.front() != '[' ? g[0] : 0;
-        } else if (k == "NbOperations" || k == "NbInstructions") {
-          auto n = counts_of(written);
-          if (n.size() == 1 && written.front() != '[' && n[0] <= INT_MAX) l.n_operations = static_cast<int>(n[0]);
+        else if (k == "Groups") l.groups = std::max<int64_t>(count_of(written), 0);
+        else if (k == "NbOperations" || k == "NbInstructions") {
+          int64_t n = count_of(written);
+          if (n >= 0 && n <= INT_MAX) l.n_operations = static_cast<int>(n);
         }
       }
     }
@@ -340,6 +343,9 @@ PlanFiles find_plan_files(const std::string& spec) {
   f.timing = existing(prefix + ".timing.json");
   f.profile_metadata = existing(prefix + ".profile.metadata.json");
   f.build_metadata = existing(prefix + ".build.metadata.json");
+  // The logs TREx's process_engine.py keeps beside the engine: build first, then profiling.
+  for (const char* log : {".build.log", ".profile.log"})
+    if (auto path = existing(prefix + log); !path.empty()) f.logs.push_back(path);
   return f;
 }
 

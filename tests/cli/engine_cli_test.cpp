@@ -499,3 +499,28 @@ TEST(EngineCli, ReportDrawsABigGraphOneRegionAtATime) {
   auto zero = run_trtlens({"engine", "report", dir + "/chain.onnx.engine", "-o", dir + "/z.html", "--region-layers", "0"});
   EXPECT_EQ(zero.exit_code, 2);
 }
+
+// TREx's process_engine.py keeps <engine>.build.log and <engine>.profile.log
+// beside the JSON files: found by prefix, so compare reads them too.
+TEST(EngineCli, LogsBesideThePlanAreFoundByPrefix) {
+  std::string dir = trtlens::test::temp_dir("EngineCli.LogsByPrefix");
+  for (const char* ext : {".graph.json", ".profile.json", ".build.metadata.json"})
+    fs::copy_file(fixture(std::string("v86-compute/net.onnx.engine") + ext), dir + "/net.onnx.engine" + ext);
+  fs::copy_file(fixture("logs/trtexec-8.6.log"), dir + "/net.onnx.engine.build.log");
+  fs::copy_file(fixture("logs/trtexec-10.3.log"), dir + "/net.onnx.engine.profile.log");
+  auto r = run_trtlens({"engine", "compare", dir + "/net.onnx.engine", fixture("v86-compute/net.onnx.engine"),
+                        "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = json::parse(r.out);
+  EXPECT_EQ(j["plans"][0]["end_to_end"]["throughput_qps"], 49373.1);  // the profiling log's
+  EXPECT_EQ(j["plans"][1]["end_to_end"]["throughput_qps"], 20000.0);  // profile.metadata.json's
+  auto s = run_trtlens({"engine", "summary", dir + "/net.onnx.engine", "--format", "json"});
+  auto sj = json::parse(s.out);
+  EXPECT_EQ(sj["trtexec_logs"].size(), 2u);
+  EXPECT_EQ(sj["device"]["Selected Device"], "NVIDIA GeForce RTX 4090");  // the later log's device
+  EXPECT_EQ(sj["sources"]["builder"], "trtexec log " + dir + "/net.onnx.engine.build.log");
+  // --log replaces the logs found beside the plan.
+  auto o = run_trtlens({"engine", "summary", dir + "/net.onnx.engine", "--log", fixture("logs/trtexec-8.6.log"),
+                        "--format", "json"});
+  EXPECT_EQ(json::parse(o.out)["trtexec_logs"].size(), 1u);
+}

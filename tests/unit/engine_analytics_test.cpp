@@ -19,10 +19,6 @@ using nlohmann::json;
 
 namespace {
 std::string fixture(const std::string& rel) { return std::string(TRTLENS_SOURCE_DIR) + "/tests/fixtures/engine/" + rel; }
-std::string slurp(const std::string& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
 const LayerStats* stats(const LayerAnalysis& a, const std::string& name) {
   for (const auto& s : a.layers)
     if (s.layer->name == name) return &s;
