@@ -146,7 +146,7 @@ struct TrtexecLog {
   std::string tensorrt_version;  // "8.6.1": the "TensorRT version:" line, else decoded from "[TensorRT v8601]"
   std::string command;           // the command line of the "&&&& RUNNING TensorRT.trtexec" banner
   std::string result;            // "PASSED" or "FAILED" ("&&&& PASSED ..."); "" when the log stops before
-  KeyValues model_options, build_options, system_options, inference_options, device;  // as printed
+  KeyValues model_options, build_options, inference_options, device;  // as printed
   KeyValues performance;         // the summary's lines as printed (text for people)
   std::optional<TrtexecPerformance> perf;  // the same, as numbers; absent without a summary
   std::optional<double> build_time_s;      // "Engine built in 35.2 sec."

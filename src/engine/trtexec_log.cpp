@@ -193,7 +193,6 @@ TrtexecLog parse_trtexec_log(std::string_view text, const std::string& file_name
         in_performance = name == "Performance summary";
         section = name == "Model Options"        ? &log.model_options
                   : name == "Build Options"      ? &log.build_options
-                  : name == "System Options"     ? &log.system_options
                   : name == "Inference Options"  ? &log.inference_options
                   : name == "Device Information" ? &log.device
                   : in_performance               ? &log.performance

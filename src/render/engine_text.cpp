@@ -95,6 +95,12 @@ json group_json(const std::vector<GroupStat>& g, const char* key) {
   return a;
 }
 
+json kv_json(const KeyValues& kv) {
+  json o = json::object();
+  for (const auto& [k, v] : kv) o[k] = v;
+  return o;
+}
+
 json opt(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
 json opt(const std::optional<int64_t>& v) { return v ? json(*v) : json(nullptr); }
 
@@ -254,6 +260,7 @@ json summary_json(const EnginePlan& plan, const EngineSummary& s, const std::vec
                     {"command", l.command},
                     {"result", l.result},
                     {"build_time_s", l.build_time_s ? json(*l.build_time_s) : json(nullptr)},
+                    {"inference_options", kv_json(l.inference_options)},
                     {"notes", l.notes}});
   j["trtexec_logs"] = logs;
   if (plan.timing) {
