@@ -420,7 +420,9 @@ std::vector<std::string> plan_labels(const std::vector<const EnginePlan*>& plans
 struct EndToEnd {
   double layers_ms = 0;                        // sum of layer averages (profile.json)
   std::optional<double> median_ms, mean_ms;    // timing.json, per iteration
-  std::optional<double> trtexec_mean_ms;       // performance summary "Latency" mean, ms
+  // Performance summary "Latency" mean and median, ms: the end-to-end figures
+  // of a plan without timing.json.
+  std::optional<double> trtexec_mean_ms, trtexec_median_ms;
   std::optional<double> throughput_qps;        // performance summary "Throughput", inferences per second
 };
 EndToEnd end_to_end(const EnginePlan& plan);

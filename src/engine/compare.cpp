@@ -107,7 +107,10 @@ EndToEnd end_to_end(const EnginePlan& plan) {
   }
   if (plan.perf) {
     e.throughput_qps = plan.perf->throughput_qps;
-    if (plan.perf->latency) e.trtexec_mean_ms = plan.perf->latency->mean;
+    if (plan.perf->latency) {
+      e.trtexec_mean_ms = plan.perf->latency->mean;
+      e.trtexec_median_ms = plan.perf->latency->median;
+    }
   }
   return e;
 }

@@ -680,6 +680,7 @@ std::string render_engine_compare(const PlanComparison& c, OutputFormat f, size_
                          {"timing_median_ms", opt_json(e.median_ms)},
                          {"timing_mean_ms", opt_json(e.mean_ms)},
                          {"trtexec_mean_ms", opt_json(e.trtexec_mean_ms)},
+                         {"trtexec_median_ms", opt_json(e.trtexec_median_ms)},
                          {"throughput_qps", opt_json(e.throughput_qps)}}},
                        {"partial", c.plans[p]->partial()},
                        {"notes", c.plans[p]->notes}});
@@ -761,6 +762,7 @@ std::string render_engine_compare(const PlanComparison& c, OutputFormat f, size_
   });
   row("end-to-end median, ms (timing.json)", [&](size_t p) { return opt_ms(c.end_to_end[p].median_ms); });
   row("end-to-end mean, ms (trtexec summary)", [&](size_t p) { return opt_ms(c.end_to_end[p].trtexec_mean_ms); });
+  row("end-to-end median, ms (trtexec summary)", [&](size_t p) { return opt_ms(c.end_to_end[p].trtexec_median_ms); });
   row("throughput, qps (trtexec summary)", [&](size_t p) {
     const auto& q = c.end_to_end[p].throughput_qps;
     return q ? fmt::format("{:.1f}", *q) : std::string("-");

@@ -432,7 +432,10 @@ TEST(EngineCli, BadLogExitsTwoWithOneLine) {
   trtlens::test::write_text(garbage, bytes);
   std::string fifo = dir + "/pipe.log";
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
-  for (const std::string& log : {dir + "/missing.log", dir, garbage, fifo}) {
+  std::string huge = dir + "/huge.log";  // sparse: 2 GiB past the 1 GiB cap, no disk used
+  { std::ofstream(huge).close(); }
+  fs::resize_file(huge, uint64_t{2} << 30);
+  for (const std::string& log : {dir + "/missing.log", dir, garbage, fifo, huge}) {
     auto r = run_trtlens({"engine", "summary", fixture("v8/tiny.onnx.engine"), "--log", log});
     EXPECT_EQ(r.exit_code, 2) << log;
     EXPECT_EQ(r.out, "") << log;

@@ -348,6 +348,7 @@ TEST(TrtexecLog, LogsReplaceMetadataAndFeedEndToEnd) {
   auto e = end_to_end(plan);
   EXPECT_DOUBLE_EQ(*e.throughput_qps, 49373.1);  // the later log's summary
   EXPECT_DOUBLE_EQ(*e.trtexec_mean_ms, 0.0288519);
+  EXPECT_DOUBLE_EQ(*e.trtexec_median_ms, 0.0285645);
   // The build log describes the builder; the run log (no Build Options) leaves it.
   EXPECT_EQ(plan.builder_source, "trtexec log " + fixture("logs/trtexec-8.6.log"));
   bool precision = false;
