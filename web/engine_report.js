@@ -130,8 +130,9 @@
     var n = Math.max(Math.floor((width - 10) / 6.2), 4);
     return text.length > n ? text.slice(0, n - 1) + "\u2026" : text;
   }
+  var arrows = 0;  // one arrowhead marker per drawing: ids must stay unique in the page
   function drawRegion(plan, region, onRegion, highlight) {
-    var gr = plan.graph, pad = 8, tensors = gr.tensors;
+    var gr = plan.graph, pad = 8, tensors = gr.tensors, arrow = "arrow-" + (arrows++);
     var s = svg("svg", { width: region.w + 2 * pad, height: region.h + 2 * pad, role: "img" });
     var root = svg("g", { transform: "translate(" + pad + "," + pad + ")" });
     s.appendChild(root);
@@ -145,7 +146,7 @@
         d += " C" + p[o] + "," + p[o + 1] + " " + p[o + 2] + "," + p[o + 3] + " " + p[o + 4] + "," + p[o + 5];
       }
       d += " L" + p[p.length - 2] + "," + p[p.length - 1];
-      var path = svg("path", { d: d, fill: "none", stroke: precColor(t[3]), "stroke-width": 2, "marker-end": "url(#arrow)" });
+      var path = svg("path", { d: d, fill: "none", stroke: precColor(t[3]), "stroke-width": 2, "marker-end": "url(#" + arrow + ")" });
       path.appendChild(svg("title", {}, t[0] + "\n" + t[1] + "  " + t[2]));
       root.appendChild(path);
     });
@@ -181,7 +182,7 @@
       g.appendChild(svg("title", {}, tip));
       root.appendChild(g);
     });
-    var defs = svg("defs", {}), marker = svg("marker", { id: "arrow", viewBox: "0 0 10 10", refX: 9, refY: 5,
+    var defs = svg("defs", {}), marker = svg("marker", { id: arrow, viewBox: "0 0 10 10", refX: 9, refY: 5,
       markerWidth: 5, markerHeight: 5, orient: "auto-start-reverse" });
     marker.appendChild(svg("path", { d: "M0,0 L10,5 L0,10 z", fill: "#555" }));
     defs.appendChild(marker);
