@@ -151,7 +151,7 @@
       root.appendChild(path);
     });
     region.items.forEach(function (it) {
-      var x = it[2] - it[4] / 2, y = it[3] - it[5] / 2, g = svg("g", {}), tip, lines, fill, fg = "#000";
+      var x = it[2] - it[4] / 2, y = it[3] - it[5] / 2, g = svg("g", { "data-kind": it[0], "data-ref": it[1] }), tip, lines, fill, fg = "#000";
       if (it[0] === ITEM_LAYER) {
         var l = plan.layers[it[1]];
         fill = typeColor(l[1]);
@@ -173,7 +173,11 @@
         g.addEventListener("click", function () { onRegion(it[1]); });
       }
       var box = svg("rect", { x: x, y: y, width: it[4], height: it[5], rx: it[0] === ITEM_LAYER ? 4 : 12, fill: fill, stroke: "#555" });
-      if (highlight === it[1] && it[0] === ITEM_LAYER) { box.setAttribute("stroke", "#FF00FF"); box.setAttribute("stroke-width", 5); }
+      if (highlight === it[1] && it[0] === ITEM_LAYER) {
+        box.setAttribute("stroke", "#FF00FF");
+        box.setAttribute("stroke-width", 5);
+        g.setAttribute("data-highlight", "true");
+      }
       g.appendChild(box);
       lines.forEach(function (txt, k) {
         g.appendChild(svg("text", { x: it[2], y: it[3] + (k - (lines.length - 1) / 2) * 13 + 4, "text-anchor": "middle",
@@ -198,9 +202,10 @@
     var regions = gr.regions.length, current = -1;
     var g = el("div", { "class": "graph" });
     var bar = el("div", { "class": "regions" });
-    var sel = el("select"), prev = el("button", null, "\u25c0 previous"), next = el("button", null, "next \u25b6");
-    var find = el("input", { "class": "filter", placeholder: "find a layer by name" });
-    var info = el("span");
+    var sel = el("select", { name: "region" }), prev = el("button", { "data-act": "prev" }, "\u25c0 previous");
+    var next = el("button", { "data-act": "next" }, "next \u25b6");
+    var find = el("input", { "class": "filter", name: "find", placeholder: "find a layer by name" });
+    var info = el("span", { "class": "find-result" });
     function show(r, highlight) {
       if (r < 0 || r >= regions || (r === current && highlight === undefined)) return;
       current = r;
@@ -240,6 +245,7 @@
 
   function renderPlan(plan, idx) {
     var sec = el("section", { "class": "plan", id: "plan-" + idx });
+    sec.setAttribute("data-plan", plan.name);
     sec.appendChild(el("h2", null, plan.name));
     var cards = el("div", { "class": "cards" });
     function card(v, label) { var c = el("div", { "class": "card" }); c.appendChild(el("b", null, v)); c.appendChild(el("span", null, label)); cards.appendChild(c); }
@@ -300,7 +306,7 @@
     sec.appendChild(el("p", { "class": "sub" }, "Peak compute: " + peaks + " (" + cp.compute_basis + "). Peak memory bandwidth: " +
       (cp.memory_gbps === null ? "unknown" : num(cp.memory_gbps, 1) + " GB/s") + " (" + cp.memory_basis + ")."));
     if (cp.rows.length) {
-      var cs = el("div", { "class": "scroll" });
+      var cs = el("div", { "class": "scroll compute" });
       cs.appendChild(table(["layer", "type", "precision", "M", "N", "K", "MACs", "MACs/byte", "ms", "GFLOP/s", "% compute peak", "GB/s", "% memory peak"],
         cp.rows.slice(0, 200).map(function (r) {
           return [r[0], r[1], r[2], r[3] === null ? "-" : String(r[3]), r[4] === null ? "-" : String(r[4]), r[5] === null ? "-" : String(r[5]),
@@ -409,4 +415,5 @@
     root.appendChild(cmp);
   }
   data.plans.forEach(function (p, i) { root.appendChild(renderPlan(p, i)); });
+  document.body.setAttribute("data-ready", "true");  // for the browser tests
 })();
