@@ -109,7 +109,9 @@ def main():
     with open(a.out + ".profile.metadata.json", "w") as f:
         json.dump({"performance_summary": {"Throughput": 1000.0 / total, "Latency": [total] * 5},
                    "inference_options": {"Batch": "Explicit"},
-                   "device_information": {"Selected Device": "synthetic", "Compute Capability": 8.0}}, f)
+                   "device_information": {"Selected Device": "synthetic", "Compute Capability": 8.0, "SMs": 108.0,
+                                          "Compute Clock Rate": 1.41, "Memory Bus Width": 5120.0,
+                                          "Memory Clock Rate": 1.512}}, f)
     with open(a.out + ".build.metadata.json", "w") as f:
         json.dump({"model_options": {"Format": "ONNX", "Model": "synthetic.onnx"},
                    "build_options": {"Precision": "FP32+FP16+INT8"}}, f)

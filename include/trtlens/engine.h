@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -28,10 +29,17 @@ struct PlanFiles {
   std::string timing;            // <prefix>.timing.json, "" when absent
   std::string profile_metadata;  // <prefix>.profile.metadata.json, "" when absent
   std::string build_metadata;    // <prefix>.build.metadata.json, "" when absent
+  // trtexec logs: <prefix>.build.log and <prefix>.profile.log when present (the
+  // names TREx's process_engine.py gives them), or those given with --log.
+  // Their device, builder and performance sections replace the metadata
+  // files' (see apply_trtexec_log).
+  std::vector<std::string> logs;
 };
 
 // Resolves `spec` to the files of one plan. `spec` is a path prefix
-// ("resnet.onnx.engine" → resnet.onnx.engine.graph.json, ...), a graph.json
+// ("resnet.onnx.engine" → resnet.onnx.engine.graph.json, .profile.json,
+// .timing.json, .profile.metadata.json, .build.metadata.json, .build.log,
+// .profile.log), a graph.json
 // path (its siblings are looked up by the same prefix), a folder holding
 // exactly one *.graph.json, or any other .json file (taken as the graph, with
 // no siblings). Absent siblings are left "". Throws InputError(spec, ...) when
@@ -67,7 +75,16 @@ struct EngineLayer {
   std::vector<std::string> onnx_nodes;  // ONNX nodes named in Metadata ("[ONNX Layer: Conv_0]" → "Conv_0")
   std::vector<EngineTensor> inputs, outputs;
   std::string precision;  // precision of the first input; "" when the layer has no input
-  int64_t weights_bytes = 0;  // Weights + Bias (Count × element size); INT64_MAX when that overflows
+  // "Weights" and "Bias" as Count × element size of their Type, kept apart:
+  // TREx counts Weights only (its weights_size). INT64_MAX when that overflows.
+  int64_t weights_bytes = 0, bias_bytes = 0;
+  // Convolution and Deconvolution parameters: "Kernel" (R, S, ...) and
+  // "Groups"; empty and 0 when absent or not non-negative integers.
+  std::vector<int64_t> kernel;
+  int64_t groups = 0;
+  // PointWise layers: "NbOperations" (PointWiseV2) or "NbInstructions"
+  // (PointWise), the operations TensorRT fused into the kernel; -1 when absent.
+  int n_operations = -1;
   // The layer's other fields (Kernel, Groups, Weights, ...) as one compact JSON
   // object, in file order: "{\"Kernel\":[3,3],\"Groups\":1}"; "{}" when none.
   std::string attributes_json = "{}";
@@ -81,11 +98,15 @@ struct EngineLayer {
 };
 
 // An engine input or output ("Bindings" up to 10.x, "I/O Tensors" from 11.x).
+// Up to 10.x the graph names the bindings only: their mode, shape and format
+// are taken from the layer tensors of the same name (after NoOp folding), as
+// TREx's get_bindings does; 11.x states shape and DataType itself.
 struct EngineIO {
   std::string name;
-  std::string mode;        // "Input", "Output", "" when the layout does not say (Bindings)
+  std::string mode;        // "Input", "Output"; from the layers for Bindings ("" when no layer touches it)
   std::string data_type;   // 11.x DataType ("Float", ...), "" when absent
   std::vector<int64_t> dims;
+  std::string format;      // short format of the layer tensor ("FP32 LINEAR"), "" when none
 };
 
 // Per-iteration timing from timing.json (latencyMs of each record).
@@ -93,6 +114,66 @@ struct IterationTiming {
   size_t iterations = 0;
   double mean_ms = 0, median_ms = 0, p90_ms = 0, p99_ms = 0, min_ms = 0, max_ms = 0;
 };
+
+struct EnginePlan;
+
+// ---- trtexec logs ----
+
+// One metric of trtexec's performance summary, in ms ("Latency: min = 0.85 ms,
+// max = 0.87 ms, mean = 0.86 ms, median = 0.86 ms, percentile(99%) = 0.87 ms").
+struct TrtexecStat {
+  std::optional<double> min, max, mean, median;
+  std::vector<std::pair<double, double>> percentiles;  // (percent, ms) in the order printed
+};
+
+// trtexec's "=== Performance summary ===". From a log every figure is named;
+// from profile.metadata.json (TREx's parse of the log) a metric is a list whose
+// first four values are min, max, mean and median, and the percentiles that
+// follow are unnamed there, so they are left out.
+struct TrtexecPerformance {
+  std::optional<double> throughput_qps;  // inferences per second ("Throughput: 1155.36 qps")
+  std::optional<TrtexecStat> latency, enqueue, h2d, gpu_compute, d2h;  // ms
+  std::optional<double> host_walltime_s, gpu_compute_total_s;         // "Total Host Walltime", "Total GPU Compute Time", s
+  std::vector<std::string> warnings;  // the [W] lines printed with the summary ("GPU compute time is unstable, ...")
+};
+
+// What a trtexec log (its console output, 8.x to 10.x) says. Sections are the
+// "=== Name ===" blocks of "[timestamp] [I] Key: value" lines; a value is all
+// of the line after the first ": " (TREx keeps only up to the next ':', so
+// its "Memory Pools" reads "workspace").
+struct TrtexecLog {
+  std::string file;
+  std::string tensorrt_version;  // "8.6.1": the "TensorRT version:" line, else decoded from "[TensorRT v8601]"
+  std::string command;           // the command line of the "&&&& RUNNING TensorRT.trtexec" banner
+  std::string result;            // "PASSED" or "FAILED" ("&&&& PASSED ..."); "" when the log stops before
+  KeyValues model_options, build_options, inference_options, device;  // as printed
+  KeyValues performance;         // the summary's lines as printed (text for people)
+  std::optional<TrtexecPerformance> perf;  // the same, as numbers; absent without a summary
+  std::optional<double> build_time_s;      // "Engine built in 35.2 sec."
+  // Lines whose figures were refused (not a number, out of range, unknown
+  // unit), one sentence each naming the line number.
+  std::vector<std::string> notes;
+};
+
+// Parses the text of a trtexec log. Lines may end in \n or \r\n and be of
+// any length (values past 4 KiB are cut); invalid UTF-8 is replaced by U+FFFD.
+// A figure must be a finite number in a sane range (latencies and times
+// 0-1e9, throughput 0-1e12) in a known unit (ms, s, us for times; qps), else
+// it is left out with a note. Throws InputError(file_name, ...) when the text
+// has neither the trtexec banner nor any "=== ... ===" section (not a trtexec
+// log, binary data).
+TrtexecLog parse_trtexec_log(std::string_view text, const std::string& file_name);
+// Reads and parses a log file: a regular file of at most 1 GiB (kMaxInputBytes),
+// memory-mapped. Throws InputError(path, ...) as read_file and parse_trtexec_log do.
+TrtexecLog read_trtexec_log(const std::string& path);
+
+// Puts a log's sections in `plan`: device ("Device Information"), builder
+// ("Model Options" + "Build Options", from a log with Build Options: one that
+// built the engine) and performance ("Performance summary") replace those read
+// from the metadata files when the log has them, and the
+// *_source fields name the log. Logs are applied in order, so a build log and
+// a profiling log complete each other. Called by load_plan for files.logs.
+void apply_trtexec_log(EnginePlan& plan, const TrtexecLog& log);
 
 struct EnginePlan {
   std::string name;       // file name of the graph without ".graph.json"
@@ -117,6 +198,11 @@ struct EnginePlan {
   // compact JSON for machine output ("{}" when absent).
   KeyValues device, builder, performance;
   std::string device_json = "{}", builder_json = "{}", performance_json = "{}";
+  // Where each of the three came from: "profile.metadata.json",
+  // "build.metadata.json", "trtexec log <file>"; "" when absent.
+  std::string device_source, builder_source, performance_source;
+  std::optional<TrtexecPerformance> perf;  // `performance` as numbers (from the metadata or a log)
+  std::vector<TrtexecLog> logs;            // the logs applied, in order
   std::optional<IterationTiming> timing;
   // Why results are incomplete, one sentence each (missing files, names-only
   // graph, unmatched profile records). Empty when everything is present.
@@ -136,7 +222,8 @@ struct LoadOptions {
 // object with a "Layers" list of layer objects or names), no layer in the
 // requested optimization profile, a profile.json that is not a list of records
 // or none of whose records names a layer, a timing.json that is not a list,
-// invalid metadata JSON. A missing profile, layers without a profile record,
+// invalid metadata JSON, a trtexec log that read_trtexec_log refuses. Logs
+// (files.logs) are applied after the metadata files (apply_trtexec_log). A missing profile, layers without a profile record,
 // a names-only graph, a profile whose names disagree by position, or times
 // that are not finite numbers (NaN, Infinity, 1e400; counted as 0 ms) do not
 // throw: they add notes (EnginePlan::notes) and the result is partial.
@@ -162,6 +249,83 @@ std::vector<ProfileRecord> parse_profile(const std::string& text, const std::str
 // Canonical precision of a datatype word of the inspector ("Half" → "FP16", "Int8" → "INT8"); "" unknown.
 std::string precision_of_datatype(const std::string& word);
 
+// ---- analytics: compute, memory, device peaks ----
+
+// What the device can do at best, from its device information (the
+// profile.metadata.json "device_information" section or a log's "Device
+// Information"). Each figure says what it is computed from; a figure whose
+// inputs are missing or out of range is absent, with the reason in its basis.
+struct DevicePeaks {
+  std::string device;  // "Selected Device", "" when absent
+  std::string source;  // EnginePlan::device_source
+  // Memory: "Memory Bus Width" (bits) / 8 × "Memory Clock Rate" (GHz;
+  // "Application Memory Clock Rate" in 8.6+ logs) × 2 transfers per clock
+  // (double data rate, as CUDA reports the clock of HBM and GDDR alike). GB/s.
+  std::optional<double> memory_gbps;
+  std::string memory_basis;
+  // Compute: "SMs" × "Compute Clock Rate" (GHz; "Application Compute Clock
+  // Rate" in 8.6+ logs) × dense multiply-accumulates per clock per SM for the
+  // "Compute Capability" and precision × 2 FLOP per MAC, in GFLOP/s. The
+  // per-SM rates are the architecture's best dense rate for an input precision
+  // (Tensor Cores with FP16 accumulation; TF32 Tensor Cores for FP32 from 8.0),
+  // from NVIDIA's architecture whitepapers (Volta, Turing, A100, GA102, Ada,
+  // H100); see src/engine/analytics.cpp. Compute capabilities or precisions
+  // not in that table have no peak. GeForce boards run FP16 with FP32
+  // accumulation and TF32 at half these rates, so their efficiencies can read
+  // up to 2x low (the basis says so).
+  std::vector<std::pair<std::string, double>> compute_gflops;  // (precision, GFLOP/s), FP32 first
+  std::string compute_basis;
+  std::optional<double> compute_for(const std::string& precision) const;  // GFLOP/s; absent when unknown
+};
+DevicePeaks device_peaks(const EnginePlan& plan);
+
+// A Convolution, Deconvolution, FullyConnected or MatrixMultiply layer as
+// arithmetic. Convolutions follow TREx (annotate_convolutions): input 0 is
+// [N, C, spatial...], output 0 [N, K, spatial...], kernel R×S...:
+//   MACs = N·K·P·Q·C·R·S / Groups;  implicit GEMM M = N·P·Q, N = K, K = C·R·S
+//   (TREx does not divide K by the groups);  bytes = input 0 + output 0 +
+//   K·C·R·S/Groups weights at input 0's element size.
+// Deconvolutions: MACs = N·C·H·W·K·R·S / Groups (each input element meets
+// K/Groups·R·S weights), bytes as above, no GEMM shape. FullyConnected:
+// M = N, N = output elements / N, K = input elements / N. MatrixMultiply:
+// output [..., M, N], K from input 0's last two dimensions ("MatrixOpA"
+// naming TRANSPOSE swaps them, VECTOR makes it the last), M counting every
+// batch; bytes = every input + output 0.
+struct LayerCompute {
+  int64_t macs = 0;
+  std::optional<int64_t> gemm_m, gemm_n, gemm_k;
+  int64_t bytes = 0;                // what the arithmetic intensity divides by (above)
+  double arithmetic_intensity = 0;  // MACs per byte, as TREx (FLOP per byte is twice this)
+  std::optional<double> gflops;     // achieved: 2·MACs / avg_ms; absent when untimed or 0 ms
+  std::optional<double> compute_efficiency;  // gflops over the peak for the layer's precision, percent
+};
+
+// One layer's memory and, for the layer types above, its arithmetic.
+struct LayerStats {
+  const EngineLayer* layer = nullptr;
+  int64_t input_bytes = 0, output_bytes = 0;  // every input, every output (size_bytes; saturating)
+  // TREx's total_footprint_bytes: inputs + outputs + weights_bytes (not the bias).
+  int64_t footprint_bytes = 0;
+  std::optional<double> gbps;               // achieved: footprint_bytes / avg_ms; absent when untimed or 0 ms
+  std::optional<double> memory_efficiency;  // gbps over DevicePeaks::memory_gbps, percent
+  std::optional<LayerCompute> compute;      // absent for other types, or when a shape is dynamic or missing
+};
+
+struct LayerAnalysis {
+  DevicePeaks peaks;
+  std::vector<LayerStats> layers;  // one per plan.layers, same order
+  // Totals over the layers with `compute`:
+  int compute_layers = 0;
+  int64_t macs = 0;          // saturating
+  double compute_ms = 0;     // their summed avg_ms
+  std::optional<double> gflops;  // 2·macs / compute_ms
+  // Layers of the four types whose arithmetic could not be worked out, with why ("dynamic shape").
+  std::vector<std::pair<const EngineLayer*, std::string>> skipped;
+};
+
+// Pointers refer into `plan`, which must outlive the result.
+LayerAnalysis analyze_layers(const EnginePlan& plan);
+
 // ---- summary ----
 
 struct GroupStat {
@@ -177,6 +341,16 @@ struct ReformatInfo {
   std::string reason;    // why it exists, from Origin and the name
 };
 
+// PointWise layers that fused the same number of operations (TREx's
+// report_card_pointwise_lint).
+struct PointwiseStat {
+  int n_operations = -1;  // -1: the layer does not say
+  int count = 0;
+  double latency_ms = 0;
+  double percent = 0;     // of total latency
+  double ms_per_operation = 0;  // latency_ms / (count × n_operations); 0 when n_operations <= 0
+};
+
 struct EngineSummary {
   int layers = 0;
   double total_latency_ms = 0;
@@ -187,7 +361,8 @@ struct EngineSummary {
   int reformat_count = 0;
   double reformat_ms = 0, reformat_percent = 0;
   std::vector<const EngineLayer*> fused;
-  int64_t weights_bytes = 0;
+  int64_t weights_bytes = 0;  // every layer's Weights (TREx's total_weights_size)
+  int64_t bias_bytes = 0;     // every layer's Bias, which TREx leaves out
   // Every layer's inputs plus outputs, summed: the bytes layers read and
   // write (a tensor counts once per reader and once for its writer).
   int64_t layer_io_bytes = 0;
@@ -195,6 +370,13 @@ struct EngineSummary {
   // activations occupy if none shared memory; TensorRT reuses memory, so
   // the device footprint is at most this.
   int64_t tensor_bytes = 0;
+  // Roll-ups of TREx's report card: latency and count by TacticName ("TensorRT"
+  // for layers without one, as TREx), reformats by Origin ("none" when
+  // absent), PointWise layers by their number of operations (fewest first).
+  std::vector<GroupStat> by_tactic;
+  std::vector<GroupStat> reformats_by_origin;
+  std::vector<PointwiseStat> pointwise;
+  LayerAnalysis analysis;  // per-layer memory and arithmetic, device peaks
 };
 
 // Pointers refer into `plan`, which must outlive the summary.
@@ -233,12 +415,14 @@ std::vector<std::string> plan_labels(const std::vector<const EnginePlan*>& plans
 
 // End-to-end figures of one plan, beside the sum of its layers. Each is absent
 // when its source file is: timing.json (--exportTimes) gives the per-iteration
-// latency; trtexec's performance summary (profile.metadata.json) gives its
-// mean latency and throughput.
+// latency; trtexec's performance summary (EnginePlan::perf: profile.metadata.json
+// or a trtexec log) gives its mean latency and throughput.
 struct EndToEnd {
   double layers_ms = 0;                        // sum of layer averages (profile.json)
   std::optional<double> median_ms, mean_ms;    // timing.json, per iteration
-  std::optional<double> trtexec_mean_ms;       // performance summary "Latency" [min, max, mean, median, p99], ms
+  // Performance summary "Latency" mean and median, ms: the end-to-end figures
+  // of a plan without timing.json.
+  std::optional<double> trtexec_mean_ms, trtexec_median_ms;
   std::optional<double> throughput_qps;        // performance summary "Throughput", inferences per second
 };
 EndToEnd end_to_end(const EnginePlan& plan);

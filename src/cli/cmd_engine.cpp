@@ -28,6 +28,7 @@ namespace {
 struct PlanArgs {
   std::vector<std::string> plans;
   std::string graph, profile, timing, profile_metadata, build_metadata;
+  std::vector<std::string> logs;
   int opt_profile = 0;
 };
 
@@ -42,6 +43,10 @@ void add_plan_options(CLI::App* sub, PlanArgs& a, bool many) {
   sub->add_option("--profile-metadata", a.profile_metadata, "profile.metadata.json path");
   sub->add_option("--build-metadata", a.build_metadata, "build.metadata.json path");
   sub->add_option("--opt-profile", a.opt_profile, "optimization profile whose layers to show (default 0)");
+  sub->add_option("--log", a.logs,
+                  "a trtexec log (its console output) for builder settings, device and performance summary; "
+                  "replaces the metadata files' sections it has; repeatable (build log, then profiling log); "
+                  "default: <plan>.build.log and <plan>.profile.log when present");
 }
 
 std::vector<EnginePlan>& load_plans(const PlanArgs& a, size_t min_count) {
@@ -50,15 +55,18 @@ std::vector<EnginePlan>& load_plans(const PlanArgs& a, size_t min_count) {
   if (!a.graph.empty()) {
     if (files.size() > 1) throw UsageError("--graph-json names one plan; give one plan or none");
     if (files.empty()) files.emplace_back();
-    files[0] = PlanFiles{a.graph, "", "", "", ""};
+    files[0] = PlanFiles{};
+    files[0].graph = a.graph;
   }
-  bool explicit_any = !a.profile.empty() || !a.timing.empty() || !a.profile_metadata.empty() || !a.build_metadata.empty();
+  bool explicit_any = !a.profile.empty() || !a.timing.empty() || !a.profile_metadata.empty() ||
+                      !a.build_metadata.empty() || !a.logs.empty();
   if (explicit_any) {
     if (files.size() != 1) throw UsageError("explicit file options apply to one plan");
     if (!a.profile.empty()) files[0].profile = a.profile;
     if (!a.timing.empty()) files[0].timing = a.timing;
     if (!a.profile_metadata.empty()) files[0].profile_metadata = a.profile_metadata;
     if (!a.build_metadata.empty()) files[0].build_metadata = a.build_metadata;
+    if (!a.logs.empty()) files[0].logs = a.logs;  // given logs replace the ones found beside the plan
   }
   if (files.size() < min_count)
     throw UsageError(min_count == 1 ? "give a plan (path prefix, graph.json or folder) or --graph-json"
@@ -141,27 +149,38 @@ void add_engine_command(CLI::App& app, int& exit_code) {
     auto sort = std::make_shared<std::string>("index");
     auto filters = std::make_shared<std::vector<std::string>>();
     auto limit = std::make_shared<size_t>(0);
-    auto* s = eng->add_subcommand("layers", "The per-layer table: type, precision, tensors, tactic, latency");
+    auto view = std::make_shared<std::string>("default");
+    auto* s = eng->add_subcommand("layers", "The per-layer table: type, precision, tensors, tactic, latency; "
+                                            "--view compute (MACs, implicit GEMM M/N/K, efficiency against the "
+                                            "device peak) or memory (weights and activation bytes)");
     add_plan_options(s, *a, false);
     s->add_option("--format", *format, "text, json, csv or markdown")->capture_default_str();
-    s->add_option("--sort", *sort, "index, latency, name, type or precision")->capture_default_str();
+    s->add_option("--sort", *sort, "index, latency, name, type, precision, macs or footprint (largest first)")
+        ->capture_default_str();
+    s->add_option("--view", *view, "text/markdown columns: default, compute or memory (json and csv carry all)")
+        ->capture_default_str();
     s->add_option("--filter", *filters,
                   "keep layers where key=value (case-insensitive) or key~text; keys: type, subtype, precision, "
                   "name, origin, tactic, fused (yes/no); repeatable, all must hold");
     s->add_option("--limit", *limit, "show at most this many layers (0: all)");
     s->add_option("-o,--output", *output, "write to this file instead of stdout");
-    s->callback([a, format, output, sort, filters, limit, &exit_code] {
+    s->callback([a, format, output, sort, filters, limit, view, &exit_code] {
       auto f = parse_output_format(*format);
-      if (*sort != "index" && *sort != "latency" && *sort != "name" && *sort != "type" && *sort != "precision")
-        throw UsageError("unknown sort key " + *sort + "; known: index, latency, name, type, precision");
+      auto v = parse_layers_view(*view);
+      const std::vector<std::string> keys{"index", "latency", "name", "type", "precision", "macs", "footprint"};
+      if (std::find(keys.begin(), keys.end(), *sort) == keys.end())
+        throw UsageError("unknown sort key " + *sort + "; known: index, latency, name, type, precision, macs, footprint");
       auto& plans = load_plans(*a, 1);
       const auto& plan = plans[0];
+      const auto analysis = analyze_layers(plan);
       std::vector<size_t> rows;
       for (size_t i = 0; i < plan.layers.size(); ++i) {
         bool ok = true;
         for (const auto& flt : *filters) ok = ok && layer_matches(plan.layers[i], flt);
         if (ok) rows.push_back(i);
       }
+      if (v == LayersView::Compute)  // the compute columns exist for convolutions and GEMMs only
+        std::erase_if(rows, [&](size_t i) { return !analysis.layers[i].compute; });
       const auto& L = plan.layers;
       if (*sort == "latency")
         std::stable_sort(rows.begin(), rows.end(), [&](size_t x, size_t y) { return L[x].avg_ms > L[y].avg_ms; });
@@ -171,8 +190,15 @@ void add_engine_command(CLI::App& app, int& exit_code) {
         std::stable_sort(rows.begin(), rows.end(), [&](size_t x, size_t y) { return L[x].type < L[y].type; });
       else if (*sort == "precision")
         std::stable_sort(rows.begin(), rows.end(), [&](size_t x, size_t y) { return L[x].precision < L[y].precision; });
+      else if (*sort == "macs") {
+        auto macs = [&](size_t i) { return analysis.layers[i].compute ? analysis.layers[i].compute->macs : -1; };
+        std::stable_sort(rows.begin(), rows.end(), [&](size_t x, size_t y) { return macs(x) > macs(y); });
+      } else if (*sort == "footprint")
+        std::stable_sort(rows.begin(), rows.end(), [&](size_t x, size_t y) {
+          return analysis.layers[x].footprint_bytes > analysis.layers[y].footprint_bytes;
+        });
       if (*limit > 0 && rows.size() > *limit) rows.resize(*limit);
-      emit(render_engine_layers(plan, rows, f), *output);
+      emit(render_engine_layers(plan, analysis, rows, f, v), *output);
       exit_code = kExitOk;
     });
   }
@@ -297,6 +323,7 @@ void add_engine_command(CLI::App& app, int& exit_code) {
     auto a = std::make_shared<PlanArgs>();
     auto output = std::make_shared<std::string>();
     auto graph_max = std::make_shared<size_t>(1500);
+    auto region_layers = std::make_shared<size_t>(500);
     auto labels = std::make_shared<std::vector<std::string>>();
     auto model = std::make_shared<std::string>();
     auto release = std::make_shared<std::string>();
@@ -312,9 +339,12 @@ void add_engine_command(CLI::App& app, int& exit_code) {
     s->add_option("--label", *labels, "a name per plan, in order (repeatable); default: file name, with its folder "
                                       "when names repeat");
     s->add_option("-o,--output", *output, "HTML file to write")->required();
-    s->add_option("--graph-max-layers", *graph_max, "draw the graph only for plans of at most this many layers")
+    s->add_option("--graph-max-layers", *graph_max,
+                  "draw the graph in one piece up to this many layers; larger plans in regions, one shown at a time")
         ->capture_default_str();
-    s->callback([a, output, graph_max, labels, model, release, precision, &exit_code] {
+    s->add_option("--region-layers", *region_layers, "layers per graph region of a larger plan")->capture_default_str();
+    s->callback([a, output, graph_max, region_layers, labels, model, release, precision, &exit_code] {
+      if (*region_layers == 0) throw UsageError("--region-layers must be at least 1");
       if (model->empty() && (!release->empty() || !precision->empty()))
         throw UsageError("--trt and --precision compare with a model's prediction: give --model");
       std::optional<Precision> asked;
@@ -334,7 +364,7 @@ void add_engine_command(CLI::App& app, int& exit_code) {
           overlays.push_back(overlay_json({&m, p, &eo.overlay, &eo.check, &eo.predicted}));
         }
       }
-      write_file_atomic(*output, render_engine_report(ptrs, *graph_max, *labels, overlays));
+      write_file_atomic(*output, render_engine_report(ptrs, *graph_max, *labels, *region_layers, overlays));
       exit_code = kExitOk;
     });
   }

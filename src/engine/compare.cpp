@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <unordered_map>
 
 #include "engine/internal.h"
@@ -80,11 +79,6 @@ std::string formats(const EngineLayer& l) {
 
 std::string tactic_of(const EngineLayer& l) { return l.tactic.empty() ? l.tactic_value : l.tactic; }
 
-std::optional<double> number(const nlohmann::json& v) {
-  if (v.is_number()) return v.get<double>();
-  return std::nullopt;
-}
-
 }  // namespace
 
 std::vector<std::string> plan_labels(const std::vector<const EnginePlan*>& plans, const std::vector<std::string>& given) {
@@ -111,11 +105,12 @@ EndToEnd end_to_end(const EnginePlan& plan) {
     e.median_ms = plan.timing->median_ms;
     e.mean_ms = plan.timing->mean_ms;
   }
-  auto perf = nlohmann::json::parse(plan.performance_json, nullptr, false);
-  if (perf.is_object()) {
-    if (auto t = perf.find("Throughput"); t != perf.end()) e.throughput_qps = number(*t);
-    if (auto l = perf.find("Latency"); l != perf.end() && l->is_array() && l->size() >= 3)
-      e.trtexec_mean_ms = number((*l)[2]);
+  if (plan.perf) {
+    e.throughput_qps = plan.perf->throughput_qps;
+    if (plan.perf->latency) {
+      e.trtexec_mean_ms = plan.perf->latency->mean;
+      e.trtexec_median_ms = plan.perf->latency->median;
+    }
   }
   return e;
 }

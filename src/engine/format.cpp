@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
+#include <cmath>
 
 #include "engine/internal.h"
 
@@ -84,6 +86,18 @@ void parse_format(std::string_view f, std::string& precision, std::string& layou
   } else if (f.find("Row major") != std::string_view::npos) {
     layout = f.find("column stride % 64") != std::string_view::npos ? "DLA_LINEAR" : "LINEAR";
   }
+}
+
+bool number_and_unit(std::string_view s, double& v, std::string_view& unit) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || !std::isfinite(v)) return false;
+  std::string_view rest = s.substr(static_cast<size_t>(end - s.data()));
+  while (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
+  size_t e = 0;
+  while (e < rest.size() && std::isalpha(static_cast<unsigned char>(rest[e]))) ++e;
+  unit = rest.substr(0, e);
+  return true;
 }
 
 int element_size(std::string_view p) {

@@ -1,6 +1,7 @@
 // Helpers shared by the engine loader, summary, linters and renderers.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -12,6 +13,11 @@ namespace trtlens::engine_detail {
 // Precision ("FP16") and TensorRT layout ("HWC8") of an inspector format
 // description, or of the 11.x "Format" plus "Datatype" pair.
 void parse_format(std::string_view format, std::string& precision, std::string& layout);
+
+// The number `s` starts with (after blanks) and the word after it: "1.41 GHz"
+// → 1.41, "GHz"; "5120 bits (ECC enabled)" → 5120, "bits". False when `s`
+// does not start with a finite number.
+bool number_and_unit(std::string_view s, double& v, std::string_view& unit);
 
 // Bytes per element of a precision ("FP16" → 2); 0 when unknown.
 int element_size(std::string_view precision);
@@ -39,5 +45,11 @@ bool is_unfused_qdq(const EngineLayer& l);
 // instead of overflowing (arguments are >= 0).
 int64_t saturating_add(int64_t a, int64_t b);
 int64_t saturating_mul(int64_t a, int64_t b);
+
+// The "performance_summary" of profile.metadata.json (TREx's parse of a
+// trtexec log: metrics as [min, max, mean, median, percentiles...]) as
+// numbers; figures that are not finite non-negative numbers are left out.
+// Absent when the text is not a JSON object or is empty.
+std::optional<TrtexecPerformance> performance_from_metadata(const std::string& json_text);
 
 }  // namespace trtlens::engine_detail

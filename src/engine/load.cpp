@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 #include <climits>
 #include <cmath>
 #include <deque>
@@ -133,6 +134,31 @@ int64_t weights_bytes(od::object obj) {
   return engine_detail::saturating_mul(n, engine_detail::element_size(precision_of_datatype(type)));
 }
 
+// Non-negative integers of compact JSON: "[3,3]" → {3, 3}; empty when an
+// element is not one (negative, fractional, past int64, a string) or `compact`
+// is not a list. Parsed in place: thousands of convolutions carry one.
+std::vector<int64_t> counts_of(std::string_view compact) {
+  std::vector<int64_t> out;
+  if (compact.size() < 3 || compact.front() != '[' || compact.back() != ']') return out;
+  const char* p = compact.data() + 1;
+  const char* end = compact.data() + compact.size() - 1;
+  while (p < end) {
+    int64_t v = 0;
+    auto [next, ec] = std::from_chars(p, end, v);
+    if (ec != std::errc() || v < 0 || (next != end && *next != ',')) return {};
+    out.push_back(v);
+    p = next + (next != end);
+  }
+  return out;
+}
+
+// A non-negative integer written as compact JSON ("4"); -1 otherwise.
+int64_t count_of(std::string_view compact) {
+  int64_t v = -1;
+  auto [next, ec] = std::from_chars(compact.data(), compact.data() + compact.size(), v);
+  return ec == std::errc() && next == compact.data() + compact.size() && v >= 0 ? v : -1;
+}
+
 // "[ONNX Layer: Conv_0]\x1e[ONNX Layer: Relu_1]" → {"Conv_0", "Relu_1"}
 std::vector<std::string> onnx_nodes_of(const std::string& md) {
   std::vector<std::string> nodes;
@@ -179,9 +205,18 @@ EngineLayer read_layer(od::object obj, int index, const std::string& file) {
         od::object w = v.get_object();
         engine_detail::append_compact(std::string_view(w.raw_json()), attrs, kLayerLevel);
         w.reset();
-        l.weights_bytes = engine_detail::saturating_add(l.weights_bytes, weights_bytes(w));
+        (k == "Weights" ? l.weights_bytes : l.bias_bytes) = weights_bytes(w);
       } else {
+        size_t at = attrs.size();
         engine_detail::append_compact(engine_detail::raw_json(v), attrs, kLayerLevel);
+        // The few numbers the analytics need, read from the compact text just written.
+        std::string_view written = std::string_view(attrs).substr(at);
+        if (k == "Kernel") l.kernel = counts_of(written);
+        else if (k == "Groups") l.groups = std::max<int64_t>(count_of(written), 0);
+        else if (k == "NbOperations" || k == "NbInstructions") {
+          int64_t n = count_of(written);
+          if (n >= 0 && n <= INT_MAX) l.n_operations = static_cast<int>(n);
+        }
       }
     }
   }
@@ -308,6 +343,9 @@ PlanFiles find_plan_files(const std::string& spec) {
   f.timing = existing(prefix + ".timing.json");
   f.profile_metadata = existing(prefix + ".profile.metadata.json");
   f.build_metadata = existing(prefix + ".build.metadata.json");
+  // The logs TREx's process_engine.py keeps beside the engine: build first, then profiling.
+  for (const char* log : {".build.log", ".profile.log"})
+    if (auto path = existing(prefix + log); !path.empty()) f.logs.push_back(path);
   return f;
 }
 
@@ -497,8 +535,7 @@ EnginePlan parse_texts(engine_detail::JsonText graph_text, const std::string& gr
         }
       } else if (key == "Bindings" && v.type() == od::json_type::array) {
         for (od::value n : v.get_array())
-          if (n.type() == od::json_type::string)
-            bindings.push_back({std::string(string_of(n)), "", "", {}});
+          if (n.type() == od::json_type::string) bindings.emplace_back().name = string_of(n);
       } else if (key == "I/O Tensors" && v.type() == od::json_type::array) {
         v11 = true;
         for (od::value t : v.get_array())
@@ -587,6 +624,26 @@ EnginePlan parse_texts(engine_detail::JsonText graph_text, const std::string& gr
     if (n > 1) l.name += "_" + std::to_string(n);
   }
 
+  // Bindings are names only: shape, format and direction come from the layer
+  // tensors of that name (11.x I/O Tensors state their shape and mode).
+  if (!plan.io.empty()) {
+    std::unordered_map<std::string_view, std::pair<const EngineTensor*, bool>> seen_io;  // tensor, written
+    for (const auto& io : plan.io) seen_io.try_emplace(io.name, nullptr, false);
+    for (const auto& l : plan.layers) {
+      for (const auto& t : l.inputs)
+        if (auto it = seen_io.find(t.name); it != seen_io.end() && !it->second.first) it->second.first = &t;
+      for (const auto& t : l.outputs)
+        if (auto it = seen_io.find(t.name); it != seen_io.end()) it->second = {&t, true};
+    }
+    for (auto& io : plan.io) {
+      auto [t, written] = seen_io[io.name];
+      if (!t) continue;
+      if (io.mode.empty()) io.mode = written ? "Output" : "Input";
+      if (io.dims.empty()) io.dims = t->dims;
+      io.format = t->short_format();
+    }
+  }
+
   if (profile_text) {
     join_profile(plan, read_profile_text(*profile_text, profile_name), ignored, profile_name);
   } else {
@@ -622,9 +679,17 @@ EnginePlan load_plan(const PlanFiles& files, const LoadOptions& options) {
   if (!files.profile_metadata.empty()) {
     read_metadata(files.profile_metadata, {"device_information"}, plan.device, plan.device_json);
     read_metadata(files.profile_metadata, {"performance_summary"}, plan.performance, plan.performance_json);
+    if (!plan.device.empty()) plan.device_source = "profile.metadata.json";
+    if (!plan.performance.empty()) {
+      plan.performance_source = "profile.metadata.json";
+      plan.perf = engine_detail::performance_from_metadata(plan.performance_json);
+    }
   }
-  if (!files.build_metadata.empty())
+  if (!files.build_metadata.empty()) {
     read_metadata(files.build_metadata, {"model_options", "build_options"}, plan.builder, plan.builder_json);
+    if (!plan.builder.empty()) plan.builder_source = "build.metadata.json";
+  }
+  for (const auto& log : files.logs) apply_trtexec_log(plan, read_trtexec_log(log));
   if (!files.timing.empty()) {
     auto text = engine_detail::JsonText::load(files.timing);
     std::vector<double> lat;

@@ -13,12 +13,16 @@ namespace trtlens {
 
 namespace {
 
-std::vector<GroupStat> group(const EnginePlan& plan, double total, bool by_type) {
-  std::map<std::string, GroupStat> m;
+// Layers grouped by `key_of` (layers it maps to nullptr are left out), by
+// latency, then count, descending.
+template <class KeyOf>
+std::vector<GroupStat> group(const EnginePlan& plan, double total, KeyOf key_of) {
+  std::map<std::string_view, GroupStat> m;
   for (const auto& l : plan.layers) {
-    std::string key = by_type ? l.type : (l.precision.empty() ? std::string("none") : l.precision);
-    auto& g = m[key];
-    g.key = key;
+    const std::string* key = key_of(l);
+    if (!key) continue;
+    auto& g = m[*key];
+    g.key = *key;
     ++g.count;
     g.latency_ms += l.avg_ms;
   }
@@ -26,7 +30,7 @@ std::vector<GroupStat> group(const EnginePlan& plan, double total, bool by_type)
   v.reserve(m.size());
   for (auto& [k, g] : m) {
     g.percent = total > 0 ? 100.0 * g.latency_ms / total : 0.0;
-    v.push_back(g);
+    v.push_back(std::move(g));
   }
   std::stable_sort(v.begin(), v.end(), [](const GroupStat& a, const GroupStat& b) {
     if (a.latency_ms != b.latency_ms) return a.latency_ms > b.latency_ms;
@@ -67,8 +71,30 @@ EngineSummary summarize(const EnginePlan& plan, int slowest) {
   EngineSummary s;
   s.layers = static_cast<int>(plan.layers.size());
   s.total_latency_ms = plan.total_latency_ms();
-  s.by_type = group(plan, s.total_latency_ms, true);
-  s.by_precision = group(plan, s.total_latency_ms, false);
+  static const std::string none = "none", trex_default_tactic = "TensorRT";
+  s.by_type = group(plan, s.total_latency_ms, [](const EngineLayer& l) { return &l.type; });
+  s.by_precision = group(plan, s.total_latency_ms,
+                         [](const EngineLayer& l) { return l.precision.empty() ? &none : &l.precision; });
+  // TREx names the tactic of layers without TacticName "TensorRT".
+  s.by_tactic = group(plan, s.total_latency_ms,
+                      [](const EngineLayer& l) { return l.tactic.empty() ? &trex_default_tactic : &l.tactic; });
+  s.reformats_by_origin = group(plan, s.total_latency_ms, [](const EngineLayer& l) {
+    return !l.is_reformat() ? nullptr : l.origin.empty() ? &none : &l.origin;
+  });
+  std::map<int, PointwiseStat> pw;
+  for (const auto& l : plan.layers) {
+    if (l.type != "PointWise") continue;
+    auto& p = pw[l.n_operations];
+    p.n_operations = l.n_operations;
+    ++p.count;
+    p.latency_ms += l.avg_ms;
+  }
+  for (auto& [n, p] : pw) {
+    p.percent = s.total_latency_ms > 0 ? 100.0 * p.latency_ms / s.total_latency_ms : 0.0;
+    p.ms_per_operation = n > 0 ? p.latency_ms / (p.count * static_cast<double>(n)) : 0.0;
+    s.pointwise.push_back(p);
+  }
+  s.analysis = analyze_layers(plan);
   std::vector<const EngineLayer*> order;
   order.reserve(plan.layers.size());
   std::unordered_map<std::string_view, int64_t> tensors;
@@ -83,6 +109,7 @@ EngineSummary summarize(const EnginePlan& plan, int slowest) {
         m = std::max(m, b);
       }
     s.weights_bytes = engine_detail::saturating_add(s.weights_bytes, l.weights_bytes);
+    s.bias_bytes = engine_detail::saturating_add(s.bias_bytes, l.bias_bytes);
     if (l.is_fused()) s.fused.push_back(&l);
     if (l.is_reformat()) {
       ReformatInfo r;

@@ -75,6 +75,27 @@ std::string engine_precision_color(const std::string& p) {
   return "#808080";
 }
 
+std::vector<EngineEdge> engine_data_edges(const EnginePlan& plan) {
+  std::unordered_set<std::string_view> io_names;
+  for (const auto& t : plan.io) io_names.insert(t.name);
+  std::vector<EngineEdge> edges;
+  std::unordered_map<std::string_view, int> last_writer;
+  for (size_t i = 0; i < plan.layers.size(); ++i) {
+    const auto& l = plan.layers[i];
+    for (const auto& t : l.inputs) {
+      auto w = last_writer.find(t.name);
+      if (w != last_writer.end()) edges.push_back({w->second, static_cast<int>(i), &t});
+      else if (io_names.count(t.name) || plan.io.empty()) edges.push_back({-1, static_cast<int>(i), &t});
+    }
+    for (const auto& t : l.outputs) last_writer[t.name] = static_cast<int>(i);
+  }
+  // The last writer of an engine output feeds the output.
+  for (size_t i = 0; i < plan.layers.size(); ++i)
+    for (const auto& t : plan.layers[i].outputs)
+      if (io_names.count(t.name) && last_writer[t.name] == static_cast<int>(i)) edges.push_back({static_cast<int>(i), -1, &t});
+  return edges;
+}
+
 DotGraph engine_dot_graph(const EnginePlan& plan, const EngineGraphOptions& opt) {
   if (opt.color_by != "type" && opt.color_by != "precision")
     throw UsageError("--color-by " + opt.color_by + ": expected type or precision");
@@ -93,36 +114,15 @@ DotGraph engine_dot_graph(const EnginePlan& plan, const EngineGraphOptions& opt)
   g.graph_attrs = {{"rankdir", "TB"}, {"fontname", "Helvetica"}, {"tooltip", esc(plan.name)}};
   g.node_defaults = {{"shape", "box"}, {"style", "rounded,filled"}, {"fontname", "Helvetica"}, {"fontsize", "10"}};
   g.edge_defaults = {{"fontname", "Helvetica"}, {"fontsize", "8"}, {"penwidth", "2"}};
-  std::unordered_set<std::string> io_names;
-  for (const auto& t : plan.io) io_names.insert(t.name);
   const size_t n = plan.layers.size();
-
-  // Data edges first: each read connects to the latest earlier writer of the
-  // tensor (layers are in execution order); tensors nobody writes are engine
-  // inputs when named so, else constants or Myelin-internal weights (TREx
-  // hides these too). from == -1: an engine input.
-  struct Edge {
-    int from, to;
-    const EngineTensor* t;
-  };
-  std::vector<Edge> edges;
-  std::unordered_map<std::string, int> last_writer;
-  for (size_t i = 0; i < n; ++i) {
-    const auto& l = plan.layers[i];
-    for (const auto& t : l.inputs) {
-      auto w = last_writer.find(t.name);
-      if (w != last_writer.end()) edges.push_back({w->second, static_cast<int>(i), &t});
-      else if (io_names.count(t.name) || plan.io.empty()) edges.push_back({-1, static_cast<int>(i), &t});
-    }
-    for (const auto& t : l.outputs) last_writer[t.name] = static_cast<int>(i);
-  }
+  const std::vector<EngineEdge> edges = engine_data_edges(plan);
 
   // The layers drawn: all, or those --select names and their neighbourhood.
   std::vector<char> keep(n, select ? 0 : 1);
   if (select) {
     std::vector<std::vector<int>> adj(n);
     for (const auto& e : edges)
-      if (e.from >= 0) adj[e.from].push_back(e.to), adj[e.to].push_back(e.from);
+      if (e.from >= 0 && e.to >= 0) adj[e.from].push_back(e.to), adj[e.to].push_back(e.from);
     std::vector<int> frontier;
     for (size_t i = 0; i < n; ++i)
       if (std::regex_search(plan.layers[i].name, *select)) keep[i] = 1, frontier.push_back(static_cast<int>(i));
@@ -196,16 +196,11 @@ DotGraph engine_dot_graph(const EnginePlan& plan, const EngineGraphOptions& opt)
     return id;
   };
   for (const auto& e : edges) {
-    if (!keep[e.to] || (e.from >= 0 && !keep[e.from])) continue;
-    std::string from = e.from >= 0 ? fmt::format("L{}", e.from) : io(e.t->name, true);
-    g.edges.push_back({from, fmt::format("L{}", e.to), tensor_edge_attrs(*e.t)});
+    if ((e.to >= 0 && !keep[e.to]) || (e.from >= 0 && !keep[e.from])) continue;
+    std::string from = e.from >= 0 ? fmt::format("L{}", e.from) : io(e.tensor->name, true);
+    std::string to = e.to >= 0 ? fmt::format("L{}", e.to) : io(e.tensor->name, false);
+    g.edges.push_back({from, to, tensor_edge_attrs(*e.tensor)});
   }
-  for (size_t i = 0; i < n; ++i)
-    if (keep[i])
-      for (const auto& t : plan.layers[i].outputs)
-        // The last writer of an engine output feeds the output node.
-        if (io_names.count(t.name) && last_writer[t.name] == static_cast<int>(i))
-          g.edges.push_back({fmt::format("L{}", i), io(t.name, false), tensor_edge_attrs(t)});
   return g;
 }
 

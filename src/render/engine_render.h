@@ -18,8 +18,19 @@ inline constexpr int kEngineSchemaVersion = 1;
 // `findings` may be null (lint not run).
 std::string render_engine_summary(const EnginePlan& plan, const EngineSummary& s, const std::vector<Finding>* findings,
                                   OutputFormat f, bool color);
-// `rows` are indices into plan.layers, in display order.
-std::string render_engine_layers(const EnginePlan& plan, const std::vector<size_t>& rows, OutputFormat f);
+// Columns of the layer table in text and markdown: the default (type,
+// precision, tensors, tactic, latency), "compute" (implicit GEMM M/N/K, MACs,
+// arithmetic intensity, achieved GFLOP/s and GB/s against the device peaks;
+// Convolution/Deconvolution/FullyConnected/MatrixMultiply layers only) or
+// "memory" (weights, bias, input, output and footprint bytes, achieved GB/s).
+// JSON and CSV always carry every column.
+enum class LayersView { Default, Compute, Memory };
+// "default", "compute", "memory"; throws UsageError otherwise.
+LayersView parse_layers_view(const std::string& s);
+
+// `rows` are indices into plan.layers, in display order; `a` is analyze_layers(plan).
+std::string render_engine_layers(const EnginePlan& plan, const LayerAnalysis& a, const std::vector<size_t>& rows,
+                                 OutputFormat f, LayersView view = LayersView::Default);
 std::string render_engine_lint(const EnginePlan& plan, const std::vector<Finding>& findings, OutputFormat f, bool color);
 std::string render_engine_compare(const PlanComparison& c, OutputFormat f, size_t max_layers);
 
@@ -30,6 +41,18 @@ struct EngineGraphOptions {
   int hops = 0;                   // ...and the layers within this many data edges of them
 };
 
+// One data edge of the plan: layer `from` writes the tensor layer `to` reads.
+// Each read joins the latest earlier writer of the tensor (layers are in
+// execution order). from == -1: an engine input (a binding, or any unwritten
+// tensor when the graph lists no bindings); to == -1: an engine output, from
+// its last writer. Tensors nobody writes that are not inputs (constants,
+// Myelin-internal weights) have no edge, as TREx hides them.
+struct EngineEdge {
+  int from, to;
+  const EngineTensor* tensor;  // points into plan.layers
+};
+std::vector<EngineEdge> engine_data_edges(const EnginePlan& plan);
+
 // The data-dependency graph: layers as nodes coloured by type (or precision),
 // tensors as edges coloured by precision (FP32 red, FP16 orange, INT8 green).
 // Throws UsageError for an unknown color_by, an invalid regex, or a selection
@@ -39,15 +62,18 @@ DotGraph engine_dot_graph(const EnginePlan& plan, const EngineGraphOptions& opti
 std::string engine_type_color(const std::string& type);
 std::string engine_precision_color(const std::string& precision);
 
-// The self-contained HTML report card of one or more plans. The graph is
-// drawn for plans of at most `graph_max_layers` layers (Graphviz time grows
-// quickly); larger plans say why it is missing. Plans are named by
-// plan_labels(plans, labels). `overlays`, when given, holds per plan the
-// overlay_json() document of the ONNX model on that plan ("" for none): the
-// page then lists each node's layer, precision and time, and the
-// disagreements with check.
+// The self-contained HTML report card of one or more plans. The graph is laid
+// out here (Graphviz, fixed-size boxes, no fonts) and drawn by the page; a plan
+// of more than `graph_max_layers` layers is cut into regions of
+// `region_layers` consecutive layers (execution order), each laid out on its
+// own and shown one at a time with nodes leading to the neighbouring regions,
+// as `report` does for big ONNX graphs (Graphviz time grows faster than the
+// graph). Plans are named by plan_labels(plans, labels). `overlays`, when
+// given, holds per plan the overlay_json() document of the ONNX model on that
+// plan ("" for none): the page then lists each node's layer, precision and
+// time, and the disagreements with check.
 std::string render_engine_report(const std::vector<const EnginePlan*>& plans, size_t graph_max_layers,
-                                 const std::vector<std::string>& labels = {},
+                                 const std::vector<std::string>& labels = {}, size_t region_layers = 500,
                                  const std::vector<std::string>& overlays = {});
 
 }  // namespace trtlens

@@ -2,10 +2,16 @@
 // from web/engine_report.*, embedded at build time; data inlined as JSON).
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <set>
+#include <unordered_map>
 
 #include "engine/internal.h"
 #include "render/engine_render.h"
+#include "render/graphviz.h"
 #include "render/html.h"
 #include "util/embedded.h"
 
@@ -51,9 +57,116 @@ std::string fill(std::string_view tpl, const std::vector<std::pair<std::string, 
   return out;
 }
 
-json plan_data(const EnginePlan& plan, const std::string& label, size_t graph_max_layers, std::string& svg_out) {
+// Items a region's drawing is made of (web/engine_report.js knows these codes).
+enum ItemKind { kLayer = 0, kInput = 1, kOutput = 2, kFromRegion = 3, kToRegion = 4 };
+
+// Box width in points from the label's length, so Graphviz needs no fonts:
+// the page writes the name (cut to fit) over the type and latency.
+double box_width(const EngineLayer& l) {
+  size_t chars = std::max<size_t>(std::min<size_t>(l.name.size(), 34), l.type.size() + 20);  // "Type · FP16 · 0.0123 ms"
+  return std::clamp(static_cast<double>(chars) * 6.2 + 16, 90.0, 230.0);
+}
+
+// The plan's graph as the page draws it: regions of consecutive layers, each
+// laid out by dot on its own. Per region: {w, h, items: [[kind, ref, x, y, w,
+// h]], edges: [[from item, to item, tensor, [x0, y0, ...B-spline points...,
+// tip x, tip y]]]}. An item's ref is a layer index (kLayer), a tensor index
+// (kInput, kOutput) or a region (kFromRegion, kToRegion). Tensors: [name,
+// dims, short format, precision].
+json graph_json(const EnginePlan& plan, size_t graph_max_layers, size_t region_layers) {
+  const size_t n = plan.layers.size();
+  const size_t per = n <= graph_max_layers ? std::max<size_t>(n, 1) : std::max<size_t>(region_layers, 1);
+  const size_t regions = std::max<size_t>((n + per - 1) / per, 1);
+  auto region_of = [&](int layer) { return static_cast<size_t>(layer) / per; };
+  json tensors = json::array();
+  std::unordered_map<std::string_view, int> by_name;
+  auto tensor = [&](const EngineTensor* t) {
+    auto [it, fresh] = by_name.try_emplace(t->name, static_cast<int>(tensors.size()));
+    if (fresh) tensors.push_back({t->name, engine_detail::dims_text(t->dims), t->short_format(), t->precision});
+    return it->second;
+  };
+  struct Item {
+    int kind, ref;
+    double w, h;
+  };
+  struct Edge {
+    int from, to, tensor;
+  };
+  std::vector<std::vector<Item>> items(regions);
+  std::vector<std::vector<Edge>> edges(regions);
+  std::vector<int> layer_item(n, -1);
+  for (size_t i = 0; i < n; ++i) {
+    auto& list = items[region_of(static_cast<int>(i))];
+    layer_item[i] = static_cast<int>(list.size());
+    list.push_back({kLayer, static_cast<int>(i), box_width(plan.layers[i]), 40});
+  }
+  // Engine inputs and outputs and neighbouring regions: one item per
+  // (region, kind, ref), whatever the edges that use it.
+  std::vector<std::map<std::pair<int, int>, int>> extra(regions);
+  auto item = [&](size_t r, int kind, int ref, double w) {
+    auto [it, fresh] = extra[r].try_emplace({kind, ref}, static_cast<int>(items[r].size()));
+    if (fresh) items[r].push_back({kind, ref, w, 26});
+    return it->second;
+  };
+  auto name_width = [](const std::string& s) { return std::clamp(static_cast<double>(std::min<size_t>(s.size(), 30)) * 6.2 + 40, 80.0, 230.0); };
+  for (const auto& e : engine_data_edges(plan)) {
+    const int t = tensor(e.tensor);
+    if (e.from < 0 || e.to < 0) {
+      const int layer = e.from < 0 ? e.to : e.from;
+      const size_t r = region_of(layer);
+      int io = item(r, e.from < 0 ? kInput : kOutput, t, name_width(e.tensor->name));
+      edges[r].push_back(e.from < 0 ? Edge{io, layer_item[layer], t} : Edge{layer_item[layer], io, t});
+      continue;
+    }
+    const size_t rf = region_of(e.from), rt = region_of(e.to);
+    if (rf == rt) {
+      edges[rf].push_back({layer_item[e.from], layer_item[e.to], t});
+    } else {
+      // Execution order: data crosses from an earlier region to a later one.
+      edges[rt].push_back({item(rt, kFromRegion, static_cast<int>(rf), 110), layer_item[e.to], t});
+      edges[rf].push_back({layer_item[e.from], item(rf, kToRegion, static_cast<int>(rt), 110), t});
+    }
+  }
+  json out_regions = json::array();
+  for (size_t r = 0; r < regions; ++r) {
+    // A pair of items joined once: several tensors between two layers are one edge to lay out.
+    std::set<std::pair<int, int>> seen;
+    std::vector<Edge> unique;
+    for (const auto& e : edges[r])
+      if (seen.emplace(e.from, e.to).second) unique.push_back(e);
+    DotGraph dg;
+    dg.graph_attrs = {{"rankdir", "TB"}, {"nodesep", "0.25"}, {"ranksep", "0.35"}};
+    dg.node_defaults = {{"shape", "box"}, {"fixedsize", "true"}, {"label", ""}};
+    for (size_t k = 0; k < items[r].size(); ++k)
+      dg.nodes.push_back({"i" + std::to_string(k),
+                          {{"width", fmt::format("{:.3f}", items[r][k].w / 72.0)},
+                           {"height", fmt::format("{:.3f}", items[r][k].h / 72.0)}}});
+    for (const auto& e : unique) dg.edges.push_back({"i" + std::to_string(e.from), "i" + std::to_string(e.to), {}});
+    GraphLayout lay = items[r].empty() ? GraphLayout{} : layout_graph(dg);
+    json ji = json::array();
+    for (size_t k = 0; k < items[r].size(); ++k) {
+      const auto& b = lay.nodes[k];
+      ji.push_back({items[r][k].kind, items[r][k].ref, std::lround(b.x), std::lround(b.y), std::lround(items[r][k].w),
+                    std::lround(items[r][k].h)});
+    }
+    json je = json::array();
+    for (size_t k = 0; k < unique.size(); ++k) {
+      json pts = json::array();
+      for (const auto& [x, y] : lay.edges[k].points) pts.push_back(std::lround(x)), pts.push_back(std::lround(y));
+      if (!lay.edges[k].points.empty())
+        pts.push_back(std::lround(lay.edges[k].arrow_tip.first)), pts.push_back(std::lround(lay.edges[k].arrow_tip.second));
+      je.push_back({unique[k].from, unique[k].to, unique[k].tensor, std::move(pts)});
+    }
+    out_regions.push_back({{"w", std::lround(lay.width)}, {"h", std::lround(lay.height)}, {"items", std::move(ji)},
+                           {"edges", std::move(je)}});
+  }
+  return {{"region_layers", per}, {"tensors", std::move(tensors)}, {"regions", std::move(out_regions)}};
+}
+
+json plan_data(const EnginePlan& plan, const std::string& label, size_t graph_max_layers, size_t region_layers) {
   auto s = summarize(plan, 15);
   auto findings = lint(plan);
+  const auto& a = s.analysis;
   json j;
   j["name"] = label;
   j["plan"] = plan.name;
@@ -65,17 +178,53 @@ json plan_data(const EnginePlan& plan, const std::string& label, size_t graph_ma
   j["total_ms"] = s.total_latency_ms;
   j["has_profile"] = plan.has_profile;
   auto groups = [](const std::vector<GroupStat>& g) {
-    json a = json::array();
-    for (const auto& x : g) a.push_back({x.key, x.count, x.latency_ms, x.percent});
-    return a;
+    json arr = json::array();
+    for (const auto& x : g) arr.push_back({x.key, x.count, x.latency_ms, x.percent});
+    return arr;
   };
   j["by_type"] = groups(s.by_type);
   j["by_precision"] = groups(s.by_precision);
+  j["by_tactic"] = groups(s.by_tactic);
+  j["reformats_by_origin"] = groups(s.reformats_by_origin);
+  json pw = json::array();
+  for (const auto& p : s.pointwise) pw.push_back({p.n_operations, p.count, p.latency_ms, p.percent, p.ms_per_operation});
+  j["pointwise"] = pw;
+  // Per layer: name, type, precision, ms, %, output precision, tactic, weights bytes, activation bytes (in + out).
   json layers = json::array();
-  for (const auto& l : plan.layers)
+  for (size_t i = 0; i < plan.layers.size(); ++i) {
+    const auto& l = plan.layers[i];
+    const auto& st = a.layers[i];
     layers.push_back({l.name, l.type, l.precision, l.avg_ms, l.percent, l.outputs.empty() ? "" : l.outputs[0].precision,
-                      l.tactic});
+                      l.tactic, l.weights_bytes, engine_detail::saturating_add(st.input_bytes, st.output_bytes)});
+  }
   j["layers"] = std::move(layers);
+  auto opt = [](const auto& v) { return v ? json(*v) : json(nullptr); };
+  // Convolutions and GEMMs, slowest first: name, type, precision, M, N, K, MACs,
+  // MACs/byte, ms, GFLOP/s, % of compute peak, GB/s, % of memory peak.
+  std::vector<const LayerStats*> cs;
+  for (const auto& st : a.layers)
+    if (st.compute) cs.push_back(&st);
+  std::stable_sort(cs.begin(), cs.end(), [](const LayerStats* x, const LayerStats* y) { return x->layer->avg_ms > y->layer->avg_ms; });
+  json rows = json::array();
+  for (const auto* st : cs) {
+    const auto& c = *st->compute;
+    rows.push_back({st->layer->name, st->layer->type, st->layer->precision, opt(c.gemm_m), opt(c.gemm_n),
+                    opt(c.gemm_k), c.macs, c.arithmetic_intensity, st->layer->avg_ms, opt(c.gflops),
+                    opt(c.compute_efficiency), opt(st->gbps), opt(st->memory_efficiency)});
+  }
+  json peaks = json::array();
+  for (const auto& [p, g] : a.peaks.compute_gflops) peaks.push_back({p, g});
+  j["compute"] = {{"layers", a.compute_layers}, {"macs", a.macs}, {"ms", a.compute_ms}, {"gflops", opt(a.gflops)},
+                  {"rows", rows}, {"peaks", peaks}, {"compute_basis", a.peaks.compute_basis},
+                  {"memory_gbps", opt(a.peaks.memory_gbps)}, {"memory_basis", a.peaks.memory_basis}};
+  j["memory"] = {s.weights_bytes, s.bias_bytes, s.tensor_bytes, s.layer_io_bytes};
+  json io = json::array();
+  for (const auto& t : plan.io) io.push_back({t.mode, t.name, engine_detail::dims_text(t.dims), t.format});
+  j["io"] = io;
+  json logs = json::array();
+  for (const auto& l : plan.logs) logs.push_back({l.file, l.tensorrt_version, l.result, l.command});
+  j["logs"] = logs;
+  j["sources"] = {plan.device_source, plan.builder_source, plan.performance_source};
   json rf = json::array();
   for (const auto& r : s.reformats) rf.push_back({r.layer->name, r.layer->origin, r.from, r.to, r.layer->avg_ms, r.reason});
   j["reformats"] = rf;
@@ -95,21 +244,13 @@ json plan_data(const EnginePlan& plan, const std::string& label, size_t graph_ma
   j["builder"] = kv;
   kv = json::array();
   for (const auto& [k, v] : plan.performance) kv.push_back({k, v});
+  if (plan.perf)
+    for (const auto& w : plan.perf->warnings) kv.push_back({"warning", w});
   j["performance"] = kv;
-  if (plan.layers.size() <= graph_max_layers) {
-    try {
-      svg_out = render_svg(engine_dot_graph(plan));
-      // Drop the XML prolog and DOCTYPE: the SVG is inlined in HTML.
-      auto p = svg_out.find("<svg");
-      if (p != std::string::npos) svg_out = svg_out.substr(p);
-      j["graph"] = "";
-    } catch (const std::exception& e) {
-      j["graph"] = std::string("the graph could not be drawn: ") + e.what();
-    }
-  } else {
-    j["graph"] = fmt::format("the graph is not drawn for plans of more than {} layers (this one has {}); use "
-                             "--graph-max-layers or `trtlens engine graph`",
-                             graph_max_layers, plan.layers.size());
+  try {
+    j["graph"] = graph_json(plan, graph_max_layers, region_layers);
+  } catch (const std::runtime_error& e) {  // Graphviz failed: the rest of the report stands
+    j["graph"] = {{"error", std::string("the graph could not be laid out: ") + e.what()}};
   }
   return j;
 }
@@ -117,18 +258,15 @@ json plan_data(const EnginePlan& plan, const std::string& label, size_t graph_ma
 }  // namespace
 
 std::string render_engine_report(const std::vector<const EnginePlan*>& plans, size_t graph_max_layers,
-                                 const std::vector<std::string>& labels, const std::vector<std::string>& overlays) {
+                                 const std::vector<std::string>& labels, size_t region_layers,
+                                 const std::vector<std::string>& overlays) {
   const auto names = plan_labels(plans, labels);
   json data;
   data["schema_version"] = kEngineSchemaVersion;
   json ps = json::array();
-  std::string graphs;
   for (size_t i = 0; i < plans.size(); ++i) {
-    std::string svg;
-    ps.push_back(plan_data(*plans[i], names[i], graph_max_layers, svg));
+    ps.push_back(plan_data(*plans[i], names[i], graph_max_layers, region_layers));
     if (i < overlays.size() && !overlays[i].empty()) ps.back()["overlay"] = json::parse(overlays[i]);
-    if (!svg.empty())
-      graphs += fmt::format("<template id=\"graph-{}\">{}</template>\n", i, svg);
   }
   data["plans"] = std::move(ps);
   std::string title = plans.size() == 1 ? "Engine report: " + names[0]
@@ -137,7 +275,6 @@ std::string render_engine_report(const std::vector<const EnginePlan*>& plans, si
               {{"TITLE", html_escape(title)},
                {"CSS", std::string(embedded_file("web/engine_report.css"))},
                {"JS", script_safe(std::string(embedded_file("web/engine_report.js")))},
-               {"GRAPHS", graphs},
                {"DATA", json_for_script(data.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace))}});
 }
 

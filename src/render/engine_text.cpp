@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "engine/internal.h"
@@ -23,6 +24,13 @@ OutputFormat parse_output_format(const std::string& s) {
   if (s == "csv") return OutputFormat::Csv;
   if (s == "markdown" || s == "md") return OutputFormat::Markdown;
   throw UsageError("unknown format " + s + "; known: text, json, csv, markdown");
+}
+
+LayersView parse_layers_view(const std::string& s) {
+  if (s == "default") return LayersView::Default;
+  if (s == "compute") return LayersView::Compute;
+  if (s == "memory") return LayersView::Memory;
+  throw UsageError("unknown view " + s + "; known: default, compute, memory");
 }
 
 namespace {
@@ -87,6 +95,82 @@ json group_json(const std::vector<GroupStat>& g, const char* key) {
   return a;
 }
 
+json kv_json(const KeyValues& kv) {
+  json o = json::object();
+  for (const auto& [k, v] : kv) o[k] = v;
+  return o;
+}
+
+json opt(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
+json opt(const std::optional<int64_t>& v) { return v ? json(*v) : json(nullptr); }
+
+json peaks_json(const DevicePeaks& d) {
+  json c = json::object();
+  for (const auto& [p, v] : d.compute_gflops) c[p] = v;
+  return {{"device", d.device},         {"source", d.source},          {"memory_gbps", opt(d.memory_gbps)},
+          {"memory_basis", d.memory_basis}, {"compute_gflops", c}, {"compute_basis", d.compute_basis}};
+}
+
+json compute_json(const std::optional<LayerCompute>& c) {
+  if (!c) return nullptr;
+  return {{"macs", c->macs},
+          {"gemm_m", opt(c->gemm_m)},
+          {"gemm_n", opt(c->gemm_n)},
+          {"gemm_k", opt(c->gemm_k)},
+          {"bytes", c->bytes},
+          {"arithmetic_intensity", c->arithmetic_intensity},
+          {"gflops", opt(c->gflops)},
+          {"compute_efficiency", opt(c->compute_efficiency)}};
+}
+
+json stat_json(const std::optional<TrtexecStat>& st) {
+  if (!st) return nullptr;
+  json p = json::object();
+  for (const auto& [pct, v] : st->percentiles) p[fmt::format("{:g}", pct)] = v;
+  return {{"min", opt(st->min)}, {"max", opt(st->max)}, {"mean", opt(st->mean)}, {"median", opt(st->median)},
+          {"percentiles", p}};
+}
+
+json performance_json(const std::optional<TrtexecPerformance>& perf) {
+  if (!perf) return nullptr;
+  const auto& p = *perf;
+  return {{"throughput_qps", opt(p.throughput_qps)}, {"latency_ms", stat_json(p.latency)},
+          {"enqueue_ms", stat_json(p.enqueue)},       {"h2d_ms", stat_json(p.h2d)},
+          {"gpu_compute_ms", stat_json(p.gpu_compute)}, {"d2h_ms", stat_json(p.d2h)},
+          {"host_walltime_s", opt(p.host_walltime_s)}, {"gpu_compute_total_s", opt(p.gpu_compute_total_s)},
+          {"warnings", p.warnings}};
+}
+
+// The convolutions and GEMMs of an analysis, slowest first, at most `n`.
+std::vector<const LayerStats*> slowest_compute(const LayerAnalysis& a, size_t n) {
+  std::vector<const LayerStats*> v;
+  for (const auto& s : a.layers)
+    if (s.compute) v.push_back(&s);
+  std::stable_sort(v.begin(), v.end(), [](const LayerStats* x, const LayerStats* y) { return x->layer->avg_ms > y->layer->avg_ms; });
+  if (v.size() > n) v.resize(n);
+  return v;
+}
+
+std::string opt_text(const std::optional<double>& v, const char* f = "{:.0f}") {
+  return v ? fmt::format(fmt::runtime(f), *v) : std::string("-");
+}
+std::string opt_text(const std::optional<int64_t>& v) { return v ? std::to_string(*v) : std::string("-"); }
+
+// "1.82 G", "950 M": counts for people.
+std::string si(double v) {
+  const char* units[] = {"", "k", "M", "G", "T", "P", "E"};
+  int i = 0;
+  while (std::abs(v) >= 1000 && i < 6) v /= 1000, ++i;
+  return i == 0 ? fmt::format("{:.0f}", v) : fmt::format("{:.3g} {}", v, units[i]);
+}
+// "22.3 MiB", "41.0 KiB", "80 B".
+std::string mib(int64_t bytes) {
+  if (bytes == INT64_MAX) return "overflow";
+  if (bytes >= 1048576) return fmt::format("{:.1f} MiB", bytes / 1048576.0);
+  if (bytes >= 1024) return fmt::format("{:.1f} KiB", bytes / 1024.0);
+  return fmt::format("{} B", bytes);
+}
+
 json summary_json(const EnginePlan& plan, const EngineSummary& s, const std::vector<Finding>* findings) {
   json j;
   j["schema_version"] = kEngineSchemaVersion;
@@ -120,7 +204,32 @@ json summary_json(const EnginePlan& plan, const EngineSummary& s, const std::vec
                   {"percent", r.layer->percent},
                   {"reason", r.reason}});
   j["reformat"] = {{"count", s.reformat_count}, {"latency_ms", s.reformat_ms}, {"percent", s.reformat_percent},
-                   {"layers", rl}};
+                   {"by_origin", group_json(s.reformats_by_origin, "origin")}, {"layers", rl}};
+  j["by_tactic"] = group_json(s.by_tactic, "tactic");
+  json pw = json::array();
+  for (const auto& p : s.pointwise)
+    pw.push_back({{"n_operations", p.n_operations < 0 ? json(nullptr) : json(p.n_operations)},
+                  {"count", p.count},
+                  {"latency_ms", p.latency_ms},
+                  {"percent", p.percent},
+                  {"ms_per_operation", p.ms_per_operation}});
+  j["pointwise"] = pw;
+  const auto& a = s.analysis;
+  json top = json::array();
+  for (const auto* x : slowest_compute(a, s.slowest.size()))
+    top.push_back({{"name", x->layer->name},
+                   {"type", x->layer->type},
+                   {"precision", x->layer->precision},
+                   {"latency_ms", x->layer->avg_ms},
+                   {"footprint_bytes", x->footprint_bytes},
+                   {"gbps", opt(x->gbps)},
+                   {"memory_efficiency", opt(x->memory_efficiency)},
+                   {"compute", compute_json(x->compute)}});
+  json skipped = json::array();
+  for (const auto& [l, why] : a.skipped) skipped.push_back({{"name", l->name}, {"reason", why}});
+  j["compute"] = {{"layers", a.compute_layers}, {"macs", a.macs},       {"latency_ms", a.compute_ms},
+                  {"gflops", opt(a.gflops)},    {"slowest", top},       {"skipped", skipped}};
+  j["device_peaks"] = peaks_json(a.peaks);
   json sl = json::array();
   for (const auto* l : s.slowest)
     sl.push_back({{"name", l->name}, {"type", l->type}, {"precision", l->precision}, {"latency_ms", l->avg_ms},
@@ -130,16 +239,30 @@ json summary_json(const EnginePlan& plan, const EngineSummary& s, const std::vec
   for (const auto* l : s.fused) fl.push_back({{"name", l->name}, {"onnx_nodes", l->onnx_nodes}});
   j["fused"] = {{"count", s.fused.size()}, {"layers", fl}};
   j["weights_bytes"] = s.weights_bytes;
+  j["bias_bytes"] = s.bias_bytes;
   j["layer_io_bytes"] = s.layer_io_bytes;
   j["tensor_bytes"] = s.tensor_bytes;
   j["activations_bytes"] = s.layer_io_bytes;  // the old name of layer_io_bytes, kept for scripts
   json io = json::array();
   for (const auto& t : plan.io)
-    io.push_back({{"name", t.name}, {"mode", t.mode}, {"data_type", t.data_type}, {"dims", t.dims}});
+    io.push_back({{"name", t.name}, {"mode", t.mode}, {"data_type", t.data_type}, {"dims", t.dims}, {"format", t.format}});
   j["io"] = io;
   j["device"] = parse_or_empty(plan.device_json);
   j["builder"] = parse_or_empty(plan.builder_json);
   j["performance"] = parse_or_empty(plan.performance_json);
+  j["sources"] = {{"device", plan.device_source}, {"builder", plan.builder_source},
+                  {"performance", plan.performance_source}};
+  j["trtexec_performance"] = performance_json(plan.perf);
+  json logs = json::array();
+  for (const auto& l : plan.logs)
+    logs.push_back({{"file", l.file},
+                    {"tensorrt_version", l.tensorrt_version},
+                    {"command", l.command},
+                    {"result", l.result},
+                    {"build_time_s", l.build_time_s ? json(*l.build_time_s) : json(nullptr)},
+                    {"inference_options", kv_json(l.inference_options)},
+                    {"notes", l.notes}});
+  j["trtexec_logs"] = logs;
   if (plan.timing) {
     const auto& t = *plan.timing;
     j["timing"] = {{"iterations", t.iterations}, {"mean_ms", t.mean_ms}, {"median_ms", t.median_ms},
@@ -185,6 +308,16 @@ std::string render_engine_summary(const EnginePlan& plan, const EngineSummary& s
       t.rows.push_back({"precision", g.key, std::to_string(g.count), fixed(g.latency_ms), fixed(g.percent, 3)});
     t.rows.push_back({"reformat", "", std::to_string(s.reformat_count), fixed(s.reformat_ms), fixed(s.reformat_percent, 3)});
     for (const auto* l : s.slowest) t.rows.push_back({"slowest", l->name, "1", fixed(l->avg_ms), fixed(l->percent, 3)});
+    for (const auto& g : s.reformats_by_origin)
+      t.rows.push_back({"reformat_origin", g.key, std::to_string(g.count), fixed(g.latency_ms), fixed(g.percent, 3)});
+    for (const auto& g : s.by_tactic)
+      t.rows.push_back({"tactic", g.key, std::to_string(g.count), fixed(g.latency_ms), fixed(g.percent, 3)});
+    for (const auto& p : s.pointwise)
+      t.rows.push_back({"pointwise_operations", p.n_operations < 0 ? "" : std::to_string(p.n_operations),
+                        std::to_string(p.count), fixed(p.latency_ms), fixed(p.percent, 3)});
+    const double tot = s.total_latency_ms;
+    t.rows.push_back({"compute", "", std::to_string(s.analysis.compute_layers), fixed(s.analysis.compute_ms),
+                      fixed(tot > 0 ? 100 * s.analysis.compute_ms / tot : 0.0, 3)});
     return to_csv(t);
   }
   const bool md = f == OutputFormat::Markdown;
@@ -203,9 +336,21 @@ std::string render_engine_summary(const EnginePlan& plan, const EngineSummary& s
                    plan.profiles > 1 ? fmt::format(", optimization profile {} of {}", plan.profile_id, plan.profiles) : "",
                    sep);
   if (s.weights_bytes || s.layer_io_bytes)
-    o += fmt::format("Weights: {:.1f} MiB; activation tensors: {:.1f} MiB, each once (layer inputs+outputs summed: "
-                     "{:.1f} MiB){}",
-                     s.weights_bytes / 1048576.0, s.tensor_bytes / 1048576.0, s.layer_io_bytes / 1048576.0, sep);
+    o += fmt::format("Weights: {} (bias {} more); activation tensors: {}, each once (layer inputs+outputs summed: "
+                     "{}){}",
+                     mib(s.weights_bytes), mib(s.bias_bytes), mib(s.tensor_bytes), mib(s.layer_io_bytes), sep);
+  for (const char* mode : {"Input", "Output"}) {
+    std::string list;
+    for (const auto& t : plan.io)
+      if (t.mode == mode)
+        list += fmt::format("{}{} {}{}", list.empty() ? "" : "; ", t.name, dims_text(t.dims),
+                            t.format.empty() ? "" : " " + t.format);
+    if (!list.empty()) o += fmt::format("{}s: {}{}", mode, list, sep);
+  }
+  for (const auto& l : plan.logs)
+    o += fmt::format("trtexec log: {}{}{}{}{}", l.file, l.tensorrt_version.empty() ? "" : ", TensorRT " + l.tensorrt_version,
+                     l.result.empty() ? "" : ", " + l.result,
+                     l.build_time_s ? fmt::format(", engine built in {:g} s", *l.build_time_s) : "", sep);
   o += h("Latency by layer type");
   o += table_out(group_table(s.by_type, "type"), f);
   o += h("Layers by precision");
@@ -235,6 +380,64 @@ std::string render_engine_summary(const EnginePlan& plan, const EngineSummary& s
       o += fmt::format("... {} more reformats (--format json, or engine layers --filter type=Reformat)\n",
                        order.size() - cap);
   }
+  if (!s.reformats_by_origin.empty()) {
+    o += h("Reformats by origin");
+    o += table_out(group_table(s.reformats_by_origin, "origin"), f);
+  }
+  const size_t top = std::max<size_t>(s.slowest.size(), 1);
+  o += h(s.by_tactic.size() > top ? fmt::format("Latency by tactic (top {} of {})", top, s.by_tactic.size())
+                                  : std::string("Latency by tactic"));
+  Table tt = group_table(s.by_tactic, "tactic");
+  if (tt.rows.size() > top) tt.rows.resize(top);
+  if (!md)
+    for (auto& r : tt.rows) r[0] = shorten(r[0], 90);
+  o += table_out(tt, f);
+  const auto& a = s.analysis;
+  std::string macs_text = si(static_cast<double>(a.macs));
+  macs_text += a.macs >= 1000 ? "MAC" : " MAC";
+  o += h(fmt::format("Convolutions and GEMMs: {} layers, {}, {} ms{}", a.compute_layers, macs_text,
+                     ms_text(a.compute_ms), a.gflops ? fmt::format(", {:.0f} GFLOP/s achieved", *a.gflops) : ""));
+  o += fmt::format("Peak compute: {}{}", [&] {
+    std::string v;
+    for (const auto& [p, g] : a.peaks.compute_gflops) v += fmt::format("{}{} {:.0f} GFLOP/s", v.empty() ? "" : ", ", p, g);
+    return v.empty() ? std::string("unknown") : v;
+  }(), sep);
+  o += fmt::format("  from: {}{}", a.peaks.compute_basis, sep);
+  o += fmt::format("Peak memory bandwidth: {}{}", a.peaks.memory_gbps ? fmt::format("{:.1f} GB/s", *a.peaks.memory_gbps) : "unknown", sep);
+  o += fmt::format("  from: {}{}", a.peaks.memory_basis, sep);
+  auto convs = slowest_compute(a, top);
+  if (!convs.empty()) {
+    o += md ? "\n" : "";
+    Table ct{{"layer", "type", "prec", "M", "N", "K", "MACs", "MAC/B", "ms", "GFLOP/s", "% peak", "GB/s", "% peak"},
+             {},
+             {false, false, false, true, true, true, true, true, true, true, true, true, true}};
+    for (const auto* x : convs) {
+      const auto& c = *x->compute;
+      ct.rows.push_back({md ? x->layer->name : shorten(x->layer->name, 50), x->layer->type, x->layer->precision,
+                         opt_text(c.gemm_m), opt_text(c.gemm_n), opt_text(c.gemm_k), si(static_cast<double>(c.macs)),
+                         fmt::format("{:.1f}", c.arithmetic_intensity), ms_text(x->layer->avg_ms), opt_text(c.gflops),
+                         opt_text(c.compute_efficiency, "{:.1f}%"), opt_text(x->gbps, "{:.1f}"), opt_text(x->memory_efficiency, "{:.1f}%")});
+    }
+    o += table_out(ct, f);
+    bool past_peak = false;
+    for (const auto* x : convs) past_peak |= x->memory_efficiency && *x->memory_efficiency > 100;
+    if (past_peak)
+      o += "GB/s counts whole tensors (TREx's footprint): a strided layer reads part of its input and caches serve "
+           "reuse, so it can pass the peak\n";
+    if (a.compute_layers > static_cast<int>(convs.size()))
+      o += fmt::format("... {} more (engine layers --view compute)\n", a.compute_layers - static_cast<int>(convs.size()));
+  }
+  if (!a.skipped.empty())
+    o += fmt::format("{} convolution/GEMM layers without figures (first: {}: {})\n", a.skipped.size(),
+                     a.skipped[0].first->name, a.skipped[0].second);
+  if (!s.pointwise.empty()) {
+    o += h("PointWise layers by number of fused operations");
+    Table pt{{"operations", "count", "ms", "% time", "ms per operation"}, {}, {true, true, true, true, true}};
+    for (const auto& p : s.pointwise)
+      pt.rows.push_back({p.n_operations < 0 ? "?" : std::to_string(p.n_operations), std::to_string(p.count),
+                         ms_text(p.latency_ms), percent_text(p.percent), p.n_operations > 0 ? ms_text(p.ms_per_operation) : "-"});
+    o += table_out(pt, f);
+  }
   o += h(fmt::format("Fused layers: {} of {}", s.fused.size(), s.layers));
   size_t shown = 0;
   for (const auto* l : s.fused) {
@@ -245,10 +448,19 @@ std::string render_engine_summary(const EnginePlan& plan, const EngineSummary& s
     o += fmt::format("{}{}{}\n", md ? "- " : "  ", l->name,
                      l->onnx_nodes.size() > 1 ? fmt::format(" ({} ONNX nodes)", l->onnx_nodes.size()) : "");
   }
-  std::string dev = kv_block("Device", plan.device), bld = kv_block("Builder", plan.builder);
-  std::string perf = kv_block("Performance (trtexec)", plan.performance);
-  if (!dev.empty() || !bld.empty()) o += md ? "\n```\n" + dev + bld + perf + "```\n" : "\n" + dev + bld + perf;
-  else o += "\nDevice and builder settings: no metadata files (profile.metadata.json, build.metadata.json)\n";
+  auto from = [](const std::string& src) { return src.empty() ? std::string() : " (" + src + ")"; };
+  std::string dev = kv_block(("Device" + from(plan.device_source)).c_str(), plan.device);
+  std::string bld = kv_block(("Builder" + from(plan.builder_source)).c_str(), plan.builder);
+  std::string perf = kv_block(("Performance (trtexec" + (plan.performance_source.empty() ? std::string(")")
+                                                         : "; " + plan.performance_source + ")")).c_str(),
+                              plan.performance);
+  if (plan.perf)
+    for (const auto& w : plan.perf->warnings) perf += "  warning: " + w + "\n";
+  if (!dev.empty() || !bld.empty() || !perf.empty())
+    o += md ? "\n```\n" + dev + bld + perf + "```\n" : "\n" + dev + bld + perf;
+  else
+    o += "\nDevice and builder settings: no metadata files (profile.metadata.json, build.metadata.json) and no "
+         "trtexec log (--log)\n";
   if (findings) {
     int w = 0, i = 0, e = 0;
     for (const auto& fd : *findings) (fd.severity == Severity::Warning ? w : fd.severity == Severity::Info ? i : e)++;
@@ -262,50 +474,122 @@ std::string render_engine_summary(const EnginePlan& plan, const EngineSummary& s
   return o;
 }
 
-std::string render_engine_layers(const EnginePlan& plan, const std::vector<size_t>& rows, OutputFormat f) {
+std::string render_engine_layers(const EnginePlan& plan, const LayerAnalysis& a, const std::vector<size_t>& rows,
+                                 OutputFormat f, LayersView view) {
   if (f == OutputFormat::Json) {
-    json a = json::array();
+    json arr = json::array();
     for (size_t i : rows) {
       const auto& l = plan.layers[i];
+      const auto& st = a.layers[i];
       json ins = json::array(), outs = json::array();
       for (const auto& t : l.inputs) ins.push_back(tensor_json(t));
       for (const auto& t : l.outputs) outs.push_back(tensor_json(t));
-      a.push_back({{"index", i},
-                   {"name", l.name},
-                   {"type", l.type},
-                   {"subtype", l.subtype},
-                   {"precision", l.precision},
-                   {"origin", l.origin},
-                   {"tactic", l.tactic},
-                   {"tactic_value", l.tactic_value},
-                   {"inputs", ins},
-                   {"outputs", outs},
-                   {"onnx_nodes", l.onnx_nodes},
-                   {"attributes", parse_or_empty(l.attributes_json)},
-                   {"timed", l.timed},
-                   {"latency_ms", l.avg_ms},
-                   {"median_ms", l.median_ms},
-                   {"percent", l.percent}});
+      arr.push_back({{"index", i},
+                     {"name", l.name},
+                     {"type", l.type},
+                     {"subtype", l.subtype},
+                     {"precision", l.precision},
+                     {"origin", l.origin},
+                     {"tactic", l.tactic},
+                     {"tactic_value", l.tactic_value},
+                     {"inputs", ins},
+                     {"outputs", outs},
+                     {"onnx_nodes", l.onnx_nodes},
+                     {"attributes", parse_or_empty(l.attributes_json)},
+                     {"timed", l.timed},
+                     {"latency_ms", l.avg_ms},
+                     {"median_ms", l.median_ms},
+                     {"percent", l.percent},
+                     {"weights_bytes", l.weights_bytes},
+                     {"bias_bytes", l.bias_bytes},
+                     {"input_bytes", st.input_bytes},
+                     {"output_bytes", st.output_bytes},
+                     {"footprint_bytes", st.footprint_bytes},
+                     {"gbps", opt(st.gbps)},
+                     {"memory_efficiency", opt(st.memory_efficiency)},
+                     {"compute", compute_json(st.compute)}});
     }
     json j = {{"schema_version", kEngineSchemaVersion}, {"plan", plan.name}, {"partial", plan.partial()},
-              {"notes", plan.notes}, {"layers", a}};
+              {"notes", plan.notes}, {"device_peaks", peaks_json(a.peaks)}, {"layers", arr}};
     return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   }
   const bool wide = f != OutputFormat::Text;
-  Table t{{"#", "layer", "type", "precision", "inputs", "outputs", "tactic", "avg ms", "median ms", "% time"},
-          {},
-          {true, false, false, false, false, false, false, true, true, true}};
-  for (size_t i : rows) {
-    const auto& l = plan.layers[i];
-    std::string tactic = l.tactic.empty() ? l.tactic_value : l.tactic;
-    t.rows.push_back({std::to_string(i), wide ? l.name : shorten(l.name, 60), l.type, l.precision,
-                      wide ? tensors_long(l.inputs) : tensors_text(l.inputs),
-                      wide ? tensors_long(l.outputs) : tensors_text(l.outputs), wide ? tactic : shorten(tactic, 40),
-                      l.timed || !plan.has_profile ? (wide ? fixed(l.avg_ms) : ms_text(l.avg_ms)) : "-",
-                      l.timed || !plan.has_profile ? (wide ? fixed(l.median_ms) : ms_text(l.median_ms)) : "-",
-                      wide ? fixed(l.percent, 3) : percent_text(l.percent)});
+  auto latency = [&](const EngineLayer& l, double v) {
+    return l.timed || !plan.has_profile ? (wide ? fixed(v) : ms_text(v)) : std::string("-");
+  };
+  Table t;
+  if (f == OutputFormat::Csv) {
+    // One table with every column, for spreadsheets; numbers unformatted.
+    t.header = {"#", "layer", "type", "precision", "inputs", "outputs", "tactic", "avg ms", "median ms", "% time",
+                "weights_bytes", "bias_bytes", "input_bytes", "output_bytes", "footprint_bytes", "gbps",
+                "memory_efficiency", "macs", "gemm_m", "gemm_n", "gemm_k", "arithmetic_intensity", "gflops",
+                "compute_efficiency"};
+    auto num = [](const std::optional<double>& v) { return v ? fmt::format("{:.6g}", *v) : std::string(); };
+    auto cnt = [](const std::optional<int64_t>& v) { return v ? std::to_string(*v) : std::string(); };
+    for (size_t i : rows) {
+      const auto& l = plan.layers[i];
+      const auto& st = a.layers[i];
+      const auto& c = st.compute;
+      t.rows.push_back({std::to_string(i), l.name, l.type, l.precision, tensors_long(l.inputs), tensors_long(l.outputs),
+                        l.tactic.empty() ? l.tactic_value : l.tactic, latency(l, l.avg_ms), latency(l, l.median_ms),
+                        fixed(l.percent, 3), std::to_string(l.weights_bytes), std::to_string(l.bias_bytes),
+                        std::to_string(st.input_bytes), std::to_string(st.output_bytes),
+                        std::to_string(st.footprint_bytes), num(st.gbps), num(st.memory_efficiency),
+                        c ? std::to_string(c->macs) : "", c ? cnt(c->gemm_m) : "", c ? cnt(c->gemm_n) : "",
+                        c ? cnt(c->gemm_k) : "", c ? fmt::format("{:.6g}", c->arithmetic_intensity) : "",
+                        c ? num(c->gflops) : "", c ? num(c->compute_efficiency) : ""});
+    }
+    return to_csv(t);
+  }
+  auto name = [&](const EngineLayer& l) { return wide ? l.name : shorten(l.name, 60); };
+  if (view == LayersView::Compute) {
+    t = {{"#", "layer", "type", "precision", "M", "N", "K", "MACs", "MAC/B", "avg ms", "GFLOP/s", "% peak", "GB/s",
+          "% peak"},
+         {},
+         {true, false, false, false, true, true, true, true, true, true, true, true, true, true}};
+    for (size_t i : rows) {
+      const auto& l = plan.layers[i];
+      const auto& st = a.layers[i];
+      if (!st.compute) continue;
+      const auto& c = *st.compute;
+      t.rows.push_back({std::to_string(i), name(l), l.type, l.precision, opt_text(c.gemm_m), opt_text(c.gemm_n),
+                        opt_text(c.gemm_k), wide ? std::to_string(c.macs) : si(static_cast<double>(c.macs)),
+                        fmt::format("{:.1f}", c.arithmetic_intensity), latency(l, l.avg_ms), opt_text(c.gflops),
+                        opt_text(c.compute_efficiency, "{:.1f}%"), opt_text(st.gbps, "{:.1f}"),
+                        opt_text(st.memory_efficiency, "{:.1f}%")});
+    }
+  } else if (view == LayersView::Memory) {
+    t = {{"#", "layer", "type", "precision", "weights", "bias", "inputs", "outputs", "footprint", "avg ms", "GB/s",
+          "% peak"},
+         {},
+         {true, false, false, false, true, true, true, true, true, true, true, true}};
+    auto bytes = [&](int64_t b) { return wide ? std::to_string(b) : b == 0 ? std::string("0") : si(static_cast<double>(b)) + "B"; };
+    for (size_t i : rows) {
+      const auto& l = plan.layers[i];
+      const auto& st = a.layers[i];
+      t.rows.push_back({std::to_string(i), name(l), l.type, l.precision, bytes(l.weights_bytes), bytes(l.bias_bytes),
+                        bytes(st.input_bytes), bytes(st.output_bytes), bytes(st.footprint_bytes),
+                        latency(l, l.avg_ms), opt_text(st.gbps, "{:.1f}"), opt_text(st.memory_efficiency, "{:.1f}%")});
+    }
+  } else {
+    t = {{"#", "layer", "type", "precision", "inputs", "outputs", "tactic", "avg ms", "median ms", "% time"},
+         {},
+         {true, false, false, false, false, false, false, true, true, true}};
+    for (size_t i : rows) {
+      const auto& l = plan.layers[i];
+      std::string tactic = l.tactic.empty() ? l.tactic_value : l.tactic;
+      t.rows.push_back({std::to_string(i), name(l), l.type, l.precision,
+                        wide ? tensors_long(l.inputs) : tensors_text(l.inputs),
+                        wide ? tensors_long(l.outputs) : tensors_text(l.outputs), wide ? tactic : shorten(tactic, 40),
+                        latency(l, l.avg_ms), latency(l, l.median_ms), wide ? fixed(l.percent, 3) : percent_text(l.percent)});
+    }
   }
   std::string o = table_out(t, f);
+  if (view != LayersView::Default && f == OutputFormat::Text) {
+    o += fmt::format("peak compute: {}\npeak memory: {}\n", a.peaks.compute_basis, a.peaks.memory_basis);
+    if (view == LayersView::Compute && t.rows.empty())
+      o += "no Convolution, Deconvolution, FullyConnected or MatrixMultiply layer with known shapes among these\n";
+  }
   if (f == OutputFormat::Text && plan.partial())
     for (const auto& n : plan.notes) o += "note: " + n + "\n";
   return o;
@@ -396,6 +680,7 @@ std::string render_engine_compare(const PlanComparison& c, OutputFormat f, size_
                          {"timing_median_ms", opt_json(e.median_ms)},
                          {"timing_mean_ms", opt_json(e.mean_ms)},
                          {"trtexec_mean_ms", opt_json(e.trtexec_mean_ms)},
+                         {"trtexec_median_ms", opt_json(e.trtexec_median_ms)},
                          {"throughput_qps", opt_json(e.throughput_qps)}}},
                        {"partial", c.plans[p]->partial()},
                        {"notes", c.plans[p]->notes}});
@@ -477,6 +762,7 @@ std::string render_engine_compare(const PlanComparison& c, OutputFormat f, size_
   });
   row("end-to-end median, ms (timing.json)", [&](size_t p) { return opt_ms(c.end_to_end[p].median_ms); });
   row("end-to-end mean, ms (trtexec summary)", [&](size_t p) { return opt_ms(c.end_to_end[p].trtexec_mean_ms); });
+  row("end-to-end median, ms (trtexec summary)", [&](size_t p) { return opt_ms(c.end_to_end[p].trtexec_median_ms); });
   row("throughput, qps (trtexec summary)", [&](size_t p) {
     const auto& q = c.end_to_end[p].throughput_qps;
     return q ? fmt::format("{:.1f}", *q) : std::string("-");

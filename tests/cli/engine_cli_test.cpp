@@ -1,10 +1,13 @@
 // `trtlens engine ...` run as a user would: outputs, formats, exit codes.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
+#include <set>
 #include <nlohmann/json.hpp>
 
 #include "support/paths.h"
@@ -287,7 +290,7 @@ TEST(EngineCli, ReportIsSelfContained) {
   auto r = run_trtlens({"engine", "report", fixture("v8/tiny.onnx.engine"), fixture("v86-qdq/qdq.onnx.engine"), "-o", out});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::string html = slurp(out);
-  EXPECT_NE(html.find("<svg"), std::string::npos);       // the graph
+  EXPECT_NE(html.find("\"regions\":[{"), std::string::npos);  // the graph, laid out
   EXPECT_NE(html.find("engine-data"), std::string::npos);
   EXPECT_NE(html.find("pool \\\"a\\\""), std::string::npos);  // data inlined as JSON
   EXPECT_EQ(html.find("{{"), std::string::npos);         // every placeholder filled
@@ -325,4 +328,202 @@ TEST(EngineCli, ReportEscapesHostileLayerNames) {
   EXPECT_EQ(scripts, 2u);  // the data block and the code block, nothing from the name
   EXPECT_EQ(html.find("<img"), std::string::npos);
   EXPECT_EQ(html.find("</template>{{DATA}}"), std::string::npos);
+}
+
+// ---- analytics, trtexec logs, big graphs ----
+
+namespace {
+// Summary JSON without what depends on where the checkout is.
+nlohmann::ordered_json portable(nlohmann::ordered_json j) {
+  const std::string root = std::string(TRTLENS_SOURCE_DIR) + "/";
+  std::function<void(nlohmann::ordered_json&)> strip = [&](nlohmann::ordered_json& v) {
+    if (v.is_string()) {
+      std::string s = v.get<std::string>();
+      for (size_t p; (p = s.find(root)) != std::string::npos;) s.erase(p, root.size());
+      v = s;
+    } else if (v.is_structured()) {
+      for (auto& x : v) strip(x);
+    }
+  };
+  strip(j);
+  return j;
+}
+void expect_golden(const nlohmann::ordered_json& doc, const std::string& name) {
+  const std::string path = std::string(TRTLENS_SOURCE_DIR) + "/tests/cli/golden/" + name;
+  if (std::getenv("TRTLENS_UPDATE_GOLDEN")) {
+    trtlens::test::write_text(path, doc.dump(2) + "\n");
+    GTEST_SKIP() << "golden file rewritten";
+  }
+  EXPECT_EQ(doc, nlohmann::ordered_json::parse(slurp(path))) << name;
+}
+}  // namespace
+
+TEST(EngineCli, SummaryJsonWithComputeAndLogMatchesTheGoldenFile) {
+  auto r = run_trtlens({"engine", "summary", fixture("v86-compute/net.onnx.engine"), "--log",
+                        fixture("logs/trtexec-8.6.log"), "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto doc = portable(nlohmann::ordered_json::parse(r.out));
+  EXPECT_EQ(doc["compute"]["layers"], 5);
+  EXPECT_EQ(doc["compute"]["macs"], 83064);
+  EXPECT_EQ(doc["sources"]["device"], "trtexec log tests/fixtures/engine/logs/trtexec-8.6.log");
+  EXPECT_EQ(doc["sources"]["builder"], doc["sources"]["device"]);
+  EXPECT_EQ(doc["trtexec_logs"][0]["tensorrt_version"], "8.6.1");
+  EXPECT_EQ(doc["trtexec_performance"]["latency_ms"]["percentiles"]["99"], 0.0688477);
+  // A100-SXM4-40GB from the log: 5120 / 8 × 1.215 × 2 GB/s.
+  EXPECT_NEAR(doc["device_peaks"]["memory_gbps"].get<double>(), 1555.2, 1e-9);
+  EXPECT_EQ(doc["io"][1]["dims"], json({2, 1, 6}));
+  expect_golden(doc, "engine_summary_compute.json");
+}
+
+TEST(EngineCli, LayersJsonCarriesMemoryAndComputeAndMatchesTheGoldenFile) {
+  auto r = run_trtlens({"engine", "layers", fixture("v86-compute/net.onnx.engine"), "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto doc = nlohmann::ordered_json::parse(r.out);
+  ASSERT_EQ(doc["layers"].size(), 12u);
+  const auto& conv = doc["layers"][1];
+  EXPECT_EQ(conv["name"], "conv_a");
+  EXPECT_EQ(conv["weights_bytes"], 576);
+  EXPECT_EQ(conv["bias_bytes"], 16);
+  EXPECT_EQ(conv["footprint_bytes"], 3648);
+  EXPECT_EQ(conv["compute"]["macs"], 36864);
+  EXPECT_EQ(conv["compute"]["gemm_k"], 36);
+  EXPECT_TRUE(doc["layers"][0]["compute"].is_null());  // a reformat
+  expect_golden(doc, "engine_layers_compute.json");
+}
+
+TEST(EngineCli, LayersComputeAndMemoryViews) {
+  auto c = run_trtlens({"engine", "layers", fixture("v86-compute/net.onnx.engine"), "--view", "compute", "--sort", "macs"});
+  ASSERT_EQ(c.exit_code, 0) << c.err;
+  // Only the five convolutions and GEMMs, most MACs first.
+  EXPECT_NE(c.out.find("GFLOP/s"), std::string::npos) << c.out;
+  EXPECT_LT(c.out.find("conv_a"), c.out.find("fc"));
+  EXPECT_LT(c.out.find("fc"), c.out.find("deconv"));
+  EXPECT_EQ(c.out.find("PWN("), std::string::npos) << c.out;
+  EXPECT_NE(c.out.find("peak memory: Memory Bus Width 1024 bits"), std::string::npos) << c.out;
+  auto m = run_trtlens({"engine", "layers", fixture("v86-compute/net.onnx.engine"), "--view", "memory", "--format",
+                        "markdown", "--sort", "footprint", "--limit", "1"});
+  ASSERT_EQ(m.exit_code, 0) << m.err;
+  EXPECT_NE(m.out.find("| footprint |"), std::string::npos) << m.out;
+  EXPECT_NE(m.out.find("| fc |"), std::string::npos) << m.out;  // 40 KB of FP32 weights
+  auto csv = run_trtlens({"engine", "layers", fixture("v86-compute/net.onnx.engine"), "--format", "csv"});
+  EXPECT_NE(csv.out.find(",gemm_m,gemm_n,gemm_k,"), std::string::npos);
+  auto bad = run_trtlens({"engine", "layers", fixture("v86-compute/net.onnx.engine"), "--view", "roofline"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_EQ(std::count(bad.err.begin(), bad.err.end(), '\n'), 1) << bad.err;
+}
+
+TEST(EngineCli, SummaryTextShowsRollUpsPeaksAndTheLog) {
+  auto r = run_trtlens({"engine", "summary", fixture("v86-compute/net.onnx.engine"), "--log",
+                        fixture("logs/trtexec-8.6.log")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* want : {"Reformats by origin", "Latency by tactic", "Convolutions and GEMMs: 5 layers, 83.1 kMAC",
+                           "PointWise layers by number of fused operations", "Peak memory bandwidth: 1555.2 GB/s",
+                           "trtexec log: ", "TensorRT 8.6.1, PASSED, engine built in 12.1507 s",
+                           "warning: Throughput may be bound by Enqueue Time", "Inputs: input 2x4x8x8 FP32 LINEAR",
+                           "Weights: 41.0 KiB (bias 80 B more)"})
+    EXPECT_NE(r.out.find(want), std::string::npos) << want << "\n" << r.out;
+}
+
+TEST(EngineCli, BadLogExitsTwoWithOneLine) {
+  std::string dir = trtlens::test::temp_dir("EngineCli.BadLog");
+  std::string garbage = dir + "/garbage.log";
+  std::string bytes;
+  for (int i = 0; i < 70000; ++i) bytes += static_cast<char>((i * 7919) % 256);
+  trtlens::test::write_text(garbage, bytes);
+  std::string fifo = dir + "/pipe.log";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::string huge = dir + "/huge.log";  // sparse: 2 GiB past the 1 GiB cap, no disk used
+  { std::ofstream(huge).close(); }
+  fs::resize_file(huge, uint64_t{2} << 30);
+  for (const std::string& log : {dir + "/missing.log", dir, garbage, fifo, huge}) {
+    auto r = run_trtlens({"engine", "summary", fixture("v8/tiny.onnx.engine"), "--log", log});
+    EXPECT_EQ(r.exit_code, 2) << log;
+    EXPECT_EQ(r.out, "") << log;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_NE(r.err.find(log), std::string::npos) << r.err;
+  }
+  // Several plans take no --log: it would be unclear which plan it describes.
+  auto c = run_trtlens({"engine", "compare", fixture("v8/tiny.onnx.engine"), fixture("v8-fp32/tiny.onnx.engine"),
+                        "--log", fixture("logs/trtexec-8.6.log")});
+  EXPECT_EQ(c.exit_code, 2);
+}
+
+TEST(EngineCli, ReportDrawsABigGraphOneRegionAtATime) {
+  std::string dir = trtlens::test::temp_dir("EngineCli.ReportRegions");
+  json layers = json::array();
+  for (int i = 0; i < 60; ++i) {
+    auto t = [](const std::string& n) {
+      return json{{"Name", n}, {"Dimensions", {1, 8, 4, 4}}, {"Format/Datatype", "Row major linear FP32"}};
+    };
+    json ins = json::array({t(i ? "t" + std::to_string(i - 1) : "in")});
+    if (i >= 2 && i % 10 == 5) ins.push_back(t("t" + std::to_string(i - 2)));  // skip connections
+    layers.push_back({{"Name", "layer_" + std::to_string(i)}, {"LayerType", "PointWiseV2"}, {"ParameterType", "PointWise"},
+                      {"NbOperations", 1}, {"Inputs", ins}, {"Outputs", {t(i == 59 ? "out" : "t" + std::to_string(i))}}});
+  }
+  trtlens::test::write_text(dir + "/chain.onnx.engine.graph.json",
+                            json{{"Layers", layers}, {"Bindings", {"in", "out"}}}.dump());
+  auto r = run_trtlens({"engine", "report", dir + "/chain.onnx.engine", "-o", dir + "/r.html", "--graph-max-layers",
+                        "20", "--region-layers", "25"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::string html = slurp(dir + "/r.html");
+  auto data_of = [](const std::string& page) {
+    auto a = page.find("<script id=\"engine-data\" type=\"application/json\">");
+    auto b = page.find("</script>", a);
+    a = page.find('>', a) + 1;
+    return json::parse(page.substr(a, b - a));
+  };
+  auto graph = data_of(html)["plans"][0]["graph"];
+  // 60 layers in regions of 25: 0-24, 25-49, 50-59, each laid out on its own.
+  EXPECT_EQ(graph["region_layers"], 25);
+  ASSERT_EQ(graph["regions"].size(), 3u);
+  std::map<int, std::vector<int>> kinds;  // kind -> refs, in region 2
+  std::set<int> drawn;
+  for (const auto& it : graph["regions"][1]["items"]) {
+    kinds[it[0].get<int>()].push_back(it[1].get<int>());
+    EXPECT_GT(it[4].get<int>(), 0);  // laid out: a width and a position
+  }
+  for (int l : kinds[0]) drawn.insert(l);
+  EXPECT_EQ(drawn.size(), 25u);
+  EXPECT_EQ(*drawn.begin(), 25);
+  EXPECT_EQ(*drawn.rbegin(), 49);
+  EXPECT_EQ(kinds[3], std::vector<int>{0});  // entered from region 1 (index 0)...
+  EXPECT_EQ(kinds[4], std::vector<int>{2});  // ...and leads to region 3
+  EXPECT_TRUE(kinds[1].empty());             // the engine input is in region 1
+  for (const auto& e : graph["regions"][1]["edges"]) EXPECT_GE(e[3].size(), 10u) << e;  // routed: spline points and tip
+  int inputs = 0, outputs = 0;
+  for (const auto& r : graph["regions"])
+    for (const auto& it : r["items"]) inputs += it[0] == 1, outputs += it[0] == 2;
+  EXPECT_EQ(inputs, 1);
+  EXPECT_EQ(outputs, 1);
+  // Up to --graph-max-layers the graph stays in one piece.
+  auto one = run_trtlens({"engine", "report", dir + "/chain.onnx.engine", "-o", dir + "/one.html"});
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  EXPECT_EQ(data_of(slurp(dir + "/one.html"))["plans"][0]["graph"]["regions"].size(), 1u);
+  auto zero = run_trtlens({"engine", "report", dir + "/chain.onnx.engine", "-o", dir + "/z.html", "--region-layers", "0"});
+  EXPECT_EQ(zero.exit_code, 2);
+}
+
+// TREx's process_engine.py keeps <engine>.build.log and <engine>.profile.log
+// beside the JSON files: found by prefix, so compare reads them too.
+TEST(EngineCli, LogsBesideThePlanAreFoundByPrefix) {
+  std::string dir = trtlens::test::temp_dir("EngineCli.LogsByPrefix");
+  for (const char* ext : {".graph.json", ".profile.json", ".build.metadata.json"})
+    fs::copy_file(fixture(std::string("v86-compute/net.onnx.engine") + ext), dir + "/net.onnx.engine" + ext);
+  fs::copy_file(fixture("logs/trtexec-8.6.log"), dir + "/net.onnx.engine.build.log");
+  fs::copy_file(fixture("logs/trtexec-10.3.log"), dir + "/net.onnx.engine.profile.log");
+  auto r = run_trtlens({"engine", "compare", dir + "/net.onnx.engine", fixture("v86-compute/net.onnx.engine"),
+                        "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = json::parse(r.out);
+  EXPECT_EQ(j["plans"][0]["end_to_end"]["throughput_qps"], 49373.1);  // the profiling log's
+  EXPECT_EQ(j["plans"][1]["end_to_end"]["throughput_qps"], 20000.0);  // profile.metadata.json's
+  auto s = run_trtlens({"engine", "summary", dir + "/net.onnx.engine", "--format", "json"});
+  auto sj = json::parse(s.out);
+  EXPECT_EQ(sj["trtexec_logs"].size(), 2u);
+  EXPECT_EQ(sj["device"]["Selected Device"], "NVIDIA GeForce RTX 4090");  // the later log's device
+  EXPECT_EQ(sj["sources"]["builder"], "trtexec log " + dir + "/net.onnx.engine.build.log");
+  // --log replaces the logs found beside the plan.
+  auto o = run_trtlens({"engine", "summary", dir + "/net.onnx.engine", "--log", fixture("logs/trtexec-8.6.log"),
+                        "--format", "json"});
+  EXPECT_EQ(json::parse(o.out)["trtexec_logs"].size(), 1u);
 }

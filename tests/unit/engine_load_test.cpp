@@ -50,7 +50,17 @@ TEST(EngineLoad, FoldsNoOpsAndJoinsProfileByPosition) {
   EXPECT_DOUBLE_EQ(find(p, "conv2")->avg_ms, 0.2);
   EXPECT_NEAR(p.total_latency_ms(), 0.32, 1e-12);
   EXPECT_NEAR(find(p, "conv2")->percent, 62.5, 1e-9);
-  EXPECT_EQ(find(p, "conv1 + relu1")->weights_bytes, (432 + 16) * 2);
+  EXPECT_EQ(find(p, "conv1 + relu1")->weights_bytes, 432 * 2);  // Weights only, as TREx's weights_size
+  EXPECT_EQ(find(p, "conv1 + relu1")->bias_bytes, 16 * 2);
+  EXPECT_EQ(find(p, "conv1 + relu1")->kernel, (std::vector<int64_t>{3, 3}));
+  EXPECT_EQ(find(p, "conv1 + relu1")->groups, 1);
+  // 8.x Bindings name the engine I/O only; shape, format and direction come from the layers.
+  ASSERT_EQ(p.io.size(), 2u);
+  EXPECT_EQ(p.io[0].name, "input");
+  EXPECT_EQ(p.io[0].mode, "Input");
+  EXPECT_EQ(p.io[0].dims, (std::vector<int64_t>{1, 3, 8, 8}));
+  EXPECT_EQ(p.io[0].format, "FP32 LINEAR");
+  EXPECT_EQ(p.io[1].mode, "Output");
   EXPECT_EQ(find(p, "conv1 + relu1")->inputs[0].layout, "HWC4");
   EXPECT_EQ(find(p, "conv1 + relu1")->attributes_json,
             R"({"Kernel":[3,3],"OutMaps":16,"Groups":1,"Weights":{"Type":"Half","Count":432},)"
