@@ -261,13 +261,6 @@ std::string find_trtexec(const std::string& explicit_path, const SearchOptions& 
 std::string sha256_file(const std::string& path);
 std::string sha256_hex(std::string_view data);
 
-// Sections of a trtexec log ("=== Performance summary ===" ...): key/value
-// lines as written, "[I] " prefixes removed.
-struct TrtexecLog {
-  std::vector<std::pair<std::string, std::vector<std::pair<std::string, std::string>>>> sections;
-  std::string trt_version;  // from the "[TensorRT v100300]" banner or "TensorRT version:" line, decoded
-  const std::vector<std::pair<std::string, std::string>>* section(std::string_view name) const;
-};
-TrtexecLog parse_trtexec_log(const std::string& text);
+// trtexec's console log is read by parse_trtexec_log (trtlens/engine.h).
 
 }  // namespace trtlens

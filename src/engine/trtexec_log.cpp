@@ -11,6 +11,7 @@
 #include "engine/internal.h"
 #include "trtlens/engine.h"
 #include "trtlens/error.h"
+#include "trtlens/trt_env.h"
 #include "util/files.h"
 #include "util/mapped_file.h"
 #include "util/strings.h"
@@ -146,10 +147,7 @@ struct Parser {
         int64_t n = 0;
         std::string_view digits = body.substr(v + 11);
         auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), n);
-        // NV_TENSORRT_VERSION: major·1000 + minor·100 + patch up to 9.x, major·10000 + minor·100 + patch from 10.0.
-        if (ec == std::errc() && n > 0 && n < 10000000)
-          log.tensorrt_version = n >= 100000 ? fmt::format("{}.{}.{}", n / 10000, n / 100 % 100, n % 100)
-                                             : fmt::format("{}.{}.{}", n / 1000, n / 100 % 10, n % 100);
+        if (ec == std::errc() && n > 0 && n < 10000000) log.tensorrt_version = decode_trt_version_number(long(n)).str();
       }
     } else if (starts_with(body, "&&&& PASSED")) {
       log.result = "PASSED";

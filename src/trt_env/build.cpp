@@ -37,17 +37,13 @@ json numbers_of(const std::string& v) {
   return out;
 }
 
-json section_json(const TrtexecLog& log, std::string_view name, bool numbers) {
+// A log section as TREx's metadata files hold it: values as text, as numbers
+// (device), or as the list of numbers in them (performance summary).
+enum class Values { Text, Number, Numbers };
+json section_json(const KeyValues& section, Values as) {
   json out = json::object();
-  if (const auto* s = log.section(name))
-    for (const auto& [k, v] : *s) out[k] = numbers ? numbers_of(v) : json(v);
-  return out;
-}
-
-json device_json(const TrtexecLog& log) {
-  json out = json::object();
-  if (const auto* s = log.section("Device Information"))
-    for (const auto& [k, v] : *s) out[k] = value_of(v);
+  for (const auto& [k, v] : section)
+    out[k] = as == Values::Numbers ? numbers_of(v) : as == Values::Number ? value_of(v) : json(v);
   return out;
 }
 
@@ -102,18 +98,18 @@ std::vector<std::string> precision_flags(const std::string& precision) {
 
 std::string build_metadata_json(const TrtexecLog& log) {
   json j;
-  j["model_options"] = section_json(log, "Model Options", false);
-  j["build_options"] = section_json(log, "Build Options", false);
+  j["model_options"] = section_json(log.model_options, Values::Text);
+  j["build_options"] = section_json(log.build_options, Values::Text);
   // TREx's files do not record the release; `report --engine` compares with check for it.
-  if (!log.trt_version.empty() && j["build_options"].is_object()) j["build_options"]["TensorRT version"] = log.trt_version;
+  if (!log.tensorrt_version.empty()) j["build_options"]["TensorRT version"] = log.tensorrt_version;
   return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 std::string profile_metadata_json(const TrtexecLog& log) {
   json j;
-  j["performance_summary"] = section_json(log, "Performance summary", true);
-  j["inference_options"] = section_json(log, "Inference Options", false);
-  j["device_information"] = device_json(log);
+  j["performance_summary"] = section_json(log.performance, Values::Numbers);
+  j["inference_options"] = section_json(log.inference_options, Values::Text);
+  j["device_information"] = section_json(log.device, Values::Number);
   return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
@@ -218,19 +214,24 @@ BuildOutcome build_engine(const BuildRequest& req, const std::function<void(cons
                      pr.signal ? pr.signal : pr.exit_code, first_error.empty() ? "" : ": " + first_error));
   for (const auto& s : {std::string(), std::string(".graph.json"), std::string(".profile.json"), std::string(".timing.json")})
     if (!fs::exists(eng + s)) fail("trtexec succeeded but did not write " + fs::path(eng + s).filename().string());
-  TrtexecLog log = parse_trtexec_log(log_text);
+  TrtexecLog log;
+  try {
+    log = parse_trtexec_log(log_text, "trtexec's output");
+  } catch (const InputError&) {
+    // trtexec succeeded without printing its banner or sections: metadata files stay empty.
+  }
   write_file_atomic(eng + ".build.metadata.json", build_metadata_json(log));
   write_file_atomic(eng + ".profile.metadata.json", profile_metadata_json(log));
-  out.trtexec_reports = log.trt_version;
-  if (!log.trt_version.empty() && out.trt_version != "unknown") {
-    auto a = parse_trt_version(log.trt_version), b = parse_trt_version(out.trt_version);
+  out.trtexec_reports = log.tensorrt_version;
+  if (!log.tensorrt_version.empty() && out.trt_version != "unknown") {
+    auto a = parse_trt_version(log.tensorrt_version), b = parse_trt_version(out.trt_version);
     if (a && b && !a->agrees_with(*b))
       out.warning = fmt::format("trtexec reports TensorRT {}, but the library found for the cache key is {}; the "
                                 "cache entry is keyed by {}",
-                                log.trt_version, out.trt_version, out.trt_version);
+                                log.tensorrt_version, out.trt_version, out.trt_version);
   }
   write_file_atomic(staging + "/key.txt", key_text + "built=" + now_utc() + "\ntrtexec=" + out.trtexec + "\n" +
-                                              (log.trt_version.empty() ? "" : "trtexec-tensorrt=" + log.trt_version + "\n"));
+                                              (log.tensorrt_version.empty() ? "" : "trtexec-tensorrt=" + log.tensorrt_version + "\n"));
   fs::remove_all(out.cache_entry, ec);
   fs::rename(staging, out.cache_entry, ec);
   if (ec) throw InputError(out.cache_entry, "cannot store the engine in the cache: " + ec.message());

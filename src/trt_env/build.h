@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "trtlens/engine.h"
 #include "trtlens/trt_env.h"
 
 namespace trtlens {

@@ -29,12 +29,10 @@ TEST(BuildLog, ParsesSectionsAndVersion) {
       "[11/22/2026-01:00:05] [I] Selected Device: NVIDIA A100\n"
       "[11/22/2026-01:00:05] [I] Compute Clock Rate: 1.41 GHz\n"
       "[11/22/2026-01:00:05] [I] Device Global Memory: 80994 MiB\n";
-  TrtexecLog l = parse_trtexec_log(log);
-  EXPECT_EQ(l.trt_version, "10.3.0");
-  const auto* build = l.section("Build Options");
-  ASSERT_TRUE(build);
-  ASSERT_EQ(build->size(), 2u);  // the blank line closes the section
-  EXPECT_EQ((*build)[0], (std::pair<std::string, std::string>{"Precision", "FP32+FP16"}));
+  TrtexecLog l = parse_trtexec_log(log, "log");
+  EXPECT_EQ(l.tensorrt_version, "10.3.0");
+  ASSERT_EQ(l.build_options.size(), 2u);  // the blank line closes the section
+  EXPECT_EQ(l.build_options[0], (std::pair<std::string, std::string>{"Precision", "FP32+FP16"}));
 
   auto b = nlohmann::json::parse(build_metadata_json(l));
   EXPECT_EQ(b["build_options"]["Precision"], "FP32+FP16");
