@@ -7,6 +7,8 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 
+import { EVIL, check, eq, open, run, test } from './harness.mjs';
+
 const [trtlens, source, artifactArg] = process.argv.slice(2);
 if (!trtlens || !source) {
   console.error('usage: node engine_report.mjs <trtlens binary> <source dir> <artifact dir>');
@@ -17,17 +19,8 @@ const work = path.join(artifacts, 'engine-work');
 fs.rmSync(work, { recursive: true, force: true });
 fs.mkdirSync(work, { recursive: true });
 
-let chromium;
-try {
-  ({ chromium } = await import('playwright-core'));
-} catch (e) {
-  console.error('browser tests: playwright-core is missing; run `npm install` in tests/browser (setup.sh does)');
-  console.log('0 passed, 1 failed');
-  process.exit(1);
-}
 
 // 60 PointWise layers in a chain with a skip connection every 10; layer 42 has a hostile name.
-const EVIL = '<img src=x onerror=alert(1)>';
 const tensor = (name) => ({ Name: name, Dimensions: [1, 8, 4, 4], 'Format/Datatype': 'Row major linear FP32' });
 const layers = [];
 for (let i = 0; i < 60; i++) {
@@ -45,37 +38,7 @@ const chainUrl = report(path.join(work, 'chain.onnx.engine'), 'chain.html', ['--
 const computeUrl = report(path.join(source, 'tests/fixtures/engine/v86-compute/net.onnx.engine'), 'compute.html',
   ['--log', path.join(source, 'tests/fixtures/engine/logs/trtexec-8.6.log')]);
 
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-  headless: true,
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
-    '--disable-sync', '--no-first-run', '--disable-quic'],
-});
-
-// A request leaving the file, a script error or a dialog (an injected alert()) must never happen.
-async function open(url) {
-  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-  const trouble = [];
-  page.on('request', (r) => {
-    const u = r.url();
-    if (!u.startsWith('file:') && !u.startsWith('data:')) trouble.push('request ' + u);
-  });
-  page.on('pageerror', (e) => trouble.push('page error ' + e.message));
-  page.on('dialog', async (d) => { trouble.push('dialog ' + d.message()); await d.dismiss(); });
-  await page.goto(url);
-  await page.waitForSelector('body[data-ready="true"]', { timeout: 20000 });
-  return { page, trouble };
-}
-function check(cond, message) {
-  if (!cond) throw new Error(message);
-}
-function eq(actual, expected, what) {
-  if (actual !== expected) throw new Error(`${what}: expected ${JSON.stringify(expected)}, got ${JSON.stringify(actual)}`);
-}
 const layersDrawn = (page) => page.$$eval('.graph g[data-kind="0"]', (gs) => gs.map((g) => +g.getAttribute('data-ref')));
-
-const tests = [];
-const test = (name, fn) => tests.push({ name, fn });
 
 test('a big graph is drawn one region at a time; region boxes and search move between regions', async () => {
   const { page, trouble } = await open(chainUrl);
@@ -117,18 +80,4 @@ test('the compute, tactic and log sections show the analysis', async () => {
   await page.close();
 });
 
-let passed = 0, failed = 0;
-for (const t of tests) {
-  try {
-    await t.fn();
-    passed++;
-    console.log(`ok - ${t.name}`);
-  } catch (e) {
-    failed++;
-    console.log(`not ok - ${t.name}\n    ${String(e && e.message || e).split('\n').join('\n    ')}`);
-  }
-}
-await browser.close();
-console.log(`screenshots: ${artifacts}`);
-console.log(`${passed} passed, ${failed} failed`);
-process.exit(failed ? 1 : 0);
+await run(artifacts);

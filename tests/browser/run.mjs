@@ -6,6 +6,8 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+
+import { EVIL, check, eq, open, run, test } from './harness.mjs';
 import { fileURLToPath } from 'node:url';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -20,16 +22,7 @@ const work = path.join(artifacts, 'work');
 fs.rmSync(work, { recursive: true, force: true });
 fs.mkdirSync(work, { recursive: true });
 
-let chromium;
-try {
-  ({ chromium } = await import('playwright-core'));
-} catch (e) {
-  console.error('browser tests: playwright-core is missing; run `npm install` in tests/browser (setup.sh does)');
-  console.log('0 passed, 1 failed');
-  process.exit(1);
-}
 
-const EVIL = '<img src=x onerror=alert(1)>';
 const python = fs.existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3';
 execFileSync(python, [path.join(here, 'make_models.py'), work], { stdio: 'inherit' });
 
@@ -43,40 +36,7 @@ const functionUrl = report('function.onnx', 'function.html');
 const overlayUrl = report('overlay.onnx', 'overlay.html',
   ['--engine', path.join(here, '..', 'fixtures', 'engine', 'overlay', 'overlay.onnx.engine')]);
 
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-  headless: true,
-  // No sandbox (tests run as root); no background traffic (the machine has no network).
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
-    '--disable-sync', '--no-first-run', '--disable-quic'],
-});
-
-// Opens a page and records what must never happen: a request leaving the
-// file, a script error, a dialog (an injected alert()).
-async function open(url) {
-  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-  const trouble = [];
-  page.on('request', (r) => {
-    const u = r.url();
-    if (!u.startsWith('file:') && !u.startsWith('data:')) trouble.push('request ' + u);
-  });
-  page.on('pageerror', (e) => trouble.push('page error ' + e.message));
-  page.on('dialog', async (d) => { trouble.push('dialog ' + d.message()); await d.dismiss(); });
-  await page.goto(url);
-  await page.waitForSelector('body[data-ready="true"]', { timeout: 20000 });
-  return { page, trouble };
-}
-
-function check(cond, message) {
-  if (!cond) throw new Error(message);
-}
-function eq(actual, expected, what) {
-  if (actual !== expected) throw new Error(`${what}: expected ${JSON.stringify(expected)}, got ${JSON.stringify(actual)}`);
-}
 const verdictOf = (page, id) => page.getAttribute(`[data-node="${id}"]`, 'data-verdict');
-
-const tests = [];
-const test = (name, fn) => tests.push({ name, fn });
 
 test('the page loads from one file: no request, no script error', async () => {
   const { page, trouble } = await open(demoUrl);
@@ -300,18 +260,4 @@ test('without --engine the engine controls stay hidden', async () => {
   await page.close();
 });
 
-let passed = 0, failed = 0;
-for (const t of tests) {
-  try {
-    await t.fn();
-    passed++;
-    console.log(`ok - ${t.name}`);
-  } catch (e) {
-    failed++;
-    console.log(`not ok - ${t.name}\n    ${String(e && e.message || e).split('\n').join('\n    ')}`);
-  }
-}
-await browser.close();
-console.log(`screenshots: ${artifacts}`);
-console.log(`${passed} passed, ${failed} failed`);
-process.exit(failed ? 1 : 0);
+await run(artifacts);
