@@ -15,13 +15,8 @@ namespace fs = std::filesystem;
 
 bool contains(const std::string& hay, const std::string& needle) { return hay.find(needle) != std::string::npos; }
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
 int lines_in(const std::string& path) {
-  std::string s = slurp(path);
+  std::string s = read_text(path);
   return int(std::count(s.begin(), s.end(), '\n'));
 }
 
@@ -66,16 +61,16 @@ TEST(BuildCli, BuildsWritesTheFilesAndReusesTheCache) {
   EXPECT_TRUE(contains(first.err, "trtexec: building the engine")) << first.err;  // progress
   EXPECT_FALSE(contains(first.err, "&&&& RUNNING")) << first.err;                 // not verbose
   EXPECT_EQ(lines_in(w.runs), 1);
-  std::string args = slurp(w.runs);
+  std::string args = read_text(w.runs);
   EXPECT_TRUE(contains(args, "--fp16")) << args;
   EXPECT_TRUE(contains(args, "--shapes=x:1x3x4x5")) << args;
   for (const char* s : {"", ".graph.json", ".profile.json", ".timing.json", ".build.metadata.json",
                         ".profile.metadata.json", ".trtexec.log"})
     EXPECT_TRUE(fs::exists(w.model + ".engine" + s)) << s;
-  auto meta = nlohmann::json::parse(slurp(w.model + ".engine.profile.metadata.json"));
+  auto meta = nlohmann::json::parse(read_text(w.model + ".engine.profile.metadata.json"));
   EXPECT_DOUBLE_EQ(meta["performance_summary"]["Throughput"].get<double>(), 4321.5);
   EXPECT_EQ(meta["device_information"]["Selected Device"], "Fake GPU 9000");
-  auto build = nlohmann::json::parse(slurp(w.model + ".engine.build.metadata.json"));
+  auto build = nlohmann::json::parse(read_text(w.model + ".engine.build.metadata.json"));
   EXPECT_EQ(build["build_options"]["Precision"], "FP32+FP16");
 
   // The written plan is what `trtlens plan` reads.
@@ -123,7 +118,7 @@ TEST(BuildCli, TrtexecFailureIsOneLineNamingTheLog) {
   EXPECT_TRUE(contains(r.err, "model.onnx: trtexec failed (exit status 1): ")) << r.err;
   EXPECT_TRUE(contains(r.err, "[E] [TRT] ModelImporter.cpp:949: While parsing node number 0")) << r.err;
   EXPECT_TRUE(contains(r.err, "its log is in " + w.model + ".engine.trtexec.log")) << r.err;
-  EXPECT_TRUE(contains(slurp(w.model + ".engine.trtexec.log"), "While parsing node number 0"));
+  EXPECT_TRUE(contains(read_text(w.model + ".engine.trtexec.log"), "While parsing node number 0"));
   EXPECT_FALSE(fs::exists(w.model + ".engine"));  // no half-written results
   // Nothing was cached: the next build runs trtexec again.
   auto ok = w.env();

@@ -13,15 +13,12 @@
 #include "support/paths.h"
 
 namespace fs = std::filesystem;
+using trtlens::test::read_text;
 using trtlens::test::run_trtlens;
 using nlohmann::json;
 
 namespace {
 std::string fixture(const std::string& rel) { return std::string(TRTLENS_SOURCE_DIR) + "/tests/fixtures/engine/" + rel; }
-std::string slurp(const std::string& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
 }  // namespace
 
 TEST(EngineCli, SummaryJsonIsThePublicInterface) {
@@ -152,7 +149,7 @@ TEST(EngineCli, CompareJsonMatchesTheGoldenFile) {
     trtlens::test::write_text(golden_path, doc.dump(2) + "\n");
     GTEST_SKIP() << "golden file rewritten";
   }
-  EXPECT_EQ(doc, nlohmann::ordered_json::parse(slurp(golden_path)));
+  EXPECT_EQ(doc, nlohmann::ordered_json::parse(read_text(golden_path)));
   EXPECT_EQ(doc["plans"][0]["label"], "v8/tiny.onnx.engine");
   EXPECT_EQ(doc["plans"][1]["label"], "v8-fp32/tiny.onnx.engine");
   EXPECT_EQ(doc["plans"][1]["end_to_end"]["throughput_qps"], 2000.5);
@@ -226,7 +223,7 @@ TEST(EngineCli, GraphWritesSvgColouredByPrecision) {
   std::string out = dir + "/plan.svg";
   auto r = run_trtlens({"engine", "graph", fixture("v8/tiny.onnx.engine"), "-o", out});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  std::string svg = slurp(out);
+  std::string svg = read_text(out);
   EXPECT_NE(svg.find("<svg"), std::string::npos);
   EXPECT_NE(svg.find("conv2"), std::string::npos);
   EXPECT_NE(svg.find("#ff0000"), std::string::npos);  // FP32 tensor edge
@@ -244,7 +241,7 @@ TEST(EngineCli, GraphFormatFollowsTheExtension) {
     std::string out = dir + "/plan." + ext;
     auto r = run_trtlens({"engine", "graph", fixture("v8/tiny.onnx.engine"), "-o", out});
     ASSERT_EQ(r.exit_code, 0) << ext << ": " << r.err;
-    EXPECT_EQ(slurp(out).rfind(head, 0), 0u) << ext;
+    EXPECT_EQ(read_text(out).rfind(head, 0), 0u) << ext;
   }
   auto bad = run_trtlens({"engine", "graph", fixture("v8/tiny.onnx.engine"), "-o", dir + "/plan.jpg"});
   EXPECT_EQ(bad.exit_code, 2);
@@ -258,7 +255,7 @@ TEST(EngineCli, GraphColourHighlightAndSubgraph) {
   auto r = run_trtlens({"engine", "graph", fixture("v8/tiny.onnx.engine"), "-o", out, "--color-by", "precision",
                         "--highlight", "^conv2$"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  std::string dot = slurp(out);
+  std::string dot = read_text(out);
   EXPECT_NE(dot.find("fillcolor=\"#FFA500\""), std::string::npos);  // FP16 layers filled orange
   EXPECT_EQ(dot.find("fillcolor=\"#4682B4\""), std::string::npos);  // no type colour
   size_t outlined = dot.find("penwidth=5");
@@ -268,7 +265,7 @@ TEST(EngineCli, GraphColourHighlightAndSubgraph) {
   // The neighbourhood of pool: pool, conv2 before it, softmax after it.
   auto sub = run_trtlens({"engine", "graph", fixture("v8/tiny.onnx.engine"), "-o", out, "--select", "^pool$", "--hops", "1"});
   ASSERT_EQ(sub.exit_code, 0) << sub.err;
-  dot = slurp(out);
+  dot = read_text(out);
   EXPECT_NE(dot.find("3 of 6 layers"), std::string::npos) << dot;
   EXPECT_NE(dot.find("conv2"), std::string::npos);
   EXPECT_EQ(dot.find("conv1 + relu1"), std::string::npos);
@@ -289,7 +286,7 @@ TEST(EngineCli, ReportIsSelfContained) {
   std::string out = dir + "/report.html";
   auto r = run_trtlens({"engine", "report", fixture("v8/tiny.onnx.engine"), fixture("v86-qdq/qdq.onnx.engine"), "-o", out});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  std::string html = slurp(out);
+  std::string html = read_text(out);
   EXPECT_NE(html.find("\"regions\":[{"), std::string::npos);  // the graph, laid out
   EXPECT_NE(html.find("engine-data"), std::string::npos);
   EXPECT_NE(html.find("pool \\\"a\\\""), std::string::npos);  // data inlined as JSON
@@ -322,7 +319,7 @@ TEST(EngineCli, ReportEscapesHostileLayerNames) {
                             json{{"Layers", {layer}}, {"Bindings", {"in", "out"}}}.dump());
   auto r = run_trtlens({"engine", "report", dir + "/evil.onnx.engine", "-o", dir + "/r.html"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  std::string html = slurp(dir + "/r.html");
+  std::string html = read_text(dir + "/r.html");
   size_t scripts = 0;
   for (size_t p = 0; (p = html.find("</script>", p)) != std::string::npos; ++p) ++scripts;
   EXPECT_EQ(scripts, 2u);  // the data block and the code block, nothing from the name
@@ -354,7 +351,7 @@ void expect_golden(const nlohmann::ordered_json& doc, const std::string& name) {
     trtlens::test::write_text(path, doc.dump(2) + "\n");
     GTEST_SKIP() << "golden file rewritten";
   }
-  EXPECT_EQ(doc, nlohmann::ordered_json::parse(slurp(path))) << name;
+  EXPECT_EQ(doc, nlohmann::ordered_json::parse(read_text(path))) << name;
 }
 }  // namespace
 
@@ -465,7 +462,7 @@ TEST(EngineCli, ReportDrawsABigGraphOneRegionAtATime) {
   auto r = run_trtlens({"engine", "report", dir + "/chain.onnx.engine", "-o", dir + "/r.html", "--graph-max-layers",
                         "20", "--region-layers", "25"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  std::string html = slurp(dir + "/r.html");
+  std::string html = read_text(dir + "/r.html");
   auto data_of = [](const std::string& page) {
     auto a = page.find("<script id=\"engine-data\" type=\"application/json\">");
     auto b = page.find("</script>", a);
@@ -498,7 +495,7 @@ TEST(EngineCli, ReportDrawsABigGraphOneRegionAtATime) {
   // Up to --graph-max-layers the graph stays in one piece.
   auto one = run_trtlens({"engine", "report", dir + "/chain.onnx.engine", "-o", dir + "/one.html"});
   ASSERT_EQ(one.exit_code, 0) << one.err;
-  EXPECT_EQ(data_of(slurp(dir + "/one.html"))["plans"][0]["graph"]["regions"].size(), 1u);
+  EXPECT_EQ(data_of(read_text(dir + "/one.html"))["plans"][0]["graph"]["regions"].size(), 1u);
   auto zero = run_trtlens({"engine", "report", dir + "/chain.onnx.engine", "-o", dir + "/z.html", "--region-layers", "0"});
   EXPECT_EQ(zero.exit_code, 2);
 }

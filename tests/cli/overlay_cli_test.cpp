@@ -16,34 +16,13 @@ using namespace trtlens::test;
 
 namespace {
 
+json page_data(const std::string& page) { return embedded_json(page, "trtlens-data"); }
+json engine_data(const std::string& page) { return embedded_json(page, "engine-data"); }
+
 std::string fixture(const std::string& rel) { return std::string(TRTLENS_SOURCE_DIR) + "/tests/fixtures/engine/" + rel; }
 const std::string kEngine = fixture("overlay/overlay.onnx.engine");
 
-std::string slurp(const std::string& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
 size_t lines(const std::string& s) { return static_cast<size_t>(std::count(s.begin(), s.end(), '\n')); }
-std::vector<std::string> entries(const std::string& dir) {
-  std::vector<std::string> names;
-  for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
-  std::sort(names.begin(), names.end());
-  return names;
-}
-json page_data(const std::string& page) {
-  const std::string open = "<script type=\"application/json\" id=\"trtlens-data\">";
-  size_t start = page.find(open);
-  if (start == std::string::npos) return nullptr;
-  start += open.size();
-  return json::parse(page.substr(start, page.find("</script>", start) - start));
-}
-json engine_data(const std::string& page) {
-  const std::string open = "<script id=\"engine-data\" type=\"application/json\">";
-  size_t start = page.find(open);
-  if (start == std::string::npos) return nullptr;
-  start += open.size();
-  return json::parse(page.substr(start, page.find("</script>", start) - start));
-}
 const json* node_named(const json& doc, const std::string& name) {
   for (const auto& n : doc["nodes"])
     if (n["name"] == name) return &n;
@@ -69,7 +48,7 @@ TEST(OverlayCli, JsonMatchesTheGoldenFile) {
     write_text(golden_path, doc.dump(2) + "\n");
     GTEST_SKIP() << "golden file rewritten";
   }
-  EXPECT_EQ(doc, nlohmann::ordered_json::parse(slurp(golden_path)));
+  EXPECT_EQ(doc, nlohmann::ordered_json::parse(read_text(golden_path)));
   const json plain = json::parse(r.out);
   EXPECT_EQ(plain["schema_version"], 1);
   EXPECT_EQ(plain["runtime"]["release"], "8.6");
@@ -124,7 +103,7 @@ TEST(OverlayCli, TextAndMarkdownListTheDisagreements) {
   EXPECT_NE(t.out.find("note: 1 of 10 engine layers name no node"), std::string::npos) << t.out;
   auto md = run_trtlens({"report", model, "--engine", kEngine, "--format", "markdown", "-o", dir + "/o.md"});
   ASSERT_EQ(md.exit_code, 0) << md.err;
-  std::string text = slurp(dir + "/o.md");
+  std::string text = read_text(dir + "/o.md");
   EXPECT_NE(text.find("#### Disagreements with check"), std::string::npos) << text;
   EXPECT_NE(text.find("unsupported-but-built"), std::string::npos);
 }
@@ -134,7 +113,7 @@ TEST(OverlayCli, PageCarriesTheEngineAndOpensOnItsRuntime) {
   std::string model = save_overlay_fixture_model(dir + "/overlay.onnx");
   auto r = run_trtlens({"report", model, "--engine", kEngine, "-o", dir + "/page.html"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  json d = page_data(slurp(dir + "/page.html"));
+  json d = page_data(read_text(dir + "/page.html"));
   ASSERT_TRUE(d.is_object());
   const json& e = d["engine"];
   ASSERT_TRUE(e.is_object());
@@ -150,7 +129,7 @@ TEST(OverlayCli, PageCarriesTheEngineAndOpensOnItsRuntime) {
   // Without --engine the page has none.
   auto plain = run_trtlens({"report", model, "-o", dir + "/plain.html"});
   ASSERT_EQ(plain.exit_code, 0) << plain.err;
-  EXPECT_TRUE(page_data(slurp(dir + "/plain.html"))["engine"].is_null());
+  EXPECT_TRUE(page_data(read_text(dir + "/plain.html"))["engine"].is_null());
 }
 
 TEST(OverlayCli, MissingEngineFilesAreOneLineAndWriteNothing) {
@@ -160,7 +139,7 @@ TEST(OverlayCli, MissingEngineFilesAreOneLineAndWriteNothing) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(lines(r.err), 1u) << r.err;
   EXPECT_NE(r.err.find("absent.onnx.engine"), std::string::npos) << r.err;
-  EXPECT_EQ(entries(dir), std::vector<std::string>{"overlay.onnx"});
+  EXPECT_EQ(folder_entries(dir), std::vector<std::string>{"overlay.onnx"});
 }
 
 TEST(OverlayCli, AnotherModelsEngineIsBadInput) {
@@ -174,7 +153,7 @@ TEST(OverlayCli, AnotherModelsEngineIsBadInput) {
     EXPECT_NE(r.err.find("tiny.onnx.engine.graph.json: no layer of engine"), std::string::npos) << r.err;
     EXPECT_NE(r.err.find("is it the engine of another model?"), std::string::npos) << r.err;
   }
-  EXPECT_EQ(entries(dir), std::vector<std::string>{"overlay.onnx"});
+  EXPECT_EQ(folder_entries(dir), std::vector<std::string>{"overlay.onnx"});
 }
 
 TEST(OverlayCli, UsageErrors) {
@@ -190,7 +169,7 @@ TEST(OverlayCli, UsageErrors) {
   EXPECT_EQ(no_output.exit_code, 2);
   auto bad_format = run_trtlens({"report", model, "--engine", kEngine, "--format", "csv"});
   EXPECT_EQ(bad_format.exit_code, 2);
-  EXPECT_EQ(entries(dir), std::vector<std::string>{"overlay.onnx"});
+  EXPECT_EQ(folder_entries(dir), std::vector<std::string>{"overlay.onnx"});
 }
 
 // `engine report PLAN --model MODEL` carries the same overlay document per plan.
@@ -199,7 +178,7 @@ TEST(OverlayCli, EngineReportWithTheModel) {
   std::string model = save_overlay_fixture_model(dir + "/overlay.onnx");
   auto r = run_trtlens({"engine", "report", kEngine, "--model", model, "-o", dir + "/card.html"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  json d = engine_data(slurp(dir + "/card.html"));
+  json d = engine_data(read_text(dir + "/card.html"));
   const json& o = d["plans"][0]["overlay"];
   EXPECT_EQ(o["schema_version"], 1);
   EXPECT_EQ(o["summary"]["in_layers"], 11);
@@ -211,7 +190,7 @@ TEST(OverlayCli, EngineReportWithTheModel) {
   // Without --model there is no overlay, and --trt alone is a usage error.
   auto plain = run_trtlens({"engine", "report", kEngine, "-o", dir + "/plain.html"});
   ASSERT_EQ(plain.exit_code, 0) << plain.err;
-  EXPECT_FALSE(engine_data(slurp(dir + "/plain.html"))["plans"][0].contains("overlay"));
+  EXPECT_FALSE(engine_data(read_text(dir + "/plain.html"))["plans"][0].contains("overlay"));
   auto no_model = run_trtlens({"engine", "report", kEngine, "--trt", "8.6", "-o", dir + "/x.html"});
   EXPECT_EQ(no_model.exit_code, 2);
   EXPECT_NE(no_model.err.find("--model"), std::string::npos) << no_model.err;

@@ -24,13 +24,6 @@ using nlohmann::json;
 
 const std::string kGolden = std::string(TRTLENS_SOURCE_DIR) + "/tests/cli/golden/partition_detect.json";
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 std::vector<float> ramp(size_t n) {
   std::vector<float> v(n);
   for (size_t i = 0; i < n; ++i) v[i] = static_cast<float>(i % 97) * 0.25f;
@@ -80,13 +73,6 @@ std::string detect_model(const std::string& dir) {
   return mb.save(dir + "/detect.onnx");
 }
 
-std::vector<std::string> entries(const std::string& dir) {
-  std::vector<std::string> names;
-  for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
-  std::sort(names.begin(), names.end());
-  return names;
-}
-
 bool python_onnx() { return std::system("/usr/bin/python3 -c 'import onnx' >/dev/null 2>&1") == 0; }
 
 TEST(PartitionCli, JsonMatchesTheGoldenFile) {
@@ -100,7 +86,7 @@ TEST(PartitionCli, JsonMatchesTheGoldenFile) {
     write_text(kGolden, doc.dump(2) + "\n");
     GTEST_SKIP() << "golden file rewritten";
   }
-  auto golden = nlohmann::ordered_json::parse(slurp(kGolden));
+  auto golden = nlohmann::ordered_json::parse(read_text(kGolden));
   EXPECT_EQ(doc, golden) << nlohmann::ordered_json::diff(golden, doc).dump(2);
   // What the golden file pins, said plainly: one engine with the backbone and
   // the classifier, the lone Relu after the box decoder left out by --min-nodes.
@@ -133,9 +119,9 @@ TEST(PartitionCli, WrittenPartsAreValidModelsThatChainBackToTheWhole) {
   std::string out = dir + "/parts";
   RunResult r = run_trtlens({"partition", model, "--trt", "8.6", "--precision", "fp16", "-o", out});
   ASSERT_EQ(r.exit_code, 1) << r.err;
-  EXPECT_EQ(entries(out), (std::vector<std::string>{"manifest.json", "part0_rest.onnx", "part1_trt.onnx",
+  EXPECT_EQ(folder_entries(out), (std::vector<std::string>{"manifest.json", "part0_rest.onnx", "part1_trt.onnx",
                                                      "part2_rest.onnx", "part3_trt.onnx", "weights.data"}));
-  json manifest = json::parse(slurp(out + "/manifest.json"));
+  json manifest = json::parse(read_text(out + "/manifest.json"));
   ASSERT_EQ(manifest["parts"].size(), 4u);
 
   Model whole = load_model(model);
@@ -168,8 +154,8 @@ TEST(PartitionCli, WrittenPartsAreValidModelsThatChainBackToTheWhole) {
 
   // The weights the loader left in the file and the external data were copied, byte for byte.
   onnx::ModelProto trt;
-  ASSERT_TRUE(trt.ParseFromString(slurp(out + "/part1_trt.onnx")));
-  std::string weights = slurp(out + "/weights.data");
+  ASSERT_TRUE(trt.ParseFromString(read_text(out + "/part1_trt.onnx")));
+  std::string weights = read_text(out + "/weights.data");
   std::map<std::string, std::vector<float>> expected = {{"w2", ramp(64 * 8 * 9)}, {"fc_w", ramp(640)}};
   int external = 0;
   for (const auto& t : trt.graph().initializer()) {
@@ -202,12 +188,12 @@ TEST(PartitionCli, AFullOutputFolderNeedsForce) {
   RunResult r = run_trtlens({"partition", model, "--trt", "8.6", "-o", out});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find(out + ": exists and is not empty; use --force"), std::string::npos) << r.err;
-  EXPECT_EQ(entries(out), std::vector<std::string>{"keep.txt"});
+  EXPECT_EQ(folder_entries(out), std::vector<std::string>{"keep.txt"});
   RunResult f = run_trtlens({"partition", model, "--trt", "8.6", "-o", out, "--force"});
   EXPECT_EQ(f.exit_code, 1) << f.err;
   EXPECT_TRUE(fs::exists(out + "/manifest.json"));
   EXPECT_FALSE(fs::exists(out + "/keep.txt"));
-  EXPECT_EQ(entries(dir), (std::vector<std::string>{"detect.onnx", "fc.bin", "parts"}));  // no temporary folder left
+  EXPECT_EQ(folder_entries(dir), (std::vector<std::string>{"detect.onnx", "fc.bin", "parts"}));  // no temporary folder left
   // Nor may --force replace the folder that holds the model.
   RunResult own = run_trtlens({"partition", model, "--trt", "8.6", "-o", dir, "--force"});
   EXPECT_EQ(own.exit_code, 2);
@@ -236,7 +222,7 @@ TEST(PartitionCli, AFailedWriteLeavesNothingBehind) {
   RunResult r = run_trtlens({"partition", model, "--trt", "8.6", "-o", dir + "/parts"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find(model + ": tensor 'big' stores more than 16 KiB in typed fields"), std::string::npos) << r.err;
-  EXPECT_EQ(entries(dir), std::vector<std::string>{"typed.onnx"});
+  EXPECT_EQ(folder_entries(dir), std::vector<std::string>{"typed.onnx"});
 }
 
 TEST(PartitionCli, BadInputIsOneLineAndExitTwo) {

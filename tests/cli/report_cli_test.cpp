@@ -16,29 +16,9 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
+json page_data(const std::string& page) { return embedded_json(page, "trtlens-data"); }
+
 const std::string kModel = std::string(TRTLENS_TESTDATA_DIR) + "/node/test_batchnorm_example/model.onnx";
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-json page_data(const std::string& page) {
-  const std::string open = "<script type=\"application/json\" id=\"trtlens-data\">";
-  size_t start = page.find(open);
-  if (start == std::string::npos) return nullptr;
-  start += open.size();
-  return json::parse(page.substr(start, page.find("</script>", start) - start));
-}
-
-std::vector<std::string> entries(const std::string& dir) {
-  std::vector<std::string> names;
-  for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
-  std::sort(names.begin(), names.end());
-  return names;
-}
 
 size_t lines(const std::string& s) { return static_cast<size_t>(std::count(s.begin(), s.end(), '\n')); }
 
@@ -48,8 +28,8 @@ TEST(ReportCli, WritesOneSelfContainedPage) {
   std::string out = dir + "/bn.html";
   RunResult r = run_trtlens({"report", kModel, "-o", out});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(entries(dir), std::vector<std::string>{"bn.html"});
-  std::string page = slurp(out);
+  EXPECT_EQ(folder_entries(dir), std::vector<std::string>{"bn.html"});
+  std::string page = read_text(out);
   EXPECT_NE(page.find("<select name=\"release\">"), std::string::npos);
   EXPECT_NE(page.find("<select name=\"precision\">"), std::string::npos);
   EXPECT_EQ(page.find("<script src"), std::string::npos);
@@ -75,7 +55,7 @@ TEST(ReportCli, OpensOnTheRuntimeAskedFor) {
   std::string out = temp_dir("ReportCli.OpensOnTheRuntimeAskedFor") + "/bn.html";
   RunResult r = run_trtlens({"report", kModel, "-o", out, "--trt", "8.6", "--precision", "INT8"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  json d = page_data(slurp(out));
+  json d = page_data(read_text(out));
   int rel = d["initial"][0], prec = d["initial"][1];
   EXPECT_EQ(d["releases"][rel]["name"], "8.6");
   EXPECT_EQ(d["precisions"][prec], "int8");
@@ -91,8 +71,8 @@ TEST(ReportCli, UnwritableOutputIsOneLineAndLeavesNothing) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(lines(r.err), 1u) << r.err;
   EXPECT_NE(r.err.find(out), std::string::npos) << r.err;
-  EXPECT_EQ(entries(dir), std::vector<std::string>{"file"});
-  EXPECT_EQ(slurp(dir + "/file"), "not a folder");
+  EXPECT_EQ(folder_entries(dir), std::vector<std::string>{"file"});
+  EXPECT_EQ(read_text(dir + "/file"), "not a folder");
 }
 
 TEST(ReportCli, BadModelIsOneLineAndWritesNothing) {
@@ -102,12 +82,12 @@ TEST(ReportCli, BadModelIsOneLineAndWritesNothing) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(lines(r.err), 1u) << r.err;
   EXPECT_NE(r.err.find("bad.onnx"), std::string::npos) << r.err;
-  EXPECT_EQ(entries(dir), std::vector<std::string>{"bad.onnx"});
+  EXPECT_EQ(folder_entries(dir), std::vector<std::string>{"bad.onnx"});
 
   RunResult missing = run_trtlens({"report", dir + "/absent.onnx", "-o", dir + "/absent.html"});
   EXPECT_EQ(missing.exit_code, 2);
   EXPECT_EQ(lines(missing.err), 1u) << missing.err;
-  EXPECT_EQ(entries(dir), std::vector<std::string>{"bad.onnx"});
+  EXPECT_EQ(folder_entries(dir), std::vector<std::string>{"bad.onnx"});
 }
 
 TEST(ReportCli, UnknownRuntimeIsAUsageError) {
@@ -122,7 +102,7 @@ TEST(ReportCli, UnknownRuntimeIsAUsageError) {
   EXPECT_EQ(lines(prec.err), 1u) << prec.err;
   RunResult no_out = run_trtlens({"report", kModel});
   EXPECT_EQ(no_out.exit_code, 2);
-  EXPECT_TRUE(entries(dir).empty());
+  EXPECT_TRUE(folder_entries(dir).empty());
 }
 
 }  // namespace

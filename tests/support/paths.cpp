@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
@@ -23,6 +24,21 @@ std::string temp_dir(const std::string& name) {
 std::string shared_dir() {
   fs::path p(TRTLENS_SHARED_DIR);
   return fs::exists(p / "trt-support") ? fs::canonical(p).string() : std::string();
+}
+
+std::vector<std::string> folder_entries(const std::string& dir) {
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+nlohmann::json embedded_json(const std::string& page, const std::string& id) {
+  size_t at = page.find("id=\"" + id + "\"");
+  size_t start = at == std::string::npos ? at : page.find('>', at);
+  size_t end = start == std::string::npos ? start : page.find("</script>", start);
+  if (end == std::string::npos) return nullptr;
+  return nlohmann::json::parse(page.substr(start + 1, end - start - 1));
 }
 
 void write_text(const std::string& path, const std::string& contents) {

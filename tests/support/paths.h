@@ -1,5 +1,7 @@
 // Locations and helpers shared by the tests.
 #pragma once
+#include <nlohmann/json.hpp>
+
 #include <string>
 #include <vector>
 
@@ -33,6 +35,13 @@ RunResult run_trtlens(const std::vector<std::string>& args, const std::vector<st
 
 // Contents of `path` ("" when it cannot be read).
 std::string read_text(const std::string& path);
+
+// Names of the entries of folder `dir`, sorted.
+std::vector<std::string> folder_entries(const std::string& dir);
+
+// The JSON a page embeds in its <script> element whose id is `id`; null when
+// the page has none.
+nlohmann::json embedded_json(const std::string& page, const std::string& id);
 
 // Writes `contents` to `path` (creating folders).
 void write_text(const std::string& path, const std::string& contents);

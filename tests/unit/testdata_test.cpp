@@ -40,9 +40,10 @@ TEST(Testdata, EveryModelGetsAVerdictForEveryNode) {
           int total = 0;
           for (int c : a.summary) total += c;
           EXPECT_EQ(total, static_cast<int>(m.node_count())) << path;
-          for (const auto& v : a.nodes) {
-            if (v.verdict != Verdict::SUPPORTED) EXPECT_FALSE(v.reasons.empty()) << path << " node " << v.index;
-          }
+          for (const auto& v : a.nodes)
+            if (v.verdict != Verdict::SUPPORTED) {
+              EXPECT_FALSE(v.reasons.empty()) << path << " node " << v.index;
+            }
         }
     }
   }
