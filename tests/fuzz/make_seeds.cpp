@@ -3,7 +3,8 @@
 //                       Q/DQ, weights) and the bad models of the loader tests;
 //   <out>/engine_json   each tests/fixtures/engine graph.json, NUL, its profile.json;
 //   <out>/plan_header   8.x and 10.x plan headers, with and without exporter metadata;
-//   <out>/calib_cache   calibration caches of several releases and calibrators.
+//   <out>/calib_cache   calibration caches of several releases and calibrators;
+//   <out>/trtexec_log   the trtexec logs of tests/fixtures/engine/logs.
 // Usage: fuzz_seeds OUT_DIR
 #include <cstdio>
 #include <filesystem>
@@ -127,10 +128,13 @@ int main(int argc, char** argv) {
     return 2;
   }
   std::string out = argv[1];
-  for (const char* target : {"onnx_loader", "engine_json", "plan_header", "calib_cache"}) fs::create_directories(out + "/" + target);
+  for (const char* target : {"onnx_loader", "engine_json", "plan_header", "calib_cache", "trtexec_log"})
+    fs::create_directories(out + "/" + target);
   write_onnx_seeds(out + "/onnx_loader");
   write_engine_seeds(out + "/engine_json");
   write_plan_seeds(out + "/plan_header");
   write_calib_seeds(out + "/calib_cache");
+  for (const auto& e : fs::directory_iterator(fs::path(TRTLENS_SOURCE_DIR) / "tests/fixtures/engine/logs"))
+    fs::copy_file(e.path(), out + "/trtexec_log/" + e.path().filename().string(), fs::copy_options::overwrite_existing);
   return 0;
 }
