@@ -1,0 +1,190 @@
+// The dashboard's storage (`trtlens serve`): metadata in SQL, files
+// content-addressed on disk under the data folder.
+//
+// SQL: SQLite in WAL mode at DATA/trtlens.db by default; a "postgresql://..."
+// URL uses PostgreSQL instead (libpq), so several `serve` processes behind a
+// proxy share one database and one data folder. Both run the same statements.
+//
+// Thread safety: one Store is shared by every worker thread of a server; each
+// call is atomic (its own transaction).
+#pragma once
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace trtlens::store {
+
+// A request the store refuses: unknown name, duplicate name, invalid name.
+// `what()` is one line for people; `kind` lets the server pick the HTTP status.
+struct StoreError : std::runtime_error {
+  enum class Kind { NotFound, Conflict, Invalid, Backend };
+  Kind kind;
+  StoreError(Kind k, const std::string& message) : std::runtime_error(message), kind(k) {}
+};
+
+enum class Role { None = 0, Read = 1, Write = 2 };
+std::string_view role_name(Role r);        // "none", "read", "write"
+Role parse_role(std::string_view text);    // throws StoreError(Invalid)
+
+// Names of users, projects and models: 1..64 characters of [A-Za-z0-9._-],
+// not starting with '.' (they appear in URLs and folder names).
+bool valid_name(std::string_view name);
+
+struct User {
+  int64_t id = 0;
+  std::string name;
+};
+
+// A browser session: created at sign-in (with a token), carried in a cookie.
+struct Session {
+  int64_t user_id = 0;
+  std::string user_name;
+  std::string csrf;  // the token every form of this session posts back
+};
+
+// One pushed file tree of a model (a .onnx, or a folder with external data).
+struct Version {
+  int64_t id = 0;
+  std::string project, model;
+  int number = 0;             // 1, 2, ... per model
+  std::string tree_hash;      // ObjectStore hash of the uploaded tree (hex SHA-256)
+  std::string main_file;      // path of the .onnx inside the tree
+  uint64_t size_bytes = 0;    // all files of the tree
+  std::string opsets;         // e.g. "ai.onnx:17, com.microsoft:1"
+  int64_t created_at = 0;     // Unix time, seconds
+  std::string created_by;     // user name
+};
+
+struct NewVersion {
+  std::string tree_hash, main_file, opsets;
+  uint64_t size_bytes = 0;
+};
+
+struct ModelSummary {
+  std::string project, name;
+  Version latest;
+  int versions = 0;
+};
+
+// trtexec output attached to a model version (the files `trtlens engine` reads).
+struct Engine {
+  int64_t id = 0;
+  int64_t version_id = 0;
+  int number = 0;           // 1, 2, ... per version
+  std::string label;        // e.g. "fp16 A100"
+  std::string tree_hash;    // the files, in the ObjectStore
+  std::string prefix;       // the trtexec prefix inside the tree (e.g. "resnet.onnx.engine")
+  int64_t created_at = 0;
+  std::string created_by;
+};
+
+// Analysis of one model tree by one knowledge base: cached, with progress.
+struct Analysis {
+  enum class Status { Queued, Running, Done, Failed };
+  Status status = Status::Queued;
+  int progress_percent = 0;
+  std::string message;       // stage while running; the error line when failed
+  std::string result_hash;   // ObjectStore blob of the result when done
+};
+std::string_view status_name(Analysis::Status s);  // "queued", "running", "done", "failed"
+
+// Content-addressed files under DATA/objects. Uploads are streamed into
+// DATA/tmp first and moved in by rename only when complete and synced, so a
+// crash leaves at most a stray temporary file (removed by the next open).
+class ObjectStore {
+ public:
+  explicit ObjectStore(std::filesystem::path data_dir);
+
+  // A fresh, empty temporary folder under DATA/tmp (for one upload).
+  std::filesystem::path make_temp_dir();
+
+  // Moves the finished tree `dir` (a folder made by make_temp_dir) into the
+  // store and returns its hash: hex SHA-256 over its sorted relative paths and
+  // file hashes. If the tree is already stored, `dir` is removed instead.
+  // Symbolic links and special files are refused (StoreError Invalid).
+  std::string adopt_tree(const std::filesystem::path& dir);
+
+  // Folder of a stored tree; StoreError(NotFound) for an unknown hash.
+  std::filesystem::path tree_path(const std::string& hash) const;
+
+  // Small results (analysis pages): stored whole, by hex SHA-256 of `bytes`.
+  std::string put_blob(const std::string& bytes);
+  std::string get_blob(const std::string& hash) const;  // StoreError(NotFound)
+
+ private:
+  std::filesystem::path root_;
+};
+
+// Writes one uploaded file while hashing it. Throws StoreError(Invalid,
+// "upload is over N bytes") once more than `max_bytes` arrive, and
+// StoreError(Backend) on a write error. close() syncs the file to disk.
+class StreamedFile {
+ public:
+  StreamedFile(const std::filesystem::path& path, uint64_t max_bytes);
+  ~StreamedFile();
+  StreamedFile(const StreamedFile&) = delete;
+  StreamedFile& operator=(const StreamedFile&) = delete;
+  void write(const char* data, size_t size);
+  void close();
+  uint64_t size_bytes() const;
+  std::string sha256_hex();  // after close()
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+class Store {
+ public:
+  virtual ~Store() = default;
+
+  // Opens (and creates or migrates) the store. `db_url` empty: SQLite at
+  // DATA/trtlens.db; "postgresql://..." or "postgres://...": that database.
+  // Throws StoreError(Backend, "<url or file>: <reason>") when it cannot.
+  static std::unique_ptr<Store> open(const std::filesystem::path& data_dir, const std::string& db_url = "");
+
+  virtual ObjectStore& objects() = 0;
+
+  // Accounts. Tokens are 32 random bytes (libsodium), shown once as
+  // "trt_<64 hex>", stored only as their BLAKE2b hash.
+  virtual User create_user(const std::string& name) = 0;              // Conflict, Invalid
+  virtual std::string issue_token(const std::string& user_name) = 0;  // NotFound
+  virtual std::optional<User> user_for_token(const std::string& token) = 0;
+  virtual void create_project(const std::string& name) = 0;  // Conflict, Invalid
+  virtual void grant(const std::string& user_name, const std::string& project, Role role) = 0;  // NotFound
+  virtual Role role(int64_t user_id, const std::string& project) = 0;
+  virtual std::vector<std::string> projects_for(int64_t user_id) = 0;  // readable ones, by name
+
+  // Browser sessions (cookie value is returned; only its hash is stored).
+  virtual std::string create_session(int64_t user_id, int64_t ttl_seconds) = 0;
+  virtual std::optional<Session> session(const std::string& cookie_value) = 0;
+  virtual void end_session(const std::string& cookie_value) = 0;
+
+  // Models and versions. add_version creates the model on its first version
+  // and numbers versions in order, even with concurrent pushes.
+  virtual Version add_version(const std::string& project, const std::string& model, const NewVersion& v,
+                              int64_t user_id) = 0;  // NotFound (project), Invalid (model name)
+  virtual std::vector<ModelSummary> models(const std::string& project) = 0;
+  virtual std::vector<Version> versions(const std::string& project, const std::string& model) = 0;  // newest first
+  virtual std::optional<Version> version(const std::string& project, const std::string& model, int number) = 0;
+
+  virtual Engine add_engine(int64_t version_id, const std::string& label, const std::string& tree_hash,
+                            const std::string& prefix, int64_t user_id) = 0;
+  virtual std::vector<Engine> engines(int64_t version_id) = 0;
+
+  // Analysis cache, keyed by (key, knowledge-base fingerprint).
+  // claim_analysis inserts a Queued row and returns true when none existed,
+  // the existing one Failed, or it is Queued/Running but was not updated for
+  // `stale_seconds` (its server died), so one worker runs each analysis.
+  // `key` is free text up to 256 bytes (the server uses "<tree hash>" for a
+  // model and "<engine tree>+<model tree>" for an engine page).
+  virtual std::optional<Analysis> analysis(const std::string& key, const std::string& kb) = 0;
+  virtual bool claim_analysis(const std::string& key, const std::string& kb, int64_t stale_seconds = 600) = 0;
+  virtual void update_analysis(const std::string& key, const std::string& kb, const Analysis& a) = 0;
+};
+
+}  // namespace trtlens::store
