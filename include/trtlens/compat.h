@@ -80,4 +80,25 @@ struct VerdictChange {
 // Nodes whose verdict differs between `a` and `b` (annotations of the same model).
 std::vector<VerdictChange> diff_annotations(const Annotations& a, const Annotations& b);
 
+// One node of a comparison of two versions of a model (`trtlens serve`).
+struct ModelDiffEntry {
+  std::string graph;    // Graph::path ("" = main graph)
+  std::string node;     // node name, or "<op_type> -> <first output>" for an unnamed node
+  std::string op_type;
+  const NodeVerdict* before = nullptr;  // into the older annotations; null for an added node
+  const NodeVerdict* after = nullptr;   // into the newer annotations; null for a removed node
+};
+
+// Two versions of a model judged at one runtime: nodes added, removed, and
+// kept with a different verdict. Nodes are matched by (graph path, node name),
+// unnamed nodes by their first output's name; with several nodes of one key,
+// the n-th matches the n-th.
+struct ModelDiff {
+  std::vector<ModelDiffEntry> added, removed, changed;
+  size_t kept = 0;  // nodes in both versions, whatever their verdicts
+};
+// `a` annotates `before`, `b` annotates `after` (same runtime). The entries
+// point into `a` and `b`, which must outlive the result.
+ModelDiff diff_models(const Model& before, const Annotations& a, const Model& after, const Annotations& b);
+
 }  // namespace trtlens

@@ -1,8 +1,11 @@
 #include "render/html.h"
 
+#include "util/utf8.h"
+
 namespace trtlens {
 
-std::string html_escape(std::string_view text) {
+std::string html_escape(std::string_view raw) {
+  const std::string text = to_valid_utf8(raw);
   std::string out;
   out.reserve(text.size());
   for (char c : text) {

@@ -5,7 +5,8 @@
 
 namespace trtlens {
 
-// Text safe inside HTML element content and quoted attribute values.
+// Text safe inside HTML element content and quoted attribute values; invalid
+// UTF-8 becomes U+FFFD.
 std::string html_escape(std::string_view text);
 
 // JSON made safe to sit inside a <script> element: every '<', '>' and '&'

@@ -56,6 +56,7 @@ std::string render_report(const Model& model, const KnowledgeBase& kb, const Rep
         builder.set_partition(partition_model(model, a, PartitionOptions{}), a);
       builder.add(job.release, job.precision, a);
     }
+    if (options.on_progress) options.on_progress(start + batch.size(), jobs.size());
   }
   layout.get();
   return assemble_report_page(options.title, builder.json());

@@ -3,6 +3,7 @@
 // (release, precision) pair, de-duplicated so a 10,000-node model stays small.
 #pragma once
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -34,6 +35,9 @@ struct ReportOptions {
   // When set (and outliving the builder), the page carries the engine overlay:
   // `engine` in the page data (docs/report.md).
   const ReportEngine* engine = nullptr;
+  // Called by render_report after each batch of runtimes is annotated, with
+  // (runtimes done, runtimes in all), from the calling thread.
+  std::function<void(size_t done, size_t total)> on_progress;
 };
 
 // Folds the annotations of every runtime into the page data, one runtime at a

@@ -1,0 +1,212 @@
+#include <fmt/core.h>
+
+#include <nlohmann/json.hpp>
+
+#include "render/engine_render.h"
+#include "render/overlay_output.h"
+#include "render/report.h"
+#include "serve/context.h"
+#include "trtlens/engine.h"
+#include "trtlens/error.h"
+#include "trtlens/overlay.h"
+#include "trtlens/trt_env.h"
+#include "util/embedded.h"
+
+namespace trtlens::serve {
+
+namespace {
+
+using json = nlohmann::json;
+using store::Analysis;
+
+// Engines above this many layers draw their graph region by region (as `engine report`).
+constexpr size_t kEngineGraphMaxLayers = 1500;
+
+std::string model_key(const store::Version& v) { return v.tree_hash + "/" + v.main_file; }
+std::string engine_key(const store::Version& v, const store::Engine& e) {
+  return "engine:" + e.tree_hash + "+" + model_key(v);
+}
+
+// An error line without the server's folders: the file as the user named it.
+std::string user_message(const std::exception& e, const std::string& file) {
+  if (const auto* in = dynamic_cast<const InputError*>(&e)) return file + ": " + in->problem();
+  return e.what();
+}
+
+}  // namespace
+
+const std::string& analysis_fingerprint() {
+  static const std::string fingerprint = [] {
+    std::string all;
+    for (const EmbeddedFile& f : embedded_files()) {
+      all.append(f.path);
+      all.push_back('\0');
+      all.append(f.contents);
+    }
+    return sha256_hex(all);
+  }();
+  return fingerprint;
+}
+
+std::vector<Pin> resolve_pins(const std::vector<std::string>& specs) {
+  const KnowledgeBase& kb = KnowledgeBase::builtin();
+  std::vector<Pin> pins;
+  if (specs.empty()) {
+    // The newest release of each of the three newest majors, at fp16.
+    const auto& releases = kb.releases();
+    for (auto it = releases.rbegin(); it != releases.rend() && pins.size() < 3; ++it)
+      if (pins.empty() || pins.back().release->major != it->major) pins.push_back({&*it, Precision::FP16, ""});
+  } else {
+    for (const std::string& spec : specs) {
+      size_t colon = spec.find(':');
+      if (colon == std::string::npos) throw UsageError("--pin " + spec + ": expected RELEASE:PRECISION, e.g. 8.6:fp16");
+      pins.push_back({&kb.resolve(spec.substr(0, colon)), parse_precision(spec.substr(colon + 1)), ""});
+    }
+  }
+  for (Pin& p : pins) p.label = p.release->name + " " + std::string(precision_name(p.precision));
+  return pins;
+}
+
+Analyzer::Analyzer(store::Store& store, std::vector<Pin> pins, unsigned threads)
+    : store_(store), pins_(std::move(pins)) {
+  for (unsigned i = 0; i < std::max(1u, threads); ++i) threads_.emplace_back([this] { work(); });
+}
+
+Analyzer::~Analyzer() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+    queue_.clear();
+  }
+  wake_.notify_all();
+  for (auto& t : threads_) t.join();
+}
+
+store::Analysis Analyzer::ensure(const store::Version& v) { return ensure_job({model_key(v), v, std::nullopt}); }
+store::Analysis Analyzer::ensure(const store::Version& v, const store::Engine& e) {
+  return ensure_job({engine_key(v, e), v, e});
+}
+
+store::Analysis Analyzer::ensure_job(Job job) {
+  const std::string& kb = analysis_fingerprint();
+  // A failure is kept (the page shows its line) rather than retried on every view.
+  auto a = store_.analysis(job.key, kb);
+  if (a && (a->status == Analysis::Status::Done || a->status == Analysis::Status::Failed)) return *a;
+  if (store_.claim_analysis(job.key, kb)) {
+    std::lock_guard lock(mutex_);
+    queue_.push_back(job);
+    wake_.notify_one();
+  }
+  return store_.analysis(job.key, kb).value_or(Analysis{});
+}
+
+void Analyzer::work() {
+  for (;;) {
+    Job job;
+    {
+      std::unique_lock lock(mutex_);
+      wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+      if (stopping_) return;
+      job = std::move(queue_.front());
+      queue_.pop_front();
+    }
+    run(job);
+  }
+}
+
+void Analyzer::run(const Job& job) {
+  const std::string& kb = analysis_fingerprint();
+  const store::Version& v = job.version;
+  Analysis state;
+  state.status = Analysis::Status::Running;
+  auto report = [&](int percent, const std::string& message) {
+    state.progress_percent = percent;
+    state.message = message;
+    store_.update_analysis(job.key, kb, state);
+  };
+  try {
+    report(1, "loading the model");
+    const std::string dir = store_.objects().tree_path(v.tree_hash).string();
+    Model model;
+    try {
+      model = load_model(dir + "/" + v.main_file);
+    } catch (const InputError& e) {
+      throw InputError(v.main_file, e.problem());
+    }
+    json result;
+    if (!job.engine) {
+      ReportOptions options;
+      options.title = v.model + " v" + std::to_string(v.number);
+      int last = 0;
+      options.on_progress = [&](size_t done, size_t total) {
+        int percent = 5 + static_cast<int>(85 * done / std::max<size_t>(total, 1));
+        if (percent != last) report(last = percent, fmt::format("annotating runtime {} of {}", done, total));
+      };
+      std::string page = render_report(model, KnowledgeBase::builtin(), options);
+      report(92, "checking the pinned runtimes");
+      json converts = json::array();
+      for (const Pin& p : pins_) {
+        Annotations a = annotate(model, *p.release, p.precision);
+        converts.push_back({{"runtime", p.label},
+                            {"converts", a.converts},
+                            {"unsupported", a.summary[static_cast<int>(Verdict::UNSUPPORTED)]}});
+      }
+      result = {{"page", store_.objects().put_blob(page)}, {"nodes", model.node_count()}, {"converts", converts}};
+    } else {
+      report(10, "loading the engine");
+      const std::string edir = store_.objects().tree_path(job.engine->tree_hash).string();
+      EnginePlan plan;
+      try {
+        plan = load_plan(find_plan_files(job.engine->prefix.empty() ? edir : edir + "/" + job.engine->prefix));
+      } catch (const InputError& e) {
+        throw InputError("engine " + job.engine->label, e.problem());
+      }
+      report(30, "mapping layers to nodes");
+      EngineOverlay eo = overlay_and_check(model, plan, KnowledgeBase::builtin(), "", std::nullopt);
+      std::string overlay = overlay_json({&model, &plan, &eo.overlay, &eo.check, &eo.predicted});
+      report(50, "drawing the engine report");
+      std::string card = render_engine_report({&plan}, kEngineGraphMaxLayers, {job.engine->label}, 500, {overlay});
+      report(70, "drawing the model with the engine");
+      ReportEngine re{&plan, &eo.overlay, &eo.check};
+      ReportOptions options;
+      options.title = v.model + " v" + std::to_string(v.number) + " + " + job.engine->label;
+      options.engine = &re;
+      options.initial_precision = eo.check.runtime.precision;
+      const auto& releases = KnowledgeBase::builtin().releases();
+      for (size_t i = 0; i < releases.size(); ++i)
+        if (&releases[i] == eo.check.runtime.release) options.initial_release = static_cast<int>(i);
+      std::string page = render_report(model, KnowledgeBase::builtin(), options);
+      result = {{"report", store_.objects().put_blob(card)}, {"overlay", store_.objects().put_blob(page)}};
+    }
+    state.result_hash = store_.objects().put_blob(result.dump());
+    state.status = Analysis::Status::Done;
+    report(100, "done");
+  } catch (const std::exception& e) {
+    state.status = Analysis::Status::Failed;
+    report(state.progress_percent, user_message(e, v.main_file));
+  }
+}
+
+namespace {
+std::optional<json> result_of(store::Store& store, const std::string& key) {
+  auto a = store.analysis(key, analysis_fingerprint());
+  if (!a || a->status != Analysis::Status::Done) return std::nullopt;
+  return json::parse(store.objects().get_blob(a->result_hash));
+}
+}  // namespace
+
+std::optional<ModelResult> Analyzer::model_result(const store::Version& v) {
+  auto r = result_of(store_, model_key(v));
+  if (!r) return std::nullopt;
+  ModelResult out{(*r)["page"], (*r)["nodes"], {}};
+  for (const auto& c : (*r)["converts"]) out.converts.push_back({c["runtime"], c["converts"], c["unsupported"]});
+  return out;
+}
+
+std::optional<EngineResult> Analyzer::engine_result(const store::Version& v, const store::Engine& e) {
+  auto r = result_of(store_, engine_key(v, e));
+  if (!r) return std::nullopt;
+  return EngineResult{(*r)["report"], (*r)["overlay"]};
+}
+
+}  // namespace trtlens::serve

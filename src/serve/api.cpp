@@ -1,0 +1,261 @@
+// The JSON API under /api (documented in web/openapi.json, served at
+// /api/openapi.json). Callers sign in with "Authorization: Bearer <token>";
+// a browser session may call it too, and then writes need X-CSRF-Token.
+#include <fmt/core.h>
+
+#include <ctime>
+#include <nlohmann/json.hpp>
+
+#include "render/check_output.h"
+#include "render/model_diff.h"
+#include "render/overlay_output.h"
+#include "serve/context.h"
+#include "serve/model_archive.h"
+#include "trtlens/engine.h"
+#include "trtlens/error.h"
+#include "trtlens/overlay.h"
+#include "util/embedded.h"
+
+namespace trtlens::serve {
+
+namespace {
+
+using json = nlohmann::ordered_json;
+using store::Role;
+
+constexpr const char* kName = "([A-Za-z0-9._-]{1,64})";
+
+std::string dump(const json& j) { return j.dump(2, ' ', false, json::error_handler_t::replace) + "\n"; }
+
+std::string iso_time(int64_t unix_seconds) {
+  std::time_t t = static_cast<std::time_t>(unix_seconds);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+int parse_number(const std::string& text, const char* what) {
+  if (text.empty() || text.size() > 9 || text.find_first_not_of("0123456789") != std::string::npos)
+    throw InputError(what, "expected a version number, got " + text.substr(0, 20));
+  return std::stoi(text);
+}
+
+json analysis_json(Context& ctx, const store::Version& v) {
+  store::Analysis a = ctx.analyzer->ensure(v);
+  json out = {{"status", store::status_name(a.status)},
+              {"progress_percent", a.progress_percent},
+              {"message", a.message}};
+  if (auto r = ctx.analyzer->model_result(v)) {
+    json converts = json::array();
+    for (const PinResult& p : r->converts)
+      converts.push_back({{"runtime", p.runtime}, {"converts", p.converts}, {"unsupported", p.unsupported}});
+    out["nodes"] = r->nodes;
+    out["converts"] = converts;
+  }
+  return out;
+}
+
+json version_doc(Context& ctx, const store::Version& v) {
+  return {{"project", v.project},
+          {"model", v.model},
+          {"version", v.number},
+          {"tree_hash", v.tree_hash},
+          {"size_bytes", v.size_bytes},
+          {"main_file", v.main_file},
+          {"opsets", v.opsets},
+          {"created_at", iso_time(v.created_at)},
+          {"created_by", v.created_by},
+          {"url", fmt::format("/projects/{}/models/{}/versions/{}", v.project, v.model, v.number)},
+          {"analysis", analysis_json(ctx, v)}};
+}
+
+json engine_doc(Context& ctx, const store::Version& v, const store::Engine& e) {
+  store::Analysis a = ctx.analyzer->ensure(v, e);
+  return {{"engine", e.number},
+          {"label", e.label},
+          {"tree_hash", e.tree_hash},
+          {"created_at", iso_time(e.created_at)},
+          {"created_by", e.created_by},
+          {"url", fmt::format("/projects/{}/models/{}/versions/{}/engines/{}", v.project, v.model, v.number, e.number)},
+          {"analysis", {{"status", store::status_name(a.status)},
+                        {"progress_percent", a.progress_percent},
+                        {"message", a.message}}}};
+}
+
+// The caller when it may act on the project; else the error is sent. Writes
+// by a browser session must carry the session's CSRF token in X-CSRF-Token.
+std::optional<Caller> caller_for(Context& ctx, const httplib::Request& req, httplib::Response& res,
+                                 const std::string& project, Role needed) {
+  auto caller = authenticate(ctx, req);
+  if (!allowed(ctx, caller, project, needed, res)) return std::nullopt;
+  if (needed == Role::Write && caller->by_session && req.get_header_value("X-CSRF-Token") != caller->csrf) {
+    send_error(res, 403, "a form or script write needs the session's X-CSRF-Token");
+    return std::nullopt;
+  }
+  return caller;
+}
+
+}  // namespace
+
+std::string version_json(Context& ctx, const store::Version& v) { return dump(version_doc(ctx, v)); }
+
+store::Version find_version(Context& ctx, const std::string& project, const std::string& model,
+                            const std::string& number) {
+  auto v = ctx.store->version(project, model, parse_number(number, "version"));
+  if (!v) throw store::StoreError(store::StoreError::Kind::NotFound,
+                                  fmt::format("{}/{} has no version {}", project, model, number));
+  return *v;
+}
+
+store::Engine find_engine(Context& ctx, const store::Version& v, const std::string& number) {
+  int n = parse_number(number, "engine");
+  for (store::Engine& e : ctx.store->engines(v.id))
+    if (e.number == n) return e;
+  throw store::StoreError(store::StoreError::Kind::NotFound,
+                          fmt::format("{}/{} version {} has no engine {}", v.project, v.model, v.number, n));
+}
+
+Model load_version_model(Context& ctx, const store::Version& v) {
+  try {
+    return load_model((ctx.store->objects().tree_path(v.tree_hash) / v.main_file).string());
+  } catch (const InputError& e) {
+    throw InputError(v.main_file, e.problem());
+  }
+}
+
+void add_api_routes(httplib::Server& server, Context& ctx) {
+  const std::string P = std::string("/api/projects/") + kName;
+  const std::string M = P + "/models/" + kName;
+  const std::string V = M + "/versions/([0-9]{1,9})";
+
+  server.Get("/api/openapi.json", [](const httplib::Request&, httplib::Response& res) {
+    send_json(res, std::string(embedded_file("web/openapi.json")));
+  });
+
+  server.Get("/api/projects", [&ctx](const httplib::Request& req, httplib::Response& res) {
+    auto caller = authenticate(ctx, req);
+    if (!caller) return send_error(res, 401, "sign in: send Authorization: Bearer <token>");
+    json out = json::array();
+    for (const std::string& p : ctx.store->projects_for(caller->user_id))
+      out.push_back({{"name", p}, {"role", store::role_name(ctx.store->role(caller->user_id, p))}});
+    send_json(res, dump({{"user", caller->user}, {"projects", out}}));
+  });
+
+  server.Get(P + "/models", [&ctx](const httplib::Request& req, httplib::Response& res) {
+    const std::string project = req.matches[1];
+    if (!caller_for(ctx, req, res, project, Role::Read)) return;
+    json out = json::array();
+    for (const store::ModelSummary& m : ctx.store->models(project))
+      out.push_back({{"name", m.name}, {"versions", m.versions}, {"latest", version_doc(ctx, m.latest)}});
+    send_json(res, dump({{"project", project}, {"models", out}}));
+  });
+
+  server.Get(M + "/versions", [&ctx](const httplib::Request& req, httplib::Response& res) {
+    const std::string project = req.matches[1], model = req.matches[2];
+    if (!caller_for(ctx, req, res, project, Role::Read)) return;
+    json out = json::array();
+    for (const store::Version& v : ctx.store->versions(project, model)) out.push_back(version_doc(ctx, v));
+    if (out.empty()) return send_error(res, 404, fmt::format("no model {} in project {}", model, project));
+    send_json(res, dump({{"project", project}, {"model", model}, {"versions", out}}));
+  });
+
+  // A new version: the raw body is the .onnx, or a zip of the model's folder.
+  server.Post(M + "/versions", [&ctx](const httplib::Request& req, httplib::Response& res,
+                                      const httplib::ContentReader& reader) {
+    const std::string project = req.matches[1], model = req.matches[2];
+    auto caller = caller_for(ctx, req, res, project, Role::Write);
+    if (!caller) return;
+    std::string name = req.has_param("filename") ? req.get_param_value("filename") : "model.onnx";
+    name = safe_upload_name(name);
+    if (req.get_header_value("Content-Type") == "application/zip" && name.find(".zip") == std::string::npos)
+      name += ".zip";
+    auto upload = receive_body(ctx, req, res, reader, std::filesystem::path(name).filename().string(),
+                               req.get_param_value("main"));
+    if (!upload) return;
+    upload->file_name = name;
+    store::Version v = store_model_upload(ctx, *upload, project, model, *caller);
+    send_json(res, version_json(ctx, v), 201);
+  });
+
+  server.Get(V, [&ctx](const httplib::Request& req, httplib::Response& res) {
+    if (!caller_for(ctx, req, res, req.matches[1], Role::Read)) return;
+    send_json(res, version_json(ctx, find_version(ctx, req.matches[1], req.matches[2], req.matches[3])));
+  });
+
+  server.Get(V + "/analysis", [&ctx](const httplib::Request& req, httplib::Response& res) {
+    if (!caller_for(ctx, req, res, req.matches[1], Role::Read)) return;
+    send_json(res, dump(analysis_json(ctx, find_version(ctx, req.matches[1], req.matches[2], req.matches[3]))));
+  });
+
+  // `trtlens check --format json` for one runtime (default: newest release, fp32).
+  server.Get(V + "/check", [&ctx](const httplib::Request& req, httplib::Response& res) {
+    if (!caller_for(ctx, req, res, req.matches[1], Role::Read)) return;
+    store::Version v = find_version(ctx, req.matches[1], req.matches[2], req.matches[3]);
+    const KnowledgeBase& kb = KnowledgeBase::builtin();
+    const Release& r = req.has_param("trt") ? kb.resolve(req.get_param_value("trt")) : kb.releases().back();
+    Precision p = parse_precision(req.has_param("precision") ? req.get_param_value("precision") : "fp32");
+    Model m = load_version_model(ctx, v);
+    send_json(res, check_json(m, annotate(m, kb, r, p)));
+  });
+
+  server.Get(V + "/diff", [&ctx](const httplib::Request& req, httplib::Response& res) {
+    if (!caller_for(ctx, req, res, req.matches[1], Role::Read)) return;
+    store::Version after = find_version(ctx, req.matches[1], req.matches[2], req.matches[3]);
+    store::Version before = find_version(ctx, req.matches[1], req.matches[2], req.get_param_value("against"));
+    send_json(res, version_diff(ctx, before, after, req.get_param_value("trt"), req.get_param_value("precision"),
+                                /*html=*/false));
+  });
+
+  server.Get(V + "/engines", [&ctx](const httplib::Request& req, httplib::Response& res) {
+    if (!caller_for(ctx, req, res, req.matches[1], Role::Read)) return;
+    store::Version v = find_version(ctx, req.matches[1], req.matches[2], req.matches[3]);
+    json out = json::array();
+    for (const store::Engine& e : ctx.store->engines(v.id)) out.push_back(engine_doc(ctx, v, e));
+    send_json(res, dump({{"engines", out}}));
+  });
+
+  // trtexec's files of an engine built from this version: a zip of them, or
+  // one graph.json (?filename=).
+  server.Post(V + "/engines", [&ctx](const httplib::Request& req, httplib::Response& res,
+                                     const httplib::ContentReader& reader) {
+    auto caller = caller_for(ctx, req, res, req.matches[1], Role::Write);
+    if (!caller) return;
+    store::Version v = find_version(ctx, req.matches[1], req.matches[2], req.matches[3]);
+    std::string name = safe_upload_name(req.has_param("filename") ? req.get_param_value("filename") : "engine.zip");
+    std::string label = req.has_param("label") ? req.get_param_value("label") : name;
+    auto upload = receive_body(ctx, req, res, reader, std::filesystem::path(name).filename().string(), "");
+    if (!upload) return;
+    upload->file_name = name;
+    store::Engine e = store_engine_upload(ctx, *upload, v, label.substr(0, 200), *caller);
+    send_json(res, dump(engine_doc(ctx, v, e)), 201);
+  });
+
+  // The overlay document (`report MODEL --engine PLAN --format json`).
+  server.Get(V + "/engines/([0-9]{1,9})/overlay", [&ctx](const httplib::Request& req, httplib::Response& res) {
+    if (!caller_for(ctx, req, res, req.matches[1], Role::Read)) return;
+    store::Version v = find_version(ctx, req.matches[1], req.matches[2], req.matches[3]);
+    store::Engine e = find_engine(ctx, v, req.matches[4]);
+    Model m = load_version_model(ctx, v);
+    auto dir = ctx.store->objects().tree_path(e.tree_hash);
+    EnginePlan plan = load_plan(find_plan_files((e.prefix.empty() ? dir : dir / e.prefix).string()));
+    EngineOverlay eo = overlay_and_check(m, plan, KnowledgeBase::builtin(), "", std::nullopt);
+    send_json(res, overlay_json({&m, &plan, &eo.overlay, &eo.check, &eo.predicted}));
+  });
+}
+
+std::string version_diff(Context& ctx, const store::Version& before, const store::Version& after,
+                         const std::string& trt, const std::string& precision, bool html) {
+  const KnowledgeBase& kb = KnowledgeBase::builtin();
+  const Release& r = trt.empty() ? kb.releases().back() : kb.resolve(trt);
+  Precision p = parse_precision(precision.empty() ? "fp32" : precision);
+  Model a = load_version_model(ctx, before), b = load_version_model(ctx, after);
+  Annotations aa = annotate(a, kb, r, p), bb = annotate(b, kb, r, p);
+  ModelDiff d = diff_models(a, aa, b, bb);
+  ModelDiffView view{&d, fmt::format("version {}", before.number), fmt::format("version {}", after.number),
+                     r.name + " " + std::string(precision_name(p)), aa.converts, bb.converts};
+  return html ? model_diff_html(view) : model_diff_json(view);
+}
+
+}  // namespace trtlens::serve

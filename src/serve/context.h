@@ -1,0 +1,155 @@
+// Private to src/serve: what every route handler shares.
+#pragma once
+#include <httplib.h>
+
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "serve/serve.h"
+#include "store/store.h"
+#include "trtlens/compat.h"
+
+namespace trtlens::serve {
+
+struct Pin {
+  const Release* release = nullptr;
+  Precision precision = Precision::FP16;
+  std::string label;  // "10.16 fp16"
+};
+std::vector<Pin> resolve_pins(const std::vector<std::string>& specs);  // throws UsageError
+
+// What one analysis produced (stored as a JSON blob; see Analyzer).
+struct PinResult {
+  std::string runtime;
+  bool converts = false;
+  int unsupported = 0;
+};
+struct ModelResult {
+  std::string page_hash;  // ObjectStore blob: the report page
+  size_t nodes = 0;
+  std::vector<PinResult> converts;
+};
+struct EngineResult {
+  std::string report_hash;   // engine report card, with the model overlaid
+  std::string overlay_hash;  // the model's report page with the engine drawn over it
+};
+
+// Runs analyses on its own threads, one job per (tree, knowledge base),
+// recording progress in the store so any server process (and any page) can
+// show it. A job another process already claimed is left to it.
+class Analyzer {
+ public:
+  Analyzer(store::Store& store, std::vector<Pin> pins, unsigned threads);
+  ~Analyzer();  // finishes the job in progress, drops the queue
+
+  // The state of v's analysis; queues it when it has none (or it failed
+  // under an older binary, or its server died).
+  store::Analysis ensure(const store::Version& v);
+  store::Analysis ensure(const store::Version& v, const store::Engine& e);
+  // The result when done; nullopt otherwise.
+  std::optional<ModelResult> model_result(const store::Version& v);
+  std::optional<EngineResult> engine_result(const store::Version& v, const store::Engine& e);
+
+  const std::vector<Pin>& pins() const { return pins_; }
+
+ private:
+  struct Job {
+    std::string key;
+    store::Version version;
+    std::optional<store::Engine> engine;
+  };
+  void work();
+  void run(const Job& job);
+  store::Analysis ensure_job(Job job);
+
+  store::Store& store_;
+  std::vector<Pin> pins_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::deque<Job> queue_;
+  bool stopping_ = false;
+  std::vector<std::thread> threads_;
+};
+
+// The signed-in caller of a request: by API token (Authorization: Bearer) or
+// by browser session cookie.
+struct Caller {
+  int64_t user_id = 0;
+  std::string user;
+  bool by_session = false;
+  std::string csrf;  // the session's form token (empty for tokens)
+};
+
+struct Context {
+  ServeOptions options;
+  std::unique_ptr<store::Store> store;
+  std::unique_ptr<Analyzer> analyzer;
+};
+
+inline constexpr const char* kSessionCookie = "trtlens_session";
+
+std::optional<Caller> authenticate(Context& ctx, const httplib::Request& req);
+// A JSON error body {"error": message} with `status`.
+void send_error(httplib::Response& res, int status, const std::string& message);
+void send_json(httplib::Response& res, const std::string& json, int status = 200);
+// HTTP status for a store refusal (404, 409, 400, 500).
+int status_for(const store::StoreError& e);
+// Checks the caller may act on `project` with `needed`; sends 401/403/404
+// and returns false otherwise. Unreadable projects answer 404, as unknown ones do.
+bool allowed(Context& ctx, const std::optional<Caller>& caller, const std::string& project, store::Role needed,
+             httplib::Response& res);
+
+// Upload of a model version (a .onnx, or a .zip of its folder) streamed to a
+// temporary folder, checked (it must load), then stored. Used by the API
+// (raw body) and the page form (multipart). Returns the version or throws
+// InputError (400, names the upload) / StoreError.
+struct Upload {
+  std::filesystem::path dir;    // temporary folder (ObjectStore::make_temp_dir)
+  std::string file_name;        // as the client named it, checked by safe_upload_name
+  std::string main_hint;        // for a zip: which .onnx (optional)
+};
+store::Version store_model_upload(Context& ctx, const Upload& u, const std::string& project, const std::string& model,
+                                  const Caller& caller);
+store::Engine store_engine_upload(Context& ctx, const Upload& u, const store::Version& v, const std::string& label,
+                                  const Caller& caller);
+
+// Streams a raw request body into a new temporary folder as `file_name`
+// (already checked by safe_upload_name). On failure (over the size limit:
+// 413, cut off: 400) sends the error, removes the folder, returns nullopt.
+std::optional<Upload> receive_body(Context& ctx, const httplib::Request& req, httplib::Response& res,
+                                   const httplib::ContentReader& reader, const std::string& file_name,
+                                   const std::string& main_hint);
+// Streams a multipart form: its fields (each at most 4 KiB) into `fields`, its
+// files into a new temporary folder under their checked names. `check` sees
+// the fields before the first file byte is stored; a non-empty answer refuses
+// the form with 403 (CSRF, names). Failures are sent as receive_body's are.
+std::optional<Upload> receive_form(Context& ctx, const httplib::Request& req, httplib::Response& res,
+                                   const httplib::ContentReader& reader, std::map<std::string, std::string>& fields,
+                                   const std::function<std::string(const std::map<std::string, std::string>&)>& check);
+
+void add_api_routes(httplib::Server& server, Context& ctx);
+void add_page_routes(httplib::Server& server, Context& ctx);
+
+// Version JSON as the API returns it, and the analysis state with results.
+std::string version_json(Context& ctx, const store::Version& v);
+// Lookups by URL parts; StoreError(NotFound) / InputError for a bad number.
+store::Version find_version(Context& ctx, const std::string& project, const std::string& model,
+                            const std::string& number);
+store::Engine find_engine(Context& ctx, const store::Version& v, const std::string& number);
+// The version's model, loaded; errors name its file as pushed, not the store's path.
+Model load_version_model(Context& ctx, const store::Version& v);
+// The comparison of two versions at one runtime ("" = newest release, fp32),
+// as JSON (the API) or an HTML section (the page). Throws UsageError for an
+// unknown release or precision.
+std::string version_diff(Context& ctx, const store::Version& before, const store::Version& after,
+                         const std::string& trt, const std::string& precision, bool html);
+
+}  // namespace trtlens::serve

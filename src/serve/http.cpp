@@ -1,0 +1,81 @@
+#include <fmt/core.h>
+
+#include <nlohmann/json.hpp>
+
+#include "serve/context.h"
+
+namespace trtlens::serve {
+
+namespace {
+
+std::string cookie_value(const httplib::Request& req, std::string_view name) {
+  const std::string header = req.get_header_value("Cookie");
+  size_t pos = 0;
+  while (pos < header.size()) {
+    size_t end = header.find(';', pos);
+    if (end == std::string::npos) end = header.size();
+    std::string_view part(header.data() + pos, end - pos);
+    while (!part.empty() && part.front() == ' ') part.remove_prefix(1);
+    if (part.size() > name.size() && part.substr(0, name.size()) == name && part[name.size()] == '=')
+      return std::string(part.substr(name.size() + 1));
+    pos = end + 1;
+  }
+  return "";
+}
+
+}  // namespace
+
+std::optional<Caller> authenticate(Context& ctx, const httplib::Request& req) {
+  const std::string auth = req.get_header_value("Authorization");
+  if (auth.rfind("Bearer ", 0) == 0) {
+    auto user = ctx.store->user_for_token(auth.substr(7));
+    if (!user) return std::nullopt;
+    return Caller{user->id, user->name, false, ""};
+  }
+  std::string cookie = cookie_value(req, kSessionCookie);
+  if (cookie.empty()) return std::nullopt;
+  auto session = ctx.store->session(cookie);
+  if (!session) return std::nullopt;
+  return Caller{session->user_id, session->user_name, true, session->csrf};
+}
+
+void send_json(httplib::Response& res, const std::string& json, int status) {
+  res.status = status;
+  res.set_content(json, "application/json");
+}
+
+void send_error(httplib::Response& res, int status, const std::string& message) {
+  nlohmann::json body = {{"error", message}};
+  send_json(res, body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n", status);
+}
+
+int status_for(const store::StoreError& e) {
+  switch (e.kind) {
+    case store::StoreError::Kind::NotFound: return 404;
+    case store::StoreError::Kind::Conflict: return 409;
+    case store::StoreError::Kind::Invalid: return 400;
+    case store::StoreError::Kind::Backend: break;
+  }
+  return 500;
+}
+
+bool allowed(Context& ctx, const std::optional<Caller>& caller, const std::string& project, store::Role needed,
+             httplib::Response& res) {
+  if (!caller) {
+    send_error(res, 401, "sign in: send Authorization: Bearer <token> (trtlens admin token USER)");
+    return false;
+  }
+  store::Role role = ctx.store->role(caller->user_id, project);
+  if (role == store::Role::None) {
+    // Unknown and unreadable projects look the same, so names do not leak.
+    send_error(res, 404, fmt::format("no project {} readable by {}", project, caller->user));
+    return false;
+  }
+  if (static_cast<int>(role) < static_cast<int>(needed)) {
+    send_error(res, 403, fmt::format("{} may only read project {}", caller->user, project));
+    return false;
+  }
+  return true;
+}
+
+}  // namespace trtlens::serve

@@ -1,0 +1,384 @@
+// The dashboard's HTML pages. Every string that came from a user or a model
+// goes through esc(); forms that change anything carry the session's CSRF
+// token; the analysed report is the `report` page itself, served in a frame.
+#include <fmt/core.h>
+
+#include <ctime>
+
+#include "render/html.h"
+#include "serve/context.h"
+#include "trtlens/error.h"
+#include "util/embedded.h"
+
+namespace trtlens::serve {
+
+namespace {
+
+using store::Role;
+
+constexpr const char* kName = "([A-Za-z0-9._-]{1,64})";
+constexpr int64_t kSessionSeconds = 7 * 24 * 3600;
+
+std::string esc(std::string_view s) { return html_escape(s); }
+
+std::string when(int64_t unix_seconds) {
+  std::time_t t = static_cast<std::time_t>(unix_seconds);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M UTC", &tm);
+  return buf;
+}
+
+std::string size_text(uint64_t bytes) {
+  if (bytes >= (uint64_t{1} << 30)) return fmt::format("{:.1f} GB", bytes / 1e9);
+  if (bytes >= (uint64_t{1} << 20)) return fmt::format("{:.1f} MB", bytes / 1e6);
+  return fmt::format("{:.1f} kB", bytes / 1e3);
+}
+
+void secure_headers(httplib::Response& res) {
+  res.set_header("X-Content-Type-Options", "nosniff");
+  res.set_header("Referrer-Policy", "same-origin");
+  res.set_header("X-Frame-Options", "SAMEORIGIN");
+}
+
+// A dashboard page: scripts and styles only from this server.
+void send_page(httplib::Response& res, const std::string& title, const std::optional<Caller>& caller,
+               const std::string& body, int status = 200) {
+  secure_headers(res);
+  res.set_header("Content-Security-Policy",
+                 "default-src 'self'; script-src 'self'; style-src 'self'; frame-src 'self'; "
+                 "frame-ancestors 'self'; form-action 'self'");
+  std::string nav = caller ? fmt::format("<span class=\"who\">{}</span> <form method=\"post\" action=\"/logout\" "
+                                         "class=\"inline\"><input type=\"hidden\" name=\"csrf\" value=\"{}\">"
+                                         "<button>sign out</button></form>",
+                                         esc(caller->user), esc(caller->csrf))
+                           : "";
+  res.status = status;
+  res.set_content(fmt::format("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{} · trtlens"
+                              "</title><link rel=\"stylesheet\" href=\"/static/dashboard.css\">"
+                              "<script src=\"/static/dashboard.js\" defer></script></head>\n<body><header>"
+                              "<a class=\"brand\" href=\"/\">trtlens</a><nav>{}</nav></header>\n<main>\n{}</main>"
+                              "</body></html>\n",
+                              esc(title), nav, body),
+                  "text/html; charset=utf-8");
+}
+
+// A stored page of our own making (report, engine report): inline scripts and
+// styles are its own, so it may run them, but it may load nothing.
+void send_stored_page(Context& ctx, httplib::Response& res, const std::string& hash) {
+  secure_headers(res);
+  res.set_header("Content-Security-Policy",
+                 "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data: blob:; "
+                 "frame-ancestors 'self'");
+  res.set_content(ctx.store->objects().get_blob(hash), "text/html; charset=utf-8");
+}
+
+void redirect(httplib::Response& res, const std::string& to) {
+  res.status = 303;
+  res.set_header("Location", to);
+}
+
+// Pages need a session; without one they go to the sign-in page.
+std::optional<Caller> page_caller(Context& ctx, const httplib::Request& req, httplib::Response& res) {
+  auto caller = authenticate(ctx, req);
+  if (!caller) redirect(res, "/login");
+  return caller;
+}
+
+bool page_allowed(Context& ctx, const std::optional<Caller>& caller, const std::string& project, Role needed,
+                  httplib::Response& res) {
+  if (allowed(ctx, caller, project, needed, res)) return true;
+  // allowed() wrote a JSON error; a person gets a page.
+  int status = res.status;
+  send_page(res, "not allowed", caller,
+            fmt::format("<p class=\"error\">{}</p>", status == 403 ? "You may only read this project."
+                                                                   : "No such project, or you may not read it."),
+            status);
+  return false;
+}
+
+// Refusal line for a form whose CSRF token is not the session's.
+std::string csrf_refusal(const Caller& caller, const std::map<std::string, std::string>& fields) {
+  auto it = fields.find("csrf");
+  if (!caller.by_session || it == fields.end() || it->second != caller.csrf)
+    return "the form is stale or not from this site (CSRF token); reload the page";
+  return "";
+}
+
+std::string converts_badges(const std::vector<PinResult>& pins) {
+  std::string out;
+  for (const PinResult& p : pins)
+    out += fmt::format("<span class=\"pin {}\" title=\"{} unsupported node(s)\">{} {}</span> ",
+                       p.converts ? "yes" : "no", p.unsupported, esc(p.runtime), p.converts ? "✓" : "✗");
+  return out;
+}
+
+std::string analysis_box(Context& ctx, const store::Version& v) {
+  store::Analysis a = ctx.analyzer->ensure(v);
+  std::string api = fmt::format("/api/projects/{}/models/{}/versions/{}/analysis", v.project, v.model, v.number);
+  if (a.status == store::Analysis::Status::Done) {
+    auto r = ctx.analyzer->model_result(v);
+    return fmt::format("<p class=\"converts\">{} nodes. Converts: {}</p>", r ? r->nodes : 0,
+                       r ? converts_badges(r->converts) : "");
+  }
+  if (a.status == store::Analysis::Status::Failed)
+    return fmt::format("<p class=\"error\">analysis failed: {}</p>", esc(a.message));
+  return fmt::format("<div id=\"analysis\" data-url=\"{}\"><progress max=\"100\" value=\"{}\"></progress> "
+                     "<span class=\"stage\">{} {}%</span></div>",
+                     esc(api), a.progress_percent, esc(a.message.empty() ? "queued" : a.message),
+                     a.progress_percent);
+}
+
+std::string models_table(Context& ctx, const std::string& project) {
+  std::string rows;
+  for (const store::ModelSummary& m : ctx.store->models(project)) {
+    ctx.analyzer->ensure(m.latest);
+    auto r = ctx.analyzer->model_result(m.latest);
+    rows += fmt::format(
+        "<tr><td><a href=\"/projects/{0}/models/{1}/versions/{2}\">{1}</a></td><td>v{2} of {3}</td><td>{4}</td>"
+        "<td>{5}</td><td>{6}</td><td>{7}</td></tr>\n",
+        esc(project), esc(m.name), m.latest.number, m.versions, size_text(m.latest.size_bytes), esc(m.latest.opsets),
+        when(m.latest.created_at), r ? converts_badges(r->converts) : "<span class=\"pending\">analysing…</span>");
+  }
+  if (rows.empty()) return "<p>No models yet.</p>\n";
+  return "<table class=\"models\"><tr><th>model</th><th>latest</th><th>size</th><th>opsets</th><th>pushed</th>"
+         "<th>converts</th></tr>\n" +
+         rows + "</table>\n";
+}
+
+std::string upload_form(const std::string& project, const Caller& caller) {
+  return fmt::format(
+      "<form class=\"upload\" method=\"post\" action=\"/projects/{0}/upload\" enctype=\"multipart/form-data\">"
+      "<input type=\"hidden\" name=\"csrf\" value=\"{1}\">"
+      "<label>model name <input name=\"model\" required pattern=\"[A-Za-z0-9_\\-][A-Za-z0-9._\\-]{{0,63}}\"></label> "
+      "<label>file (.onnx, or .zip of its folder) <input type=\"file\" name=\"file\" required></label> "
+      "<button>upload</button></form>\n",
+      esc(project), esc(caller.csrf));
+}
+
+}  // namespace
+
+void add_page_routes(httplib::Server& server, Context& ctx) {
+  const std::string P = std::string("/projects/") + kName;
+  const std::string M = P + "/models/" + kName;
+  const std::string V = M + "/versions/([0-9]{1,9})";
+
+  for (const char* asset : {"dashboard.css", "dashboard.js"}) {
+    std::string path = asset;
+    server.Get("/static/" + path, [path](const httplib::Request&, httplib::Response& res) {
+      secure_headers(res);
+      res.set_header("Cache-Control", "max-age=3600");
+      res.set_content(std::string(embedded_file("web/" + path)),
+                      path.ends_with(".css") ? "text/css" : "text/javascript");
+    });
+  }
+
+  server.Get("/login", [](const httplib::Request&, httplib::Response& res) {
+    send_page(res, "sign in", std::nullopt,
+              "<h1>Sign in</h1><form method=\"post\" action=\"/login\"><label>API token <input type=\"password\" "
+              "name=\"token\" autocomplete=\"off\" required></label> <button>sign in</button></form>\n"
+              "<p>An administrator makes tokens with <code>trtlens admin token USER</code>.</p>\n");
+  });
+
+  server.Post("/login", [&ctx](const httplib::Request& req, httplib::Response& res) {
+    auto user = ctx.store->user_for_token(req.get_param_value("token"));
+    if (!user)
+      return send_page(res, "sign in", std::nullopt, "<h1>Sign in</h1><p class=\"error\">Unknown token.</p>"
+                                                     "<p><a href=\"/login\">Try again</a></p>", 401);
+    std::string cookie = ctx.store->create_session(user->id, kSessionSeconds);
+    res.set_header("Set-Cookie", fmt::format("{}={}; Path=/; HttpOnly; SameSite=Strict; Max-Age={}", kSessionCookie,
+                                             cookie, kSessionSeconds));
+    redirect(res, "/");
+  });
+
+  server.Post("/logout", [&ctx](const httplib::Request& req, httplib::Response& res) {
+    auto caller = authenticate(ctx, req);
+    if (caller && caller->by_session && req.get_param_value("csrf") == caller->csrf) {
+      std::string header = req.get_header_value("Cookie");
+      size_t at = header.find(std::string(kSessionCookie) + "=");
+      if (at != std::string::npos) {
+        size_t start = at + std::string(kSessionCookie).size() + 1;
+        ctx.store->end_session(header.substr(start, header.find(';', start) - start));
+      }
+    }
+    res.set_header("Set-Cookie", fmt::format("{}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0", kSessionCookie));
+    redirect(res, "/login");
+  });
+
+  server.Get("/", [&ctx](const httplib::Request& req, httplib::Response& res) {
+    auto caller = page_caller(ctx, req, res);
+    if (!caller) return;
+    std::string body = "<h1>Tracked models</h1>\n";
+    auto projects = ctx.store->projects_for(caller->user_id);
+    if (projects.empty()) body += "<p>You may read no project yet: ask for a role (trtlens admin grant).</p>\n";
+    for (const std::string& p : projects)
+      body += fmt::format("<h2><a href=\"/projects/{0}\">{0}</a></h2>\n{1}", esc(p), models_table(ctx, p));
+    send_page(res, "models", caller, body);
+  });
+
+  server.Get(P, [&ctx](const httplib::Request& req, httplib::Response& res) {
+    auto caller = page_caller(ctx, req, res);
+    const std::string project = req.matches[1];
+    if (!caller || !page_allowed(ctx, caller, project, Role::Read, res)) return;
+    std::string body = fmt::format("<h1>{}</h1>\n{}", esc(project), models_table(ctx, project));
+    if (ctx.store->role(caller->user_id, project) == Role::Write)
+      body += "<h2>Upload a model</h2>\n" + upload_form(project, *caller);
+    send_page(res, project, caller, body);
+  });
+
+  server.Post(P + "/upload", [&ctx](const httplib::Request& req, httplib::Response& res,
+                                    const httplib::ContentReader& reader) {
+    auto caller = page_caller(ctx, req, res);
+    const std::string project = req.matches[1];
+    if (!caller || !page_allowed(ctx, caller, project, Role::Write, res)) return;
+    std::map<std::string, std::string> fields;
+    auto upload = receive_form(ctx, req, res, reader, fields, [&](const auto& f) {
+      std::string refusal = csrf_refusal(*caller, f);
+      if (refusal.empty() && (!f.count("model") || !store::valid_name(f.at("model"))))
+        refusal = "model name: 1 to 64 letters, digits, '.', '_' or '-'";
+      return refusal;
+    });
+    if (!upload) return;
+    store::Version v = store_model_upload(ctx, *upload, project, fields["model"], *caller);
+    redirect(res, fmt::format("/projects/{}/models/{}/versions/{}", v.project, v.model, v.number));
+  });
+
+  server.Get(M, [&ctx](const httplib::Request& req, httplib::Response& res) {
+    auto caller = page_caller(ctx, req, res);
+    const std::string project = req.matches[1], model = req.matches[2];
+    if (!caller || !page_allowed(ctx, caller, project, Role::Read, res)) return;
+    auto versions = ctx.store->versions(project, model);
+    if (versions.empty()) return send_page(res, "not found", caller, "<p class=\"error\">No such model.</p>", 404);
+    redirect(res, fmt::format("/projects/{}/models/{}/versions/{}", project, model, versions.front().number));
+  });
+
+  server.Get(V, [&ctx](const httplib::Request& req, httplib::Response& res) {
+    auto caller = page_caller(ctx, req, res);
+    const std::string project = req.matches[1], model = req.matches[2];
+    if (!caller || !page_allowed(ctx, caller, project, Role::Read, res)) return;
+    store::Version v = find_version(ctx, project, model, req.matches[3]);
+    const std::string base = fmt::format("/projects/{}/models/{}", esc(project), esc(model));
+    const bool writer = ctx.store->role(caller->user_id, project) == Role::Write;
+    std::string body = fmt::format(
+        "<h1><a href=\"/projects/{0}\">{0}</a> / {1} <span class=\"version\">version {2}</span></h1>\n"
+        "<p class=\"meta\">{3} · {4} · opsets {5} · pushed {6} by {7} · sha256 <code>{8}</code></p>\n{9}",
+        esc(project), esc(model), v.number, esc(v.main_file), size_text(v.size_bytes), esc(v.opsets),
+        when(v.created_at), esc(v.created_by), esc(v.tree_hash.substr(0, 16)), analysis_box(ctx, v));
+
+    // History, with the comparison form.
+    auto versions = ctx.store->versions(project, model);
+    body += "<details class=\"history\"" + std::string(versions.size() > 1 ? " open" : "") +
+            "><summary>Version history</summary><table><tr><th>version</th><th>size</th><th>pushed</th><th>by</th>"
+            "<th>converts</th></tr>\n";
+    for (const store::Version& h : versions) {
+      auto r = ctx.analyzer->model_result(h);
+      body += fmt::format("<tr{}><td><a href=\"{}/versions/{}\">v{}</a></td><td>{}</td><td>{}</td><td>{}</td>"
+                          "<td>{}</td></tr>\n",
+                          h.number == v.number ? " class=\"current\"" : "", base, h.number, h.number,
+                          size_text(h.size_bytes), when(h.created_at), esc(h.created_by),
+                          r ? converts_badges(r->converts) : "");
+    }
+    body += "</table>\n";
+    if (versions.size() > 1) {
+      body += fmt::format("<form class=\"compare\" method=\"get\" action=\"{}/versions/{}/diff\">Compare with "
+                          "<select name=\"against\">",
+                          base, v.number);
+      for (const store::Version& h : versions)
+        if (h.number != v.number)
+          body += fmt::format("<option value=\"{0}\">v{0}</option>", h.number);
+      body += "</select> at <input name=\"trt\" placeholder=\"release (newest)\" size=\"10\"> "
+              "<select name=\"precision\"><option>fp32</option><option>fp16</option><option>bf16</option>"
+              "<option>int8</option><option>fp8</option><option>best</option></select> <button>compare</button>"
+              "</form>\n";
+    }
+    body += "</details>\n";
+
+    // Engines.
+    auto engines = ctx.store->engines(v.id);
+    body += "<details class=\"engines\"" + std::string(engines.empty() ? "" : " open") +
+            "><summary>Engines (" + std::to_string(engines.size()) + ")</summary><ul>\n";
+    for (const store::Engine& e : engines) {
+      store::Analysis a = ctx.analyzer->ensure(v, e);
+      std::string link = fmt::format("{}/versions/{}/engines/{}", base, v.number, e.number);
+      body += a.status == store::Analysis::Status::Done
+                  ? fmt::format("<li>{0} — <a href=\"{1}\">engine report</a> · <a href=\"{1}/overlay\">model with "
+                                "the engine</a></li>\n",
+                                esc(e.label), link)
+                  : fmt::format("<li>{} — {} {}%: {}</li>\n", esc(e.label), store::status_name(a.status),
+                                a.progress_percent, esc(a.message));
+    }
+    body += "</ul>\n";
+    if (writer)
+      body += fmt::format(
+          "<form class=\"upload\" method=\"post\" action=\"{}/versions/{}/engines\" enctype=\"multipart/form-data\">"
+          "<input type=\"hidden\" name=\"csrf\" value=\"{}\"><label>label <input name=\"label\" required "
+          "maxlength=\"200\"></label> <label>trtexec files (graph.json, profile.json, …, or a .zip) <input "
+          "type=\"file\" name=\"files\" multiple required></label> <button>attach engine</button></form>\n",
+          base, v.number, esc(caller->csrf));
+    body += "</details>\n";
+    if (writer) body += "<details class=\"push\"><summary>Upload a new version</summary>" +
+                        upload_form(project, *caller) + "</details>\n";
+    if (ctx.analyzer->model_result(v))
+      body += fmt::format("<iframe class=\"report\" src=\"{}/versions/{}/report\" title=\"report\"></iframe>\n", base,
+                          v.number);
+    send_page(res, model + " v" + std::to_string(v.number), caller, body);
+  });
+
+  server.Get(V + "/report", [&ctx](const httplib::Request& req, httplib::Response& res) {
+    auto caller = page_caller(ctx, req, res);
+    if (!caller || !page_allowed(ctx, caller, req.matches[1], Role::Read, res)) return;
+    store::Version v = find_version(ctx, req.matches[1], req.matches[2], req.matches[3]);
+    auto r = ctx.analyzer->model_result(v);
+    if (!r) return send_page(res, "analysing", caller, analysis_box(ctx, v), 202);
+    send_stored_page(ctx, res, r->page_hash);
+  });
+
+  server.Get(V + "/diff", [&ctx](const httplib::Request& req, httplib::Response& res) {
+    auto caller = page_caller(ctx, req, res);
+    const std::string project = req.matches[1], model = req.matches[2];
+    if (!caller || !page_allowed(ctx, caller, project, Role::Read, res)) return;
+    store::Version after = find_version(ctx, project, model, req.matches[3]);
+    store::Version before = find_version(ctx, project, model, req.get_param_value("against"));
+    std::string body = fmt::format("<h1><a href=\"/projects/{0}\">{0}</a> / <a href=\"/projects/{0}/models/{1}/"
+                                   "versions/{2}\">{1} v{2}</a></h1>\n",
+                                   esc(project), esc(model), after.number);
+    body += version_diff(ctx, before, after, req.get_param_value("trt"), req.get_param_value("precision"), true);
+    send_page(res, model + " compare", caller, body);
+  });
+
+  server.Post(V + "/engines", [&ctx](const httplib::Request& req, httplib::Response& res,
+                                     const httplib::ContentReader& reader) {
+    auto caller = page_caller(ctx, req, res);
+    if (!caller || !page_allowed(ctx, caller, req.matches[1], Role::Write, res)) return;
+    store::Version v = find_version(ctx, req.matches[1], req.matches[2], req.matches[3]);
+    std::map<std::string, std::string> fields;
+    auto upload = receive_form(ctx, req, res, reader, fields,
+                               [&](const auto& f) { return csrf_refusal(*caller, f); });
+    if (!upload) return;
+    std::string label = fields["label"].empty() ? upload->file_name : fields["label"];
+    store_engine_upload(ctx, *upload, v, label.substr(0, 200), *caller);
+    redirect(res, fmt::format("/projects/{}/models/{}/versions/{}", v.project, v.model, v.number));
+  });
+
+  for (const char* which : {"", "/overlay"}) {
+    const bool overlay = *which != '\0';
+    server.Get(V + "/engines/([0-9]{1,9})" + which, [&ctx, overlay](const httplib::Request& req,
+                                                                   httplib::Response& res) {
+      auto caller = page_caller(ctx, req, res);
+      if (!caller || !page_allowed(ctx, caller, req.matches[1], Role::Read, res)) return;
+      store::Version v = find_version(ctx, req.matches[1], req.matches[2], req.matches[3]);
+      store::Engine e = find_engine(ctx, v, req.matches[4]);
+      store::Analysis a = ctx.analyzer->ensure(v, e);
+      auto r = ctx.analyzer->engine_result(v, e);
+      if (!r)
+        return send_page(res, "engine", caller,
+                         fmt::format("<p>{} {}%: {}</p>", store::status_name(a.status), a.progress_percent,
+                                     esc(a.message)),
+                         a.status == store::Analysis::Status::Failed ? 422 : 202);
+      send_stored_page(ctx, res, overlay ? r->overlay_hash : r->report_hash);
+    });
+  }
+}
+
+}  // namespace trtlens::serve

@@ -1,0 +1,261 @@
+// Storing uploads: a model version (a .onnx, or a zip of its folder with
+// external data) or an engine (trtexec's files, or a zip of them). The bytes
+// were already streamed to a temporary folder; here they are unpacked,
+// checked, moved into the object store and recorded, in that order, so a
+// crash at any point leaves no version that is not whole.
+#include <fmt/core.h>
+
+#include "serve/context.h"
+#include "serve/model_archive.h"
+#include "trtlens/engine.h"
+#include "trtlens/error.h"
+#include "trtlens/model.h"
+
+namespace trtlens::serve {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr uint64_t kMaxArchiveFiles = 10000;
+
+bool ends_with(std::string_view s, std::string_view tail) {
+  return s.size() >= tail.size() && s.substr(s.size() - tail.size()) == tail;
+}
+
+// The received files as a tree: a single .zip is extracted into a new
+// temporary folder (the received one is removed), anything else is the tree.
+struct Tree {
+  fs::path dir;
+  std::vector<std::string> files;
+};
+Tree unpack(Context& ctx, const Upload& u) {
+  std::vector<std::string> received;
+  for (const auto& entry : fs::recursive_directory_iterator(u.dir))
+    if (entry.is_regular_file()) received.push_back(fs::relative(entry.path(), u.dir).generic_string());
+  if (received.empty()) throw InputError(u.file_name, "the upload holds no file");
+  if (received.size() == 1 && ends_with(received[0], ".zip")) {
+    fs::path tree = ctx.store->objects().make_temp_dir();
+    try {
+      auto files = extract_model_archive(u.dir / received[0], tree, u.file_name,
+                                         {ctx.options.max_upload_bytes, kMaxArchiveFiles});
+      fs::remove_all(u.dir);
+      return {tree, files};
+    } catch (...) {
+      fs::remove_all(tree);
+      throw;
+    }
+  }
+  return {u.dir, received};
+}
+
+std::string opsets_text(const Model& m) {
+  std::string out;
+  for (const OpsetImport& o : m.opsets)
+    out += fmt::format("{}{}:{}", out.empty() ? "" : ", ", o.domain.empty() ? "ai.onnx" : o.domain, o.version);
+  return out;
+}
+
+uint64_t tree_bytes(const Tree& t) {
+  uint64_t total = 0;
+  for (const std::string& f : t.files) total += fs::file_size(t.dir / f);
+  return total;
+}
+
+// Removes the temporary tree unless it was adopted (moved) into the store.
+struct TreeGuard {
+  fs::path dir;
+  ~TreeGuard() {
+    std::error_code ec;
+    if (!dir.empty()) fs::remove_all(dir, ec);
+  }
+};
+
+}  // namespace
+
+store::Version store_model_upload(Context& ctx, const Upload& u, const std::string& project, const std::string& model,
+                                  const Caller& caller) {
+  TreeGuard received{u.dir};
+  Tree tree = unpack(ctx, u);
+  TreeGuard guard{tree.dir};
+  std::string main = find_main_model(tree.files, u.main_hint, u.file_name);
+  // The model must load now: a file that is not ONNX gets its error line at
+  // push time, not a version that can never be analysed.
+  Model m;
+  try {
+    m = load_model((tree.dir / main).string());
+  } catch (const InputError& e) {
+    throw InputError(u.file_name, e.problem());
+  }
+  store::NewVersion nv{"", main, opsets_text(m), tree_bytes(tree)};
+  nv.tree_hash = ctx.store->objects().adopt_tree(tree.dir);
+  guard.dir.clear();
+  store::Version v = ctx.store->add_version(project, model, nv, caller.user_id);
+  ctx.analyzer->ensure(v);
+  return v;
+}
+
+store::Engine store_engine_upload(Context& ctx, const Upload& u, const store::Version& v, const std::string& label,
+                                  const Caller& caller) {
+  TreeGuard received{u.dir};
+  Tree tree = unpack(ctx, u);
+  TreeGuard guard{tree.dir};
+  // find_plan_files takes a folder with exactly one *.graph.json, or one .json file.
+  std::string prefix;
+  if (tree.files.size() == 1) prefix = tree.files[0];
+  try {
+    load_plan(find_plan_files((prefix.empty() ? tree.dir : tree.dir / prefix).string()));
+  } catch (const InputError& e) {
+    throw InputError(u.file_name, e.problem());
+  }
+  std::string hash = ctx.store->objects().adopt_tree(tree.dir);
+  guard.dir.clear();
+  store::Engine e = ctx.store->add_engine(v.id, label, hash, prefix, caller.user_id);
+  ctx.analyzer->ensure(v, e);
+  return e;
+}
+
+}  // namespace trtlens::serve
+
+namespace trtlens::serve {
+
+namespace {
+
+constexpr size_t kMaxFormFieldBytes = 4096;
+
+// Why a receive stopped: the first error wins; the reader returns false after it.
+struct ReceiveState {
+  int status = 0;
+  std::string message;
+  void fail(int s, std::string m) {
+    if (status == 0) status = s, message = std::move(m);
+  }
+};
+
+void finish_failed_receive(Context& ctx, const fs::path& dir, ReceiveState& st, httplib::Response& res) {
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+  // httplib sets 413 itself when Content-Length exceeds the payload limit.
+  if (st.status == 0)
+    st.fail(res.status == 413 ? 413 : 400, res.status == 413 ? fmt::format("upload is over {} bytes",
+                                                                           ctx.options.max_upload_bytes)
+                                                             : "the upload was cut off");
+  send_error(res, st.status, st.message);
+}
+
+}  // namespace
+
+std::optional<Upload> receive_body(Context& ctx, const httplib::Request& req, httplib::Response& res,
+                                   const httplib::ContentReader& reader, const std::string& file_name,
+                                   const std::string& main_hint) {
+  Upload u{ctx.store->objects().make_temp_dir(), file_name, main_hint};
+  ReceiveState st;
+  try {
+    store::StreamedFile out(u.dir / file_name, ctx.options.max_upload_bytes);
+    bool ok = reader([&](const char* data, size_t size) {
+      try {
+        out.write(data, size);
+        return true;
+      } catch (const store::StoreError& e) {
+        st.fail(e.kind == store::StoreError::Kind::Invalid ? 413 : 500, e.what());
+        return false;
+      }
+    });
+    if (ok && st.status == 0) {
+      out.close();
+      return u;
+    }
+  } catch (const store::StoreError& e) {
+    st.fail(500, e.what());
+  }
+  finish_failed_receive(ctx, u.dir, st, res);
+  return std::nullopt;
+}
+
+std::optional<Upload> receive_form(Context& ctx, const httplib::Request& req, httplib::Response& res,
+                                   const httplib::ContentReader& reader, std::map<std::string, std::string>& fields,
+                                   const std::function<std::string(const std::map<std::string, std::string>&)>& check) {
+  if (!req.is_multipart_form_data()) {
+    send_error(res, 400, "expected a multipart/form-data upload");
+    return std::nullopt;
+  }
+  Upload u{ctx.store->objects().make_temp_dir(), "", ""};
+  ReceiveState st;
+  std::unique_ptr<store::StreamedFile> file;
+  std::string field;  // the current non-file part
+  bool checked = false;
+  auto close_file = [&] {
+    if (file) file->close();
+    file.reset();
+  };
+  try {
+    bool ok = reader(
+        [&](const httplib::MultipartFormData& part) {
+          close_file();
+          if (part.filename.empty()) {
+            field = part.name;
+            fields[field];
+            return true;
+          }
+          field.clear();
+          // Fields come before files in the form, so names and the CSRF token
+          // are checked before a byte of the file is stored.
+          if (!checked) {
+            std::string refusal = check(fields);
+            if (!refusal.empty()) {
+              st.fail(403, refusal);
+              return false;
+            }
+            checked = true;
+          }
+          std::string name;
+          try {
+            name = safe_upload_name(part.filename);
+          } catch (const InputError& e) {
+            st.fail(400, e.what());
+            return false;
+          }
+          if (u.file_name.empty()) u.file_name = name;
+          fs::path target = u.dir / fs::path(name).filename();
+          if (fs::exists(target)) {
+            st.fail(400, fmt::format("{}: uploaded twice", name));
+            return false;
+          }
+          file = std::make_unique<store::StreamedFile>(target, ctx.options.max_upload_bytes);
+          return true;
+        },
+        [&](const char* data, size_t size) {
+          if (file) {
+            try {
+              file->write(data, size);
+            } catch (const store::StoreError& e) {
+              st.fail(e.kind == store::StoreError::Kind::Invalid ? 413 : 500, e.what());
+              return false;
+            }
+            return true;
+          }
+          std::string& value = fields[field];
+          if (value.size() + size > kMaxFormFieldBytes) {
+            st.fail(413, fmt::format("form field {} is over {} bytes", field, kMaxFormFieldBytes));
+            return false;
+          }
+          value.append(data, size);
+          return true;
+        });
+    close_file();
+    if (ok && st.status == 0) {
+      if (!checked) {
+        std::string refusal = check(fields);
+        if (!refusal.empty()) st.fail(403, refusal);
+        else st.fail(400, "the form holds no file");
+      }
+      if (st.status == 0) return u;
+    }
+  } catch (const store::StoreError& e) {
+    st.fail(500, e.what());
+  }
+  finish_failed_receive(ctx, u.dir, st, res);
+  return std::nullopt;
+}
+
+}  // namespace trtlens::serve
