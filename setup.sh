@@ -15,6 +15,7 @@ PACKAGES=(
   clang libclang-rt-14-dev llvm
   chromium chromium-driver
   hyperfine time
+  libsqlite3-dev libpq-dev libsodium-dev postgresql
   python3-torch python3-torchvision
 )
 missing=()

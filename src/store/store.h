@@ -8,6 +8,7 @@
 // Thread safety: one Store is shared by every worker thread of a server; each
 // call is atomic (its own transaction).
 #pragma once
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -105,7 +106,9 @@ class ObjectStore {
   // Moves the finished tree `dir` (a folder made by make_temp_dir) into the
   // store and returns its hash: hex SHA-256 over its sorted relative paths and
   // file hashes. If the tree is already stored, `dir` is removed instead.
-  // Symbolic links and special files are refused (StoreError Invalid).
+  // Symbolic links and special files are refused (StoreError Invalid, and
+  // `dir` is removed). Empty folders are kept but do not count in the hash.
+  // StoreError(Invalid) when `dir` is not directly under DATA/tmp.
   std::string adopt_tree(const std::filesystem::path& dir);
 
   // Folder of a stored tree; StoreError(NotFound) for an unknown hash.
@@ -114,6 +117,11 @@ class ObjectStore {
   // Small results (analysis pages): stored whole, by hex SHA-256 of `bytes`.
   std::string put_blob(const std::string& bytes);
   std::string get_blob(const std::string& hash) const;  // StoreError(NotFound)
+
+  // Removes entries of DATA/tmp whose newest file or folder time is older than
+  // `max_age` (left by a server killed mid-upload; a live upload in another
+  // process keeps touching its files). Returns how many were removed.
+  int remove_stale_temp(std::chrono::seconds max_age);
 
  private:
   std::filesystem::path root_;
@@ -144,7 +152,9 @@ class Store {
 
   // Opens (and creates or migrates) the store. `db_url` empty: SQLite at
   // DATA/trtlens.db; "postgresql://..." or "postgres://...": that database.
-  // Throws StoreError(Backend, "<url or file>: <reason>") when it cannot.
+  // Throws StoreError(Backend, "<url or file>: <reason>") when it cannot; a
+  // password in the URL is shown as "***". Removes DATA/tmp leftovers older
+  // than an hour.
   static std::unique_ptr<Store> open(const std::filesystem::path& data_dir, const std::string& db_url = "");
 
   virtual ObjectStore& objects() = 0;
@@ -155,12 +165,14 @@ class Store {
   virtual std::string issue_token(const std::string& user_name) = 0;  // NotFound
   virtual std::optional<User> user_for_token(const std::string& token) = 0;
   virtual void create_project(const std::string& name) = 0;  // Conflict, Invalid
+  // Role::None removes the grant.
   virtual void grant(const std::string& user_name, const std::string& project, Role role) = 0;  // NotFound
   virtual Role role(int64_t user_id, const std::string& project) = 0;
   virtual std::vector<std::string> projects_for(int64_t user_id) = 0;  // readable ones, by name
 
   // Browser sessions (cookie value is returned; only its hash is stored).
   virtual std::string create_session(int64_t user_id, int64_t ttl_seconds) = 0;
+  // nullopt for an unknown, ended or expired session (ttl_seconds <= 0 expires at once).
   virtual std::optional<Session> session(const std::string& cookie_value) = 0;
   virtual void end_session(const std::string& cookie_value) = 0;
 
@@ -168,13 +180,13 @@ class Store {
   // and numbers versions in order, even with concurrent pushes.
   virtual Version add_version(const std::string& project, const std::string& model, const NewVersion& v,
                               int64_t user_id) = 0;  // NotFound (project), Invalid (model name)
-  virtual std::vector<ModelSummary> models(const std::string& project) = 0;
-  virtual std::vector<Version> versions(const std::string& project, const std::string& model) = 0;  // newest first
+  virtual std::vector<ModelSummary> models(const std::string& project) = 0;  // by name; NotFound (project)
+  virtual std::vector<Version> versions(const std::string& project, const std::string& model) = 0;  // newest first; NotFound
   virtual std::optional<Version> version(const std::string& project, const std::string& model, int number) = 0;
 
   virtual Engine add_engine(int64_t version_id, const std::string& label, const std::string& tree_hash,
-                            const std::string& prefix, int64_t user_id) = 0;
-  virtual std::vector<Engine> engines(int64_t version_id) = 0;
+                            const std::string& prefix, int64_t user_id) = 0;  // NotFound (version, user), Invalid (hash)
+  virtual std::vector<Engine> engines(int64_t version_id) = 0;  // by number
 
   // Analysis cache, keyed by (key, knowledge-base fingerprint).
   // claim_analysis inserts a Queued row and returns true when none existed,

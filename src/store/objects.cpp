@@ -1,0 +1,291 @@
+// Content-addressed files under DATA/objects: trees of uploaded files and
+// small blobs, always written under DATA/tmp first, synced, then renamed in.
+#include <fcntl.h>
+#include <sodium.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <system_error>
+
+#include "store/hash.h"
+#include "store/store.h"
+
+namespace trtlens::store {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+using Kind = StoreError::Kind;
+
+[[noreturn]] void fail(const fs::path& path, const char* action, int err) {
+  throw StoreError(Kind::Backend, path.string() + ": cannot " + action + ": " + std::strerror(err));
+}
+
+void make_dirs(const fs::path& dir) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) throw StoreError(Kind::Backend, dir.string() + ": cannot create the folder: " + ec.message());
+}
+
+// fsync of a file or folder, so a rename that follows is durable.
+void sync_path(const fs::path& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) fail(path, "open", errno);
+  int rc = ::fsync(fd), err = errno;
+  ::close(fd);
+  if (rc != 0) fail(path, "sync", err);
+}
+
+void write_all(int fd, const char* data, size_t size, const fs::path& path) {
+  while (size > 0) {
+    ssize_t n = ::write(fd, data, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) fail(path, "write", errno);
+    data += n;
+    size -= static_cast<size_t>(n);
+  }
+}
+
+// SHA-256 of a regular file (opened without following a link, then synced).
+std::string hash_file(const fs::path& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) fail(path, "open", errno);
+  crypto_hash_sha256_state st;
+  crypto_hash_sha256_init(&st);
+  std::vector<unsigned char> buf(1 << 20);
+  for (;;) {
+    ssize_t n = ::read(fd, buf.data(), buf.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      int err = errno;
+      ::close(fd);
+      fail(path, "read", err);
+    }
+    if (n == 0) break;
+    crypto_hash_sha256_update(&st, buf.data(), static_cast<unsigned long long>(n));
+  }
+  int rc = ::fsync(fd), err = errno;
+  ::close(fd);
+  if (rc != 0) fail(path, "sync", err);
+  unsigned char out[crypto_hash_sha256_BYTES];
+  crypto_hash_sha256_final(&st, out);
+  return to_hex(out, sizeof out);
+}
+
+fs::path object_path(const fs::path& root, const std::string& hash) {
+  return root / "objects" / hash.substr(0, 2) / hash;
+}
+
+fs::path blob_path(const fs::path& root, const std::string& hash) {
+  return root / "objects" / "blobs" / hash.substr(0, 2) / hash;
+}
+
+}  // namespace
+
+ObjectStore::ObjectStore(fs::path data_dir) : root_(std::move(data_dir)) {
+  make_dirs(root_ / "tmp");
+  make_dirs(root_ / "objects" / "blobs");
+}
+
+fs::path ObjectStore::make_temp_dir() {
+  std::string tmpl = (root_ / "tmp" / "upload-XXXXXX").string();
+  if (!::mkdtemp(tmpl.data())) fail(root_ / "tmp", "create a temporary folder", errno);
+  return tmpl;
+}
+
+std::string ObjectStore::adopt_tree(const fs::path& dir) {
+  std::error_code ec;
+  if (!fs::equivalent(dir.parent_path(), root_ / "tmp", ec))
+    throw StoreError(Kind::Invalid, dir.string() + ": not a folder made by make_temp_dir");
+
+  // Walk without following links: each file's path and hash, each folder to sync.
+  std::vector<std::pair<std::string, std::string>> files;
+  std::vector<fs::path> folders{dir};
+  fs::recursive_directory_iterator it(dir, ec), end;
+  for (; !ec && it != end; it.increment(ec)) {
+    fs::file_status st = it->symlink_status(ec);
+    if (ec) break;
+    std::string rel = it->path().lexically_relative(dir).generic_string();
+    if (fs::is_directory(st)) {
+      folders.push_back(it->path());
+    } else if (fs::is_regular_file(st)) {
+      files.emplace_back(rel, hash_file(it->path()));
+    } else {
+      fs::remove_all(dir, ec);
+      throw StoreError(Kind::Invalid, rel + ": " + (fs::is_symlink(st) ? "a symbolic link" : "a special file") +
+                                          "; an upload holds regular files and folders only");
+    }
+  }
+  if (ec) throw StoreError(Kind::Backend, dir.string() + ": cannot list the upload: " + ec.message());
+
+  // The tree hash: SHA-256 over sorted "path\0<file sha256>\n" lines (a path holds no NUL, so
+  // the lines parse back unambiguously).
+  std::sort(files.begin(), files.end());
+  std::string lines;
+  for (const auto& [rel, sha] : files) {
+    lines += rel;
+    lines += '\0';
+    lines += sha;
+    lines += '\n';
+  }
+  std::string hash = sha256_hex(lines);
+  for (const auto& f : folders) sync_path(f);
+
+  fs::path target = object_path(root_, hash);
+  make_dirs(target.parent_path());
+  if (fs::exists(target, ec)) {
+    fs::remove_all(dir, ec);
+    return hash;
+  }
+  if (::rename(dir.c_str(), target.c_str()) != 0) {
+    int err = errno;
+    // Another thread or process stored the same tree first: keep theirs.
+    if (err == EEXIST || err == ENOTEMPTY) {
+      fs::remove_all(dir, ec);
+      return hash;
+    }
+    fail(target, "move the upload into the store", err);
+  }
+  sync_path(target.parent_path());
+  sync_path(root_ / "objects");
+  return hash;
+}
+
+fs::path ObjectStore::tree_path(const std::string& hash) const {
+  std::error_code ec;
+  if (is_digest_hex(hash)) {
+    fs::path p = object_path(root_, hash);
+    if (fs::is_directory(p, ec)) return p;
+  }
+  throw StoreError(Kind::NotFound, "no stored tree " + hash.substr(0, 80));
+}
+
+std::string ObjectStore::put_blob(const std::string& bytes) {
+  std::string hash = sha256_hex(bytes);
+  fs::path target = blob_path(root_, hash);
+  std::error_code ec;
+  if (fs::exists(target, ec)) return hash;
+  make_dirs(target.parent_path());
+  std::string tmpl = (root_ / "tmp" / "blob-XXXXXX").string();
+  int fd = ::mkstemp(tmpl.data());
+  if (fd < 0) fail(root_ / "tmp", "create a temporary file", errno);
+  try {
+    write_all(fd, bytes.data(), bytes.size(), tmpl);
+    if (::fchmod(fd, 0644) != 0 || ::fsync(fd) != 0) fail(tmpl, "sync", errno);
+  } catch (...) {
+    ::close(fd);
+    ::unlink(tmpl.c_str());
+    throw;
+  }
+  ::close(fd);
+  // Same name, same bytes: replacing a blob another writer just stored is harmless.
+  if (::rename(tmpl.c_str(), target.c_str()) != 0) {
+    int err = errno;
+    ::unlink(tmpl.c_str());
+    fail(target, "store the blob", err);
+  }
+  sync_path(target.parent_path());
+  return hash;
+}
+
+std::string ObjectStore::get_blob(const std::string& hash) const {
+  if (!is_digest_hex(hash)) throw StoreError(Kind::NotFound, "no stored blob " + hash.substr(0, 80));
+  fs::path path = blob_path(root_, hash);
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0 && errno == ENOENT) throw StoreError(Kind::NotFound, "no stored blob " + hash);
+  if (fd < 0) fail(path, "open", errno);
+  std::string out;
+  char buf[1 << 16];
+  for (;;) {
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      int err = errno;
+      ::close(fd);
+      fail(path, "read", err);
+    }
+    if (n == 0) break;
+    out.append(buf, static_cast<size_t>(n));
+  }
+  ::close(fd);
+  return out;
+}
+
+int ObjectStore::remove_stale_temp(std::chrono::seconds max_age) {
+  // An upload in progress keeps touching its folder or its files: go by the newest time inside.
+  time_t cutoff = ::time(nullptr) - static_cast<time_t>(max_age.count());
+  std::error_code ec;
+  int removed = 0;
+  for (fs::directory_iterator it(root_ / "tmp", ec), end; !ec && it != end; it.increment(ec)) {
+    struct stat st {};
+    if (::lstat(it->path().c_str(), &st) != 0) continue;
+    time_t newest = st.st_mtime;
+    std::error_code walk;
+    if (S_ISDIR(st.st_mode))
+      for (fs::recursive_directory_iterator r(it->path(), walk), rend; !walk && r != rend; r.increment(walk))
+        if (::lstat(r->path().c_str(), &st) == 0) newest = std::max(newest, st.st_mtime);
+    if (walk || newest >= cutoff) continue;
+    fs::remove_all(it->path(), walk);
+    if (!walk) ++removed;
+  }
+  return removed;
+}
+
+// ---- StreamedFile ----
+
+struct StreamedFile::State {
+  fs::path path;
+  int fd = -1;
+  uint64_t max_bytes = 0, size = 0;
+  crypto_hash_sha256_state sha;
+  std::string hex;  // set by close()
+};
+
+StreamedFile::StreamedFile(const fs::path& path, uint64_t max_bytes) : state_(std::make_unique<State>()) {
+  init_sodium();
+  state_->path = path;
+  state_->max_bytes = max_bytes;
+  state_->fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (state_->fd < 0) fail(path, "create", errno);
+  crypto_hash_sha256_init(&state_->sha);
+}
+
+StreamedFile::~StreamedFile() {
+  if (state_->fd >= 0) ::close(state_->fd);
+}
+
+void StreamedFile::write(const char* data, size_t size) {
+  State& s = *state_;
+  if (s.fd < 0) throw StoreError(Kind::Backend, s.path.string() + ": written after close");
+  if (size > s.max_bytes - s.size)
+    throw StoreError(Kind::Invalid, "upload is over " + std::to_string(s.max_bytes) + " bytes");
+  write_all(s.fd, data, size, s.path);
+  crypto_hash_sha256_update(&s.sha, reinterpret_cast<const unsigned char*>(data), size);
+  s.size += size;
+}
+
+void StreamedFile::close() {
+  State& s = *state_;
+  if (s.fd < 0) return;
+  int rc = ::fsync(s.fd), err = errno;
+  if (::close(s.fd) != 0 && rc == 0) rc = -1, err = errno;
+  s.fd = -1;
+  if (rc != 0) fail(s.path, "sync", err);
+  unsigned char out[crypto_hash_sha256_BYTES];
+  crypto_hash_sha256_final(&s.sha, out);
+  s.hex = to_hex(out, sizeof out);
+}
+
+uint64_t StreamedFile::size_bytes() const { return state_->size; }
+
+std::string StreamedFile::sha256_hex() {
+  if (state_->fd >= 0) throw StoreError(Kind::Backend, state_->path.string() + ": hash asked before close()");
+  return state_->hex;
+}
+
+}  // namespace trtlens::store

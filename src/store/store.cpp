@@ -1,0 +1,554 @@
+// Store over the Db seam: the domain rules of store.h in one set of SQL
+// statements that SQLite and PostgreSQL both run.
+#include "store/store.h"
+
+#include <sodium.h>
+
+#include <algorithm>
+#include <ctime>
+#include <mutex>
+#include <type_traits>
+
+#include "store/db.h"
+#include "store/hash.h"
+
+namespace trtlens::store {
+
+namespace fs = std::filesystem;
+using Kind = StoreError::Kind;
+
+std::string_view role_name(Role r) {
+  switch (r) {
+    case Role::Read: return "read";
+    case Role::Write: return "write";
+    case Role::None: break;
+  }
+  return "none";
+}
+
+Role parse_role(std::string_view text) {
+  for (Role r : {Role::None, Role::Read, Role::Write})
+    if (text == role_name(r)) return r;
+  throw StoreError(Kind::Invalid, "unknown role '" + std::string(text.substr(0, 64)) + "' (none, read, write)");
+}
+
+bool valid_name(std::string_view name) {
+  if (name.empty() || name.size() > 64 || name[0] == '.') return false;
+  for (char c : name)
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
+          c == '-'))
+      return false;
+  return true;
+}
+
+std::string_view status_name(Analysis::Status s) {
+  switch (s) {
+    case Analysis::Status::Queued: return "queued";
+    case Analysis::Status::Running: return "running";
+    case Analysis::Status::Done: return "done";
+    case Analysis::Status::Failed: return "failed";
+  }
+  return "queued";
+}
+
+const std::string& Row::text(size_t i) const {
+  if (i >= cells.size() || !cells[i]) throw StoreError(Kind::Backend, "database: unexpected NULL");
+  return *cells[i];
+}
+
+int64_t Row::integer(size_t i) const {
+  const std::string& t = text(i);
+  try {
+    size_t used = 0;
+    int64_t v = std::stoll(t, &used);
+    if (used == t.size()) return v;
+  } catch (const std::exception&) {
+  }
+  throw StoreError(Kind::Backend, "database: '" + t.substr(0, 40) + "' is not an integer");
+}
+
+namespace {
+
+// How many times a transaction that hit a transient failure is run again.
+constexpr int kRetries = 20;
+// Longest cache key and knowledge-base fingerprint (bytes).
+constexpr size_t kMaxKeyBytes = 256;
+constexpr int kSchemaVersion = 1;
+
+// Schema migrations: entry i brings the schema from version i to i+1. "{id}" is
+// the dialect's autoincrement key. Hashes are lowercase hex text in both dialects.
+const std::vector<std::vector<std::string>>& migrations() {
+  static const std::vector<std::vector<std::string>> m = {{
+      "CREATE TABLE users (id {id}, name TEXT NOT NULL UNIQUE, created_at BIGINT NOT NULL)",
+      "CREATE TABLE tokens (id {id}, user_id BIGINT NOT NULL REFERENCES users(id), hash TEXT NOT NULL UNIQUE,"
+      " created_at BIGINT NOT NULL)",
+      "CREATE TABLE projects (id {id}, name TEXT NOT NULL UNIQUE, created_at BIGINT NOT NULL)",
+      "CREATE TABLE grants (user_id BIGINT NOT NULL REFERENCES users(id),"
+      " project_id BIGINT NOT NULL REFERENCES projects(id), role INTEGER NOT NULL, PRIMARY KEY (user_id, project_id))",
+      "CREATE TABLE sessions (hash TEXT PRIMARY KEY, user_id BIGINT NOT NULL REFERENCES users(id),"
+      " csrf TEXT NOT NULL, expires_at BIGINT NOT NULL)",
+      // last_number: the row lock that numbers versions (UPDATE ... RETURNING).
+      "CREATE TABLE models (id {id}, project_id BIGINT NOT NULL REFERENCES projects(id), name TEXT NOT NULL,"
+      " last_number INTEGER NOT NULL DEFAULT 0, created_at BIGINT NOT NULL, UNIQUE (project_id, name))",
+      "CREATE TABLE versions (id {id}, model_id BIGINT NOT NULL REFERENCES models(id), number INTEGER NOT NULL,"
+      " tree_hash TEXT NOT NULL, main_file TEXT NOT NULL, size_bytes BIGINT NOT NULL, opsets TEXT NOT NULL,"
+      " created_at BIGINT NOT NULL, created_by BIGINT NOT NULL REFERENCES users(id),"
+      " last_engine INTEGER NOT NULL DEFAULT 0, UNIQUE (model_id, number))",
+      "CREATE TABLE engines (id {id}, version_id BIGINT NOT NULL REFERENCES versions(id), number INTEGER NOT NULL,"
+      " label TEXT NOT NULL, tree_hash TEXT NOT NULL, prefix TEXT NOT NULL, created_at BIGINT NOT NULL,"
+      " created_by BIGINT NOT NULL REFERENCES users(id), UNIQUE (version_id, number))",
+      "CREATE TABLE analyses (cache_key TEXT NOT NULL, kb TEXT NOT NULL, status TEXT NOT NULL,"
+      " progress INTEGER NOT NULL, message TEXT NOT NULL, result_hash TEXT NOT NULL, updated_at BIGINT NOT NULL,"
+      " PRIMARY KEY (cache_key, kb))",
+  }};
+  return m;
+}
+
+int64_t now() { return static_cast<int64_t>(::time(nullptr)); }
+
+Analysis::Status parse_status(const std::string& s) {
+  for (auto st : {Analysis::Status::Queued, Analysis::Status::Running, Analysis::Status::Done,
+                  Analysis::Status::Failed})
+    if (s == status_name(st)) return st;
+  throw StoreError(Kind::Backend, "database: unknown analysis status '" + s.substr(0, 40) + "'");
+}
+
+// Tokens: "trt_" + 64 hex digits.
+bool token_shape(const std::string& token) {
+  return token.size() == 68 && token.compare(0, 4, "trt_") == 0 && is_digest_hex(std::string_view(token).substr(4));
+}
+
+// The columns every version query selects, in Version order, and where they come from.
+const std::string kVersionSelect =
+    "SELECT v.id, p.name, m.name, v.number, v.tree_hash, v.main_file, v.size_bytes, v.opsets, v.created_at, u.name";
+const std::string kVersionFrom =
+    " FROM versions v JOIN models m ON m.id = v.model_id JOIN projects p ON p.id = m.project_id"
+    " JOIN users u ON u.id = v.created_by ";
+
+Version version_of(const Row& r) {
+  Version v;
+  v.id = r.integer(0);
+  v.project = r.text(1);
+  v.model = r.text(2);
+  v.number = static_cast<int>(r.integer(3));
+  v.tree_hash = r.text(4);
+  v.main_file = r.text(5);
+  v.size_bytes = static_cast<uint64_t>(r.integer(6));
+  v.opsets = r.text(7);
+  v.created_at = r.integer(8);
+  v.created_by = r.text(9);
+  return v;
+}
+
+const std::string kEngineColumns =
+    "SELECT e.id, e.version_id, e.number, e.label, e.tree_hash, e.prefix, e.created_at, u.name"
+    " FROM engines e JOIN users u ON u.id = e.created_by ";
+
+Engine engine_of(const Row& r) {
+  Engine e;
+  e.id = r.integer(0);
+  e.version_id = r.integer(1);
+  e.number = static_cast<int>(r.integer(2));
+  e.label = r.text(3);
+  e.tree_hash = r.text(4);
+  e.prefix = r.text(5);
+  e.created_at = r.integer(6);
+  e.created_by = r.text(7);
+  return e;
+}
+
+void check_name(const std::string& what, const std::string& name) {
+  if (!valid_name(name))
+    throw StoreError(Kind::Invalid, "invalid " + what + " name '" + name.substr(0, 80) +
+                                        "' (1 to 64 of A-Z a-z 0-9 . _ -, not starting with '.')");
+}
+
+class SqlStore : public Store {
+ public:
+  SqlStore(const fs::path& data_dir, std::unique_ptr<Db> db) : db_(std::move(db)), objects_(data_dir) {
+    migrate();
+  }
+
+  ObjectStore& objects() override { return objects_; }
+
+  User create_user(const std::string& name) override {
+    check_name("user", name);
+    return tx(true, [&] {
+      auto rows = db_->query("INSERT INTO users (name, created_at) VALUES (?, ?) ON CONFLICT (name) DO NOTHING"
+                             " RETURNING id",
+                             {name, now()});
+      if (rows.empty()) throw StoreError(Kind::Conflict, "user " + name + " already exists");
+      return User{rows[0].integer(0), name};
+    });
+  }
+
+  std::string issue_token(const std::string& user_name) override {
+    std::string token = "trt_" + random_hex(32);
+    std::string hash = blake2b_hex(token);
+    tx(true, [&] {
+      int64_t uid = user_id(user_name);
+      db_->exec("INSERT INTO tokens (user_id, hash, created_at) VALUES (?, ?, ?)", {uid, hash, now()});
+    });
+    return token;
+  }
+
+  std::optional<User> user_for_token(const std::string& token) override {
+    if (!token_shape(token)) return std::nullopt;
+    std::string hash = blake2b_hex(token);
+    return tx(false, [&]() -> std::optional<User> {
+      auto rows = db_->query("SELECT u.id, u.name, t.hash FROM tokens t JOIN users u ON u.id = t.user_id"
+                             " WHERE t.hash = ?",
+                             {hash});
+      if (rows.empty() || rows[0].text(2).size() != hash.size() ||
+          sodium_memcmp(rows[0].text(2).data(), hash.data(), hash.size()) != 0)
+        return std::nullopt;
+      return User{rows[0].integer(0), rows[0].text(1)};
+    });
+  }
+
+  void create_project(const std::string& name) override {
+    check_name("project", name);
+    tx(true, [&] {
+      if (db_->exec("INSERT INTO projects (name, created_at) VALUES (?, ?) ON CONFLICT (name) DO NOTHING",
+                    {name, now()}) == 0)
+        throw StoreError(Kind::Conflict, "project " + name + " already exists");
+    });
+  }
+
+  void grant(const std::string& user_name, const std::string& project, Role role) override {
+    tx(true, [&] {
+      int64_t uid = user_id(user_name), pid = project_id(project);
+      if (role == Role::None) {
+        db_->exec("DELETE FROM grants WHERE user_id = ? AND project_id = ?", {uid, pid});
+      } else {
+        db_->exec("INSERT INTO grants (user_id, project_id, role) VALUES (?, ?, ?)"
+                  " ON CONFLICT (user_id, project_id) DO UPDATE SET role = excluded.role",
+                  {uid, pid, static_cast<int64_t>(role)});
+      }
+    });
+  }
+
+  Role role(int64_t user_id, const std::string& project) override {
+    return tx(false, [&] {
+      auto rows = db_->query("SELECT g.role FROM grants g JOIN projects p ON p.id = g.project_id"
+                             " WHERE g.user_id = ? AND p.name = ?",
+                             {user_id, project});
+      if (rows.empty()) return Role::None;
+      int64_t r = rows[0].integer(0);
+      return r >= static_cast<int64_t>(Role::Write) ? Role::Write : r >= 1 ? Role::Read : Role::None;
+    });
+  }
+
+  std::vector<std::string> projects_for(int64_t user_id) override {
+    return tx(false, [&] {
+      std::vector<std::string> out;
+      for (const auto& r : db_->query("SELECT p.name FROM grants g JOIN projects p ON p.id = g.project_id"
+                                      " WHERE g.user_id = ? AND g.role >= ? ORDER BY p.name",
+                                      {user_id, static_cast<int64_t>(Role::Read)}))
+        out.push_back(r.text(0));
+      return out;
+    });
+  }
+
+  std::string create_session(int64_t user_id, int64_t ttl_seconds) override {
+    std::string cookie = random_hex(32), csrf = random_hex(32);
+    std::string hash = blake2b_hex(cookie);
+    int64_t t = now();
+    tx(true, [&] {
+      if (db_->query("SELECT id FROM users WHERE id = ?", {user_id}).empty())
+        throw StoreError(Kind::NotFound, "no user with id " + std::to_string(user_id));
+      // Expired sessions are dropped as new ones are made, so the table stays small.
+      db_->exec("DELETE FROM sessions WHERE expires_at <= ?", {t});
+      db_->exec("INSERT INTO sessions (hash, user_id, csrf, expires_at) VALUES (?, ?, ?, ?)",
+                {hash, user_id, csrf, t + std::max<int64_t>(ttl_seconds, 0)});
+    });
+    return cookie;
+  }
+
+  std::optional<Session> session(const std::string& cookie_value) override {
+    if (!is_digest_hex(cookie_value)) return std::nullopt;
+    std::string hash = blake2b_hex(cookie_value);
+    return tx(false, [&]() -> std::optional<Session> {
+      auto rows = db_->query("SELECT s.user_id, u.name, s.csrf, s.hash FROM sessions s JOIN users u ON u.id = s.user_id"
+                             " WHERE s.hash = ? AND s.expires_at > ?",
+                             {hash, now()});
+      if (rows.empty() || rows[0].text(3).size() != hash.size() ||
+          sodium_memcmp(rows[0].text(3).data(), hash.data(), hash.size()) != 0)
+        return std::nullopt;
+      return Session{rows[0].integer(0), rows[0].text(1), rows[0].text(2)};
+    });
+  }
+
+  void end_session(const std::string& cookie_value) override {
+    std::string hash = blake2b_hex(cookie_value);
+    tx(true, [&] { db_->exec("DELETE FROM sessions WHERE hash = ?", {hash}); });
+  }
+
+  Version add_version(const std::string& project, const std::string& model, const NewVersion& nv,
+                      int64_t user_id) override {
+    check_name("model", model);
+    if (!is_digest_hex(nv.tree_hash)) throw StoreError(Kind::Invalid, "invalid tree hash '" + nv.tree_hash.substr(0, 80) + "'");
+    if (nv.main_file.empty()) throw StoreError(Kind::Invalid, "a version needs its main .onnx file");
+    if (nv.size_bytes > static_cast<uint64_t>(INT64_MAX))
+      throw StoreError(Kind::Invalid, "version size " + std::to_string(nv.size_bytes) + " bytes is out of range");
+    return tx(true, [&] {
+      int64_t pid = project_id(project);
+      auto users = db_->query("SELECT name FROM users WHERE id = ?", {user_id});
+      if (users.empty()) throw StoreError(Kind::NotFound, "no user with id " + std::to_string(user_id));
+      int64_t t = now();
+      // A concurrent first push of the same model waits on this insert and then does nothing.
+      db_->exec("INSERT INTO models (project_id, name, created_at) VALUES (?, ?, ?)"
+                " ON CONFLICT (project_id, name) DO NOTHING",
+                {pid, model, t});
+      // The update locks the model row until commit (PostgreSQL; SQLite holds the write
+      // lock since BEGIN IMMEDIATE), so concurrent pushes take numbers one after another.
+      auto m = db_->query("UPDATE models SET last_number = last_number + 1 WHERE project_id = ? AND name = ?"
+                          " RETURNING id, last_number",
+                          {pid, model});
+      if (m.empty()) throw StoreError(Kind::Backend, "database: model " + model + " vanished while adding a version");
+      Version v;
+      v.project = project;
+      v.model = model;
+      v.number = static_cast<int>(m[0].integer(1));
+      v.tree_hash = nv.tree_hash;
+      v.main_file = nv.main_file;
+      v.size_bytes = nv.size_bytes;
+      v.opsets = nv.opsets;
+      v.created_at = t;
+      v.created_by = users[0].text(0);
+      v.id = db_->query("INSERT INTO versions (model_id, number, tree_hash, main_file, size_bytes, opsets, created_at,"
+                        " created_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+                        {m[0].integer(0), static_cast<int64_t>(v.number), v.tree_hash, v.main_file,
+                         static_cast<int64_t>(v.size_bytes), v.opsets, t, user_id})[0]
+                 .integer(0);
+      return v;
+    });
+  }
+
+  std::vector<ModelSummary> models(const std::string& project) override {
+    return tx(false, [&] {
+      project_id(project);
+      std::vector<ModelSummary> out;
+      auto rows = db_->query(kVersionSelect + ", (SELECT COUNT(*) FROM versions c WHERE c.model_id = m.id)" +
+                                 kVersionFrom + "WHERE p.name = ? AND v.number = m.last_number ORDER BY m.name",
+                             {project});
+      for (const auto& r : rows) {
+        ModelSummary s;
+        s.latest = version_of(r);
+        s.project = s.latest.project;
+        s.name = s.latest.model;
+        s.versions = static_cast<int>(r.integer(10));
+        out.push_back(std::move(s));
+      }
+      return out;
+    });
+  }
+
+  std::vector<Version> versions(const std::string& project, const std::string& model) override {
+    return tx(false, [&] {
+      int64_t pid = project_id(project);
+      if (db_->query("SELECT id FROM models WHERE project_id = ? AND name = ?", {pid, model}).empty())
+        throw StoreError(Kind::NotFound, "no model " + model.substr(0, 80) + " in project " + project);
+      std::vector<Version> out;
+      for (const auto& r : db_->query(kVersionSelect + kVersionFrom + "WHERE p.name = ? AND m.name = ?"
+                                                                     " ORDER BY v.number DESC",
+                                      {project, model}))
+        out.push_back(version_of(r));
+      return out;
+    });
+  }
+
+  std::optional<Version> version(const std::string& project, const std::string& model, int number) override {
+    return tx(false, [&]() -> std::optional<Version> {
+      auto rows = db_->query(kVersionSelect + kVersionFrom + "WHERE p.name = ? AND m.name = ? AND v.number = ?",
+                             {project, model, static_cast<int64_t>(number)});
+      if (rows.empty()) return std::nullopt;
+      return version_of(rows[0]);
+    });
+  }
+
+  Engine add_engine(int64_t version_id, const std::string& label, const std::string& tree_hash,
+                    const std::string& prefix, int64_t user_id) override {
+    if (!is_digest_hex(tree_hash)) throw StoreError(Kind::Invalid, "invalid tree hash '" + tree_hash.substr(0, 80) + "'");
+    return tx(true, [&] {
+      auto users = db_->query("SELECT name FROM users WHERE id = ?", {user_id});
+      if (users.empty()) throw StoreError(Kind::NotFound, "no user with id " + std::to_string(user_id));
+      auto n = db_->query("UPDATE versions SET last_engine = last_engine + 1 WHERE id = ? RETURNING last_engine",
+                          {version_id});
+      if (n.empty()) throw StoreError(Kind::NotFound, "no model version with id " + std::to_string(version_id));
+      Engine e;
+      e.version_id = version_id;
+      e.number = static_cast<int>(n[0].integer(0));
+      e.label = label;
+      e.tree_hash = tree_hash;
+      e.prefix = prefix;
+      e.created_at = now();
+      e.created_by = users[0].text(0);
+      e.id = db_->query("INSERT INTO engines (version_id, number, label, tree_hash, prefix, created_at, created_by)"
+                        " VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id",
+                        {version_id, static_cast<int64_t>(e.number), label, tree_hash, prefix, e.created_at, user_id})[0]
+                 .integer(0);
+      return e;
+    });
+  }
+
+  std::vector<Engine> engines(int64_t version_id) override {
+    return tx(false, [&] {
+      std::vector<Engine> out;
+      for (const auto& r : db_->query(kEngineColumns + "WHERE e.version_id = ? ORDER BY e.number",
+                                      {version_id}))
+        out.push_back(engine_of(r));
+      return out;
+    });
+  }
+
+  std::optional<Analysis> analysis(const std::string& key, const std::string& kb) override {
+    check_key(key, kb);
+    return tx(false, [&]() -> std::optional<Analysis> {
+      auto rows = db_->query("SELECT status, progress, message, result_hash FROM analyses WHERE cache_key = ? AND kb = ?",
+                             {key, kb});
+      if (rows.empty()) return std::nullopt;
+      Analysis a;
+      a.status = parse_status(rows[0].text(0));
+      a.progress_percent = static_cast<int>(rows[0].integer(1));
+      a.message = rows[0].text(2);
+      a.result_hash = rows[0].text(3);
+      return a;
+    });
+  }
+
+  bool claim_analysis(const std::string& key, const std::string& kb, int64_t stale_seconds) override {
+    check_key(key, kb);
+    return tx(true, [&] {
+      int64_t t = now();
+      if (db_->exec("INSERT INTO analyses (cache_key, kb, status, progress, message, result_hash, updated_at)"
+                    " VALUES (?, ?, 'queued', 0, '', '', ?) ON CONFLICT (cache_key, kb) DO NOTHING",
+                    {key, kb, t}) > 0)
+        return true;
+      // One statement that re-checks the row it replaces: of two claimers, one wins.
+      return db_->exec("UPDATE analyses SET status = 'queued', progress = 0, message = '', result_hash = '',"
+                       " updated_at = ? WHERE cache_key = ? AND kb = ? AND (status = 'failed'"
+                       " OR (status IN ('queued', 'running') AND updated_at <= ?))",
+                       {t, key, kb, t - std::clamp<int64_t>(stale_seconds, 0, t)}) > 0;
+    });
+  }
+
+  void update_analysis(const std::string& key, const std::string& kb, const Analysis& a) override {
+    check_key(key, kb);
+    tx(true, [&] {
+      db_->exec("INSERT INTO analyses (cache_key, kb, status, progress, message, result_hash, updated_at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (cache_key, kb) DO UPDATE SET status = excluded.status,"
+                " progress = excluded.progress, message = excluded.message, result_hash = excluded.result_hash,"
+                " updated_at = excluded.updated_at",
+                {key, kb, std::string(status_name(a.status)), static_cast<int64_t>(std::clamp(a.progress_percent, 0, 100)),
+                 a.message, a.result_hash, now()});
+    });
+  }
+
+ private:
+  // Runs `f` in one transaction under the connection mutex; runs it again after a
+  // transient failure (busy database, serialization failure).
+  template <typename F>
+  auto tx(bool write, F&& f) -> decltype(f()) {
+    std::lock_guard lock(mutex_);
+    for (int attempt = 1;; ++attempt) {
+      try {
+        db_->begin(write);
+        if constexpr (std::is_void_v<decltype(f())>) {
+          f();
+          db_->commit();
+          return;
+        } else {
+          auto result = f();
+          db_->commit();
+          return result;
+        }
+      } catch (const DbRetry&) {
+        db_->rollback();
+        if (attempt >= kRetries) throw;
+      } catch (...) {
+        db_->rollback();
+        throw;
+      }
+    }
+  }
+
+  void migrate() {
+    tx(true, [&] {
+      db_->lock_schema();
+      db_->exec("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)");
+      auto rows = db_->query("SELECT version FROM schema_version");
+      int64_t current = rows.empty() ? 0 : rows[0].integer(0);
+      int64_t latest = static_cast<int64_t>(migrations().size());
+      if (current > latest)
+        throw StoreError(Kind::Backend, "database schema version " + std::to_string(current) +
+                                            " is newer than this trtlens understands (" + std::to_string(latest) + ")");
+      for (int64_t v = current; v < latest; ++v)
+        for (std::string sql : migrations()[static_cast<size_t>(v)]) {
+          for (size_t p = sql.find("{id}"); p != std::string::npos; p = sql.find("{id}", p))
+            sql.replace(p, 4, db_->id_column());
+          db_->exec(sql);
+        }
+      if (rows.empty())
+        db_->exec("INSERT INTO schema_version (version) VALUES (?)", {latest});
+      else if (current != latest)
+        db_->exec("UPDATE schema_version SET version = ?", {latest});
+    });
+  }
+
+  int64_t user_id(const std::string& name) {
+    auto rows = db_->query("SELECT id FROM users WHERE name = ?", {name});
+    if (rows.empty()) throw StoreError(Kind::NotFound, "no user named " + name.substr(0, 80));
+    return rows[0].integer(0);
+  }
+
+  int64_t project_id(const std::string& name) {
+    auto rows = db_->query("SELECT id FROM projects WHERE name = ?", {name});
+    if (rows.empty()) throw StoreError(Kind::NotFound, "no project named " + name.substr(0, 80));
+    return rows[0].integer(0);
+  }
+
+  static void check_key(const std::string& key, const std::string& kb) {
+    if (key.empty() || key.size() > kMaxKeyBytes || kb.empty() || kb.size() > kMaxKeyBytes)
+      throw StoreError(Kind::Invalid, "an analysis key and knowledge-base fingerprint are 1 to 256 bytes");
+  }
+
+  std::mutex mutex_;
+  std::unique_ptr<Db> db_;
+  ObjectStore objects_;
+};
+
+}  // namespace
+
+std::unique_ptr<Store> Store::open(const fs::path& data_dir, const std::string& db_url) {
+  init_sodium();
+  std::error_code ec;
+  fs::create_directories(data_dir, ec);
+  if (ec || !fs::is_directory(data_dir))
+    throw StoreError(Kind::Backend, data_dir.string() + ": cannot use as the data folder: " +
+                                        (ec ? ec.message() : std::string("not a folder")));
+  std::unique_ptr<Db> db;
+  std::string where;
+  if (db_url.empty()) {
+    where = (data_dir / "trtlens.db").string();
+    db = open_sqlite(where);
+  } else if (db_url.rfind("postgresql://", 0) == 0 || db_url.rfind("postgres://", 0) == 0) {
+    where = redact_url(db_url);
+    db = open_postgres(db_url);
+  } else {
+    throw StoreError(Kind::Backend, redact_url(db_url) + ": not a database URL (postgresql://...)");
+  }
+  std::unique_ptr<SqlStore> store;
+  try {
+    store = std::make_unique<SqlStore>(data_dir, std::move(db));
+  } catch (const StoreError& e) {
+    // Messages from the seam already name the database; others get its name here.
+    std::string msg = e.what();
+    if (msg.rfind(where, 0) != 0) msg = where + ": " + msg;
+    throw StoreError(Kind::Backend, msg);
+  }
+  store->objects().remove_stale_temp(std::chrono::hours(1));
+  return store;
+}
+
+}  // namespace trtlens::store
