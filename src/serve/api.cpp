@@ -167,6 +167,8 @@ void add_api_routes(httplib::Server& server, Context& ctx) {
     const std::string project = req.matches[1], model = req.matches[2];
     auto caller = caller_for(ctx, req, res, project, Role::Write);
     if (!caller) return;
+    if (!store::valid_name(model))
+      return send_error(res, 400, "model name: 1 to 64 letters, digits, '.', '_' or '-', not starting with '.'");
     std::string name = req.has_param("filename") ? req.get_param_value("filename") : "model.onnx";
     name = safe_upload_name(name);
     if (req.get_header_value("Content-Type") == "application/zip" && name.find(".zip") == std::string::npos)

@@ -1,0 +1,348 @@
+// `trtlens serve` as a real server on 127.0.0.1: pushes through the API,
+// analysis, comparison, accounts and roles, CSRF, limits, hostile names, and
+// a crash (kill -9) in the middle of an upload.
+#include <gtest/gtest.h>
+#include <httplib.h>
+
+#include <chrono>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "support/onnx_builder.h"
+#include "support/paths.h"
+#include "support/serve_process.h"
+
+namespace trtlens::test {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+// x -> Relu -> (Sigmoid) -> y; `extra` adds a node, `custom` an op no release knows.
+std::string model_bytes(bool extra = false, const std::string& custom_name = "") {
+  ModelBuilder mb(13);
+  auto g = mb.graph();
+  g.input("x", kFloat, {1, 3, 8, 8});
+  g.node("Relu", {"x"}, {"r"}, "relu");
+  std::string last = "r";
+  if (extra) {
+    g.node("Sigmoid", {last}, {"s"}, "sigmoid");
+    last = "s";
+  }
+  if (!custom_name.empty()) {
+    mb.opset("com.example", 1);
+    g.node("NotAnOp", {last}, {"c"}, custom_name, "com.example");
+    last = "c";
+  }
+  g.output(last);
+  return mb.bytes();
+}
+
+httplib::Headers bearer(const std::string& token) { return {{"Authorization", "Bearer " + token}}; }
+
+struct Served {
+  std::string data;
+  std::string token;  // write on "vision"
+  std::unique_ptr<ServeProcess> server;
+  explicit Served(const std::string& name, std::vector<std::string> extra = {}) {
+    data = temp_dir(name) + "/data";
+    token = make_user(data, "alice", {"vision"});
+    server = std::make_unique<ServeProcess>(data, extra);
+  }
+  httplib::Client client() const {
+    httplib::Client c("127.0.0.1", server->port());
+    c.set_read_timeout(60);
+    return c;
+  }
+  httplib::Result push(const std::string& body, const std::string& model = "detector",
+                       const std::string& query = "filename=model.onnx", const std::string& who = "") const {
+    return client().Post(("/api/projects/vision/models/" + model + "/versions?" + query).c_str(),
+                         bearer(who.empty() ? token : who), body, "application/octet-stream");
+  }
+  // Polls the analysis until it ends (or 120 s pass).
+  json wait_analysis(int version, const std::string& model = "detector") const {
+    json a;
+    for (int i = 0; i < 1200; ++i) {
+      auto r = client().Get(
+          ("/api/projects/vision/models/" + model + "/versions/" + std::to_string(version) + "/analysis").c_str(),
+          bearer(token));
+      if (!r || r->status != 200) return json{{"error", r ? r->body : "no answer"}};
+      a = json::parse(r->body);
+      if (a["status"] == "done" || a["status"] == "failed") return a;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    return a;
+  }
+};
+
+TEST(ServeCli, PushNumbersVersionsAnalysesAndCompares) {
+  Served s("serve_push");
+  auto v1 = s.push(model_bytes());
+  ASSERT_TRUE(v1);
+  ASSERT_EQ(v1->status, 201) << v1->body;
+  json j1 = json::parse(v1->body);
+  EXPECT_EQ(j1["version"], 1);
+  EXPECT_EQ(j1["main_file"], "model.onnx");
+  EXPECT_EQ(j1["size_bytes"], model_bytes().size());
+  EXPECT_EQ(j1["opsets"], "ai.onnx:13");
+  EXPECT_EQ(j1["created_by"], "alice");
+
+  auto v2 = s.push(model_bytes(true));
+  ASSERT_EQ(v2->status, 201) << v2->body;
+  EXPECT_EQ(json::parse(v2->body)["version"], 2);
+  // The same bytes again: a new version over the same stored tree.
+  auto v3 = s.push(model_bytes());
+  ASSERT_EQ(v3->status, 201);
+  EXPECT_EQ(json::parse(v3->body)["tree_hash"], j1["tree_hash"]);
+
+  json a = s.wait_analysis(2);
+  ASSERT_EQ(a["status"], "done") << a.dump();
+  EXPECT_EQ(a["nodes"], 2);
+  ASSERT_EQ(a["converts"].size(), 3u);  // the default pins
+  for (const auto& pin : a["converts"]) EXPECT_TRUE(pin["converts"].get<bool>()) << pin.dump();
+
+  auto list = s.client().Get("/api/projects/vision/models", bearer(s.token));
+  ASSERT_EQ(list->status, 200);
+  json models = json::parse(list->body)["models"];
+  ASSERT_EQ(models.size(), 1u);
+  EXPECT_EQ(models[0]["name"], "detector");
+  EXPECT_EQ(models[0]["versions"], 3);
+  EXPECT_EQ(models[0]["latest"]["version"], 3);
+
+  auto versions = s.client().Get("/api/projects/vision/models/detector/versions", bearer(s.token));
+  json vs = json::parse(versions->body)["versions"];
+  ASSERT_EQ(vs.size(), 3u);
+  EXPECT_EQ(vs[0]["version"], 3);  // newest first
+
+  auto diff = s.client().Get("/api/projects/vision/models/detector/versions/2/diff?against=1&trt=8.6&precision=fp16",
+                             bearer(s.token));
+  ASSERT_EQ(diff->status, 200) << diff->body;
+  json d = json::parse(diff->body);
+  EXPECT_EQ(d["runtime"], "8.6 fp16");
+  EXPECT_EQ(d["kept"], 1);
+  ASSERT_EQ(d["added"].size(), 1u);
+  EXPECT_EQ(d["added"][0]["node"], "sigmoid");
+  EXPECT_EQ(d["added"][0]["verdict"], "SUPPORTED");
+  EXPECT_TRUE(d["removed"].empty());
+
+  auto check = s.client().Get("/api/projects/vision/models/detector/versions/2/check?trt=8.6&precision=fp16",
+                              bearer(s.token));
+  ASSERT_EQ(check->status, 200) << check->body;
+  EXPECT_EQ(json::parse(check->body)["nodes"].size(), 2u);
+
+  // The served page is the report page, and the version page frames it.
+  auto page = s.client().Get("/api/openapi.json");
+  ASSERT_EQ(page->status, 200);
+  json api = json::parse(page->body);
+  EXPECT_TRUE(api["paths"].contains("/api/projects/{project}/models/{model}/versions"));
+}
+
+TEST(ServeCli, ModelsThatDoNotConvertSayWhichPinAndWhy) {
+  Served s("serve_unsupported");
+  auto v = s.push(model_bytes(false, "custom"));
+  ASSERT_EQ(v->status, 201) << v->body;
+  json a = s.wait_analysis(1);
+  ASSERT_EQ(a["status"], "done");
+  for (const auto& pin : a["converts"]) {
+    EXPECT_FALSE(pin["converts"].get<bool>());
+    EXPECT_EQ(pin["unsupported"], 1);
+  }
+}
+
+TEST(ServeCli, BadUploadsAreRefusedAndLeaveNoVersion) {
+  Served s("serve_bad_uploads", {"--max-upload-mb", "1"});
+  auto not_onnx = s.push("this is not a model");
+  ASSERT_EQ(not_onnx->status, 400);
+  std::string error = json::parse(not_onnx->body)["error"];
+  EXPECT_EQ(error.rfind("model.onnx: ", 0), 0u) << error;           // names the upload
+  EXPECT_EQ(error.find(s.data), std::string::npos) << error;          // not the server's folders
+
+  auto big = s.push(std::string(2'000'001, 'x'));
+  ASSERT_TRUE(big);
+  EXPECT_EQ(big->status, 413);
+
+  for (const char* name : {"filename=../../escape.onnx", "filename=/etc/passwd", "filename=a%5C..%5Cb.onnx"}) {
+    auto r = s.push(model_bytes(), "detector", name);
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, 400) << name << ": " << r->body;
+  }
+  EXPECT_FALSE(fs::exists(fs::path(s.data).parent_path().parent_path() / "escape.onnx"));
+
+  auto bad_name = s.push(model_bytes(), "..");
+  EXPECT_EQ(bad_name->status, 400);
+  size_t stored = 0;
+  for (const auto& e : fs::recursive_directory_iterator(fs::path(s.data) / "objects")) stored += e.is_regular_file();
+  EXPECT_EQ(stored, 0u) << "a refused upload stored files";
+
+  auto none = s.client().Get("/api/projects/vision/models/detector/versions", bearer(s.token));
+  EXPECT_EQ(none->status, 404);  // no version was stored
+}
+
+TEST(ServeCli, TokensRolesAndProjectsKeepTeamsApart) {
+  Served s("serve_access");
+  std::string bob = make_user(s.data, "bob", {"audio"});
+  std::string carol = make_user(s.data, "carol", {"vision"}, "read");
+  ASSERT_EQ(s.push(model_bytes())->status, 201);
+
+  auto c = s.client();
+  // No token, a wrong token: 401, and nothing written.
+  EXPECT_EQ(c.Get("/api/projects/vision/models")->status, 401);
+  EXPECT_EQ(c.Get("/api/projects/vision/models", bearer("trt_" + std::string(64, '0')))->status, 401);
+  EXPECT_EQ(c.Post("/api/projects/vision/models/detector/versions", model_bytes(), "application/octet-stream")->status,
+            401);
+  // Project A's token cannot read or write project B; B looks absent.
+  EXPECT_EQ(c.Get("/api/projects/vision/models", bearer(bob))->status, 404);
+  EXPECT_EQ(s.push(model_bytes(), "detector", "filename=model.onnx", bob)->status, 404);
+  EXPECT_EQ(c.Get("/api/projects/vision/models/detector/versions/1/check", bearer(bob))->status, 404);
+  // A reader reads and may not write.
+  EXPECT_EQ(c.Get("/api/projects/vision/models", bearer(carol))->status, 200);
+  EXPECT_EQ(s.push(model_bytes(), "detector", "filename=model.onnx", carol)->status, 403);
+  auto projects = c.Get("/api/projects", bearer(bob));
+  json p = json::parse(projects->body)["projects"];
+  ASSERT_EQ(p.size(), 1u);
+  EXPECT_EQ(p[0]["name"], "audio");
+  auto versions = c.Get("/api/projects/vision/models/detector/versions", bearer(s.token));
+  EXPECT_EQ(json::parse(versions->body)["versions"].size(), 1u);
+}
+
+// Signs in through the form; returns the session cookie and the page's CSRF token.
+std::pair<std::string, std::string> sign_in(httplib::Client& c, const std::string& token) {
+  auto r = c.Post("/login", httplib::Params{{"token", token}});
+  EXPECT_EQ(r->status, 303);
+  std::string cookie = r->get_header_value("Set-Cookie");
+  cookie = cookie.substr(0, cookie.find(';'));
+  auto page = c.Get("/projects/vision", {{"Cookie", cookie}});
+  EXPECT_EQ(page->status, 200);
+  size_t at = page->body.find("name=\"csrf\" value=\"");
+  EXPECT_NE(at, std::string::npos);
+  std::string csrf = page->body.substr(at + 19, page->body.find('"', at + 19) - at - 19);
+  return {cookie, csrf};
+}
+
+TEST(ServeCli, FormsNeedTheSessionsCsrfTokenAndPagesEscapeModelStrings) {
+  Served s("serve_forms");
+  auto c = s.client();
+  EXPECT_EQ(c.Get("/")->status, 303);  // to the sign-in page
+  EXPECT_EQ(c.Post("/login", httplib::Params{{"token", "nope"}})->status, 401);
+  auto [cookie, csrf] = sign_in(c, s.token);
+  ASSERT_FALSE(csrf.empty());
+
+  const std::string evil = "<script>alert(1)</script>";
+  auto form = [&](const std::string& token_field) {
+    httplib::MultipartFormDataItems items = {{"csrf", token_field, "", ""},
+                                             {"model", "evil", "", ""},
+                                             {"file", model_bytes(false, evil), "m.onnx", "application/octet-stream"}};
+    return c.Post("/projects/vision/upload", {{"Cookie", cookie}}, items);
+  };
+  EXPECT_EQ(form("forged")->status, 403);
+  auto ok = form(csrf);
+  ASSERT_EQ(ok->status, 303) << ok->body;
+  EXPECT_EQ(ok->get_header_value("Location"), "/projects/vision/models/evil/versions/1");
+  // The API under a session cookie: reads yes, writes only with X-CSRF-Token.
+  EXPECT_EQ(c.Get("/api/projects/vision/models", {{"Cookie", cookie}})->status, 200);
+  EXPECT_EQ(c.Post("/api/projects/vision/models/evil/versions", {{"Cookie", cookie}}, model_bytes(),
+                   "application/octet-stream")
+                ->status,
+            403);
+
+  json a = s.wait_analysis(1, "evil");
+  ASSERT_EQ(a["status"], "done");
+  ASSERT_EQ(s.push(model_bytes(true, evil), "evil")->status, 201);
+  for (const std::string path : {"/projects/vision/models/evil/versions/1",
+                                 "/projects/vision/models/evil/versions/2/diff?against=1", "/projects/vision"}) {
+    auto page = c.Get(path.c_str(), {{"Cookie", cookie}});
+    ASSERT_EQ(page->status, 200) << path;
+    EXPECT_EQ(page->body.find(evil), std::string::npos) << path;
+    EXPECT_NE(page->get_header_value("Content-Security-Policy").find("script-src 'self'"), std::string::npos);
+  }
+  auto diff = c.Get("/projects/vision/models/evil/versions/2/diff?against=1", {{"Cookie", cookie}});
+  EXPECT_NE(diff->body.find("&lt;script&gt;alert(1)&lt;/script&gt;"), std::string::npos);
+  auto report = c.Get("/projects/vision/models/evil/versions/1/report", {{"Cookie", cookie}});
+  ASSERT_EQ(report->status, 200);
+  EXPECT_EQ(report->body.find(evil), std::string::npos);
+
+  // Signing out ends the session.
+  ASSERT_EQ(c.Post("/logout", {{"Cookie", cookie}}, "csrf=" + csrf, "application/x-www-form-urlencoded")->status, 303);
+  EXPECT_EQ(c.Get("/projects/vision", {{"Cookie", cookie}})->status, 303);
+}
+
+TEST(ServeCli, KillNineDuringAnUploadKeepsEveryAcknowledgedVersion) {
+  Served s("serve_kill9");
+  std::vector<std::string> acknowledged;
+  for (int i = 0; i < 3; ++i) {
+    auto r = s.push(model_bytes(i % 2 == 1));
+    ASSERT_EQ(r->status, 201);
+    acknowledged.push_back(json::parse(r->body)["tree_hash"]);
+  }
+  // A 64 MB upload sent slowly; the server dies a quarter of the way through.
+  std::atomic<size_t> sent{0};
+  std::thread upload([&] {
+    httplib::Client c("127.0.0.1", s.server->port());
+    const std::string chunk(1 << 20, 'x');
+    c.Post("/api/projects/vision/models/detector/versions?filename=big.onnx", bearer(s.token), 64u << 20,
+           [&](size_t offset, size_t length, httplib::DataSink& sink) {
+             std::this_thread::sleep_for(std::chrono::milliseconds(20));
+             sink.write(chunk.data(), std::min(length, chunk.size()));
+             sent = offset + std::min(length, chunk.size());
+             return true;
+           },
+           "application/octet-stream");
+  });
+  while (sent < (16u << 20)) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  s.server->kill9();
+  upload.join();
+
+  s.server = std::make_unique<ServeProcess>(s.data);
+  auto versions = s.client().Get("/api/projects/vision/models/detector/versions", bearer(s.token));
+  ASSERT_EQ(versions->status, 200);
+  json vs = json::parse(versions->body)["versions"];
+  ASSERT_EQ(vs.size(), 3u);  // the acknowledged ones, and no half version
+  for (size_t i = 0; i < vs.size(); ++i) EXPECT_EQ(vs[i]["tree_hash"], acknowledged[2 - i]);
+  // Their files are whole: each still analyses, and new pushes number on.
+  EXPECT_EQ(s.wait_analysis(3)["status"], "done");
+  auto next = s.push(model_bytes());
+  ASSERT_EQ(next->status, 201);
+  EXPECT_EQ(json::parse(next->body)["version"], 4);
+}
+
+TEST(ServeCli, TwoServersOnOneDataFolderNumberVersionsTogether) {
+  Served s("serve_two");
+  ServeProcess second(s.data);
+  std::vector<std::thread> pushers;
+  std::atomic<int> created{0};
+  for (int i = 0; i < 8; ++i)
+    pushers.emplace_back([&, i] {
+      httplib::Client c("127.0.0.1", i % 2 ? second.port() : s.server->port());
+      c.set_read_timeout(60);
+      for (int k = 0; k < 3; ++k) {
+        auto r = c.Post("/api/projects/vision/models/detector/versions?filename=m.onnx", bearer(s.token),
+                        model_bytes(k % 2 == 0), "application/octet-stream");
+        if (r && r->status == 201) ++created;
+      }
+    });
+  for (auto& t : pushers) t.join();
+  EXPECT_EQ(created, 24);
+  auto versions = s.client().Get("/api/projects/vision/models/detector/versions", bearer(s.token));
+  json vs = json::parse(versions->body)["versions"];
+  ASSERT_EQ(vs.size(), 24u);
+  for (size_t i = 0; i < vs.size(); ++i) EXPECT_EQ(vs[i]["version"], 24 - static_cast<int>(i));
+}
+
+TEST(ServeCli, AdminRefusesBadNamesWithOneLine) {
+  std::string data = temp_dir("serve_admin") + "/data";
+  RunResult r = run_trtlens({"admin", "--data", data, "user", "../x"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  r = run_trtlens({"admin", "--data", data, "grant", "nobody", "vision", "write"});
+  EXPECT_EQ(r.exit_code, 2);
+  r = run_trtlens({"serve", "--data", data, "--pin", "8.6"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("RELEASE:PRECISION"), std::string::npos) << r.err;
+  r = run_trtlens({"serve", "--data", data, "--db", "postgresql://nobody@/none?host=/nonexistent"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+}
+
+}  // namespace
+}  // namespace trtlens::test
