@@ -17,7 +17,7 @@ struct ServeOptions {
   std::string host = "127.0.0.1";
   int port = 8080;                 // 0 = any free port (see port_file)
   std::string port_file;           // when set: the bound port is written here (atomically) once listening
-  unsigned threads = 64;           // HTTP worker threads (each holds one keep-alive connection at a time)
+  unsigned threads = 256;          // HTTP worker threads (each holds one keep-alive connection at a time)
   unsigned analysis_threads = 1;   // models analysed at once
   uint64_t max_upload_bytes = uint64_t{4} << 30;  // per request body, bytes; larger → 413
   // Runtimes whose converts yes/no the model lists show, "RELEASE:PRECISION"
