@@ -123,6 +123,11 @@ struct Model {
   std::vector<OpsetImport> opsets;
   std::vector<Graph> graphs;  // graphs[0] is the main graph
   std::vector<LocalFunction> functions;
+  // The external data files the model's tensors reference (ONNX external_data
+  // "location"), relative to the model's folder, lexically normalized
+  // ("weights/./w.bin" -> "weights/w.bin"), each once, in first-reference order.
+  // The loader has checked that each exists and stays inside the folder.
+  std::vector<std::string> external_data_files;
   // Opset of the default ONNX domain (0 when not imported).
   int64_t default_opset() const;
   // Total nodes over all graphs (main, subgraphs, local functions).

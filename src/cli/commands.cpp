@@ -15,12 +15,13 @@ void add_build_command(CLI::App&, int&);
 void add_partition_command(CLI::App&, int&);
 void add_serve_command(CLI::App&, int&);
 void add_admin_command(CLI::App&, int&);
+void add_push_command(CLI::App&, int&);
 
 const std::vector<CommandAdder>& commands() {
   static const std::vector<CommandAdder> list = {
       add_check_command, add_ops_command,  add_matrix_command, add_partition_command, add_report_command,
       add_engine_command, add_env_command, add_plan_command,   add_calib_command,     add_build_command,
-      add_serve_command, add_admin_command,
+      add_serve_command, add_push_command, add_admin_command,
   };
   return list;
 }

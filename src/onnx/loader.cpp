@@ -156,7 +156,11 @@ class ExternalDataChecker {
     canonical_dir_ = fs::canonical(dir_, ec);
   }
 
-  // Throws InputError when `t`'s external data cannot be found where it says.
+  // Distinct locations, in first-reference order (Model::external_data_files).
+  const std::vector<std::string>& files() const { return files_; }
+
+  // Throws InputError when `t`'s external data cannot be found where it says;
+  // records its location.
   void check(const onnx::TensorProto& t) {
     if (t.data_location() != onnx::TensorProto::EXTERNAL) return;
     std::string location = external_entry(t, "location");
@@ -183,6 +187,8 @@ class ExternalDataChecker {
                                     "' escapes the model's folder (through a symbolic link)");
     }
     auto size = file_size(full, location, tensor);
+    std::string relative = normal.generic_string();
+    if (seen_.insert(relative).second) files_.push_back(relative);
     if (offset > size || (length > 0 && length > size - offset))
       throw InputError(path_, tensor + ": external data [" + std::to_string(offset) + ", +" + std::to_string(length) +
                                   ") lies past the end of '" + location + "' (" + std::to_string(size) + " bytes)");
@@ -212,6 +218,8 @@ class ExternalDataChecker {
 
   std::string path_;
   fs::path dir_, canonical_dir_;
+  std::vector<std::string> files_;
+  std::unordered_set<std::string> seen_;
   std::unordered_map<std::string, uint64_t> sizes_;
 };
 
@@ -529,6 +537,7 @@ Model load_model(const std::string& path) {
   conv.graph(proto.graph(), "", -1, -1);
   for (const auto& f : proto.functions()) m.functions.push_back({f.name(), f.domain(), conv.function(f)});
 
+  m.external_data_files = external.files();
   check_structure_and_propagate(m);  // throws InputError for cycles and unproduced inputs
   return m;
 }

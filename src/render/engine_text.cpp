@@ -163,13 +163,6 @@ std::string si(double v) {
   while (std::abs(v) >= 1000 && i < 6) v /= 1000, ++i;
   return i == 0 ? fmt::format("{:.0f}", v) : fmt::format("{:.3g} {}", v, units[i]);
 }
-// "22.3 MiB", "41.0 KiB", "80 B".
-std::string mib(int64_t bytes) {
-  if (bytes == INT64_MAX) return "overflow";
-  if (bytes >= 1048576) return fmt::format("{:.1f} MiB", bytes / 1048576.0);
-  if (bytes >= 1024) return fmt::format("{:.1f} KiB", bytes / 1024.0);
-  return fmt::format("{} B", bytes);
-}
 
 json summary_json(const EnginePlan& plan, const EngineSummary& s, const std::vector<Finding>* findings) {
   json j;

@@ -2,9 +2,11 @@
 
 #include "util/utf8.h"
 
+#include <fmt/core.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 
 namespace trtlens {
@@ -129,6 +131,13 @@ bool stdout_wants_color() {
 std::string colorize(const std::string& text, const char* code, bool on) {
   if (!on) return text;
   return std::string("\x1b[") + code + "m" + text + "\x1b[0m";
+}
+
+std::string mib(int64_t bytes) {
+  if (bytes == INT64_MAX) return "overflow";
+  if (bytes >= 1048576) return fmt::format("{:.1f} MiB", bytes / 1048576.0);
+  if (bytes >= 1024) return fmt::format("{:.1f} KiB", bytes / 1024.0);
+  return fmt::format("{} B", bytes);
 }
 
 }  // namespace trtlens

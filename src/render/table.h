@@ -1,5 +1,6 @@
 // Tables for people and programs: aligned text (optionally coloured), markdown, CSV.
 #pragma once
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,10 @@ std::string to_text(const Table& t);
 std::string to_markdown(const Table& t);
 // RFC 4180 CSV: cells quoted when they hold ',', '"' or a newline.
 std::string to_csv(const Table& t);
+
+// A byte count for people: "22.3 MiB", "41.0 KiB", "80 B"; "overflow" for INT64_MAX
+// (a sum that saturated).
+std::string mib(int64_t bytes);
 
 // True when colour should be used on stdout: a terminal and NO_COLOR unset.
 bool stdout_wants_color();

@@ -44,4 +44,21 @@ std::string to_valid_utf8(std::string_view s) {
   return out;
 }
 
+std::string printable_line(std::string_view s, size_t max_bytes) {
+  std::string out;
+  for (char c : to_valid_utf8(s.substr(0, max_bytes))) {
+    auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u == 0x7f) {
+      static constexpr char kHex[] = "0123456789abcdef";
+      out += "\\x";
+      out += kHex[u >> 4];
+      out += kHex[u & 15];
+    } else {
+      out += c;
+    }
+  }
+  if (s.size() > max_bytes) out += "...";
+  return out;
+}
+
 }  // namespace trtlens

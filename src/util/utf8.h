@@ -14,4 +14,10 @@ size_t utf8_sequence_length(std::string_view s, size_t i);
 // U+FFFD; valid text is returned unchanged.
 std::string to_valid_utf8(std::string_view s);
 
+// `s` as one printable line for a message: the first `max_bytes` bytes, made
+// valid UTF-8, with control characters (newlines, NUL, DEL, ...) shown as \xNN,
+// and "..." when `s` was longer. Lets a hostile name or server reply be quoted
+// in a one-line error.
+std::string printable_line(std::string_view s, size_t max_bytes = 200);
+
 }  // namespace trtlens

@@ -6,6 +6,8 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "support/paths.h"
+
 namespace trtlens::test {
 namespace {
 
@@ -183,6 +185,23 @@ std::string ModelBuilder::bytes() const { return m_->SerializeAsString(); }
 std::string ModelBuilder::save(const std::string& path) const {
   std::ofstream(path, std::ios::binary) << bytes();
   return path;
+}
+
+std::string save_external_data_model(const std::string& dir) {
+  std::string w, b;
+  for (int i = 0; i < 64; ++i) w += static_cast<char>(i + 1);
+  for (int i = 0; i < 16; ++i) b += static_cast<char>(200 + i);
+  write_text(dir + "/weights/w.bin", w);
+  write_text(dir + "/b.bin", b);
+  ModelBuilder mb(13);
+  auto g = mb.graph();
+  g.input("x", kFloat, {1, 4});
+  g.init_external("w", {4, 4}, "weights/w.bin", 0, 64);
+  g.init_external("b", {4}, "b.bin", 0, 16);
+  g.node("MatMul", {"x", "w"}, {"h"});
+  g.node("Add", {"h", "b"}, {"y"});
+  g.output("y", kFloat, {1, 4});
+  return mb.save(dir + "/model.onnx");
 }
 
 }  // namespace trtlens::test

@@ -71,4 +71,9 @@ class ModelBuilder {
   std::unique_ptr<onnx::ModelProto> m_;
 };
 
+// Saves in `dir` a model whose weights are external data: model.onnx (MatMul
+// then Add) with "weights/w.bin" (16 floats, 64 bytes) and "b.bin" (4 floats,
+// 16 bytes), each holding distinct bytes. Returns the model's path.
+std::string save_external_data_model(const std::string& dir);
+
 }  // namespace trtlens::test

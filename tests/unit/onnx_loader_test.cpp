@@ -145,6 +145,24 @@ TEST(OnnxLoader, ExternalDataRelativeToTheModelFolder) {
   g.output("y");
   Model m = load_model(mb.save(dir + "/m.onnx"));
   EXPECT_EQ(tensor(m, "w").origin, TensorOrigin::Initializer);
+  EXPECT_EQ(m.external_data_files, std::vector<std::string>{"weights/w.bin"});
+}
+
+TEST(OnnxLoader, ExternalDataFilesListedOnceNormalizedInOrder) {
+  std::string dir = temp_dir("loader_external_files");
+  write_text(dir + "/weights/w.bin", std::string(64, '\0'));
+  write_text(dir + "/b.bin", std::string(16, '\0'));
+  ModelBuilder mb(13);
+  auto g = mb.graph();
+  g.input("x", kFloat, {1, 4});
+  g.init_external("w", {4, 4}, "weights/./w.bin", 0, 64);
+  g.init_external("b", {4}, "b.bin", 0, 16);
+  g.init_external("w2", {2, 4}, "weights/w.bin", 32, 32);  // the same file, another range
+  g.node("MatMul", {"x", "w"}, {"h"});
+  g.node("Add", {"h", "b"}, {"y"});
+  g.output("y");
+  Model m = load_model(mb.save(dir + "/m.onnx"));
+  EXPECT_EQ(m.external_data_files, (std::vector<std::string>{"weights/w.bin", "b.bin"}));
 }
 
 class OnnxLoaderBadInput : public ::testing::TestWithParam<BadModel> {};

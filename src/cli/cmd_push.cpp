@@ -1,0 +1,293 @@
+// `trtlens push`: uploads a model (with its external data) to a `trtlens serve` dashboard.
+#include <CLI/CLI.hpp>
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <httplib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <thread>
+
+#include "cli/app.h"
+#include "render/table.h"
+#include "serve/model_archive.h"
+#include "trtlens/error.h"
+#include "trtlens/model.h"
+#include "util/strings.h"
+#include "util/utf8.h"
+
+namespace trtlens::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+struct PushArgs {
+  std::string model, to, project, name, token, main, format = "text";
+  bool wait = false;
+  double timeout_s = 600;
+};
+
+// Replies are small JSON documents; anything larger or deeper is not the contract.
+constexpr size_t kMaxReplyBytes = 1 << 20;
+constexpr int kMaxReplyDepth = 32;
+
+// "http://host[:port]" without a trailing slash; UsageError for anything else
+// (a path, credentials, another scheme).
+std::string parse_server(const std::string& to) {
+  static const std::regex re(R"(^(https?)://([A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(:([0-9]{1,5}))?/?$)");
+  std::smatch m;
+  if (!std::regex_match(to, m, re) || (m[4].matched && (std::stoi(m[4]) < 1 || std::stoi(m[4]) > 65535)))
+    throw UsageError("push --to " + printable_line(to) + ": expected http://host[:port] or https://host[:port]");
+  std::string base = to;
+  if (base.back() == '/') base.pop_back();
+  return base;
+}
+
+// Percent-encoding for a path segment or a query value (RFC 3986 unreserved kept).
+std::string url_encode(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    auto u = static_cast<unsigned char>(c);
+    if (std::isalnum(u) || c == '-' || c == '.' || c == '_' || c == '~')
+      out += c;
+    else
+      out += fmt::format("%{:02X}", u);
+  }
+  return out;
+}
+
+// The one line a failed request reports: the server's {"error": ...} when it sent one.
+std::string server_error_line(const httplib::Response& res) {
+  std::string line;
+  try {
+    json j = json::parse(res.body);
+    if (j.is_object() && j.contains("error") && j["error"].is_string()) line = j["error"].get<std::string>();
+  } catch (const json::exception&) {
+  }
+  if (line.empty()) line = res.body.substr(0, res.body.find('\n'));
+  std::string status = fmt::format("HTTP {}", res.status);
+  return line.empty() ? status : status + ": " + printable_line(line);
+}
+
+// The JSON body of a successful reply; InputError(url, ...) when it is not JSON.
+json reply_json(const std::string& url, const httplib::Response& res) {
+  if (res.body.size() > kMaxReplyBytes || json_nesting_depth(res.body, kMaxReplyDepth) > kMaxReplyDepth)
+    throw InputError(url, "the server's reply is too large or too deeply nested to be a trtlens reply");
+  try {
+    return json::parse(res.body);
+  } catch (const json::exception&) {
+    throw InputError(url, "the server's reply is not JSON: " + printable_line(res.body.substr(0, 100)));
+  }
+}
+
+// A result that failed to arrive or is an error status becomes InputError(url, one line).
+const httplib::Response& check_reply(const std::string& url, const httplib::Result& res) {
+  if (!res) throw InputError(url, "cannot reach the server (" + httplib::to_string(res.error()) + ")");
+  if (res->status < 200 || res->status >= 300) throw InputError(url, server_error_line(*res));
+  return *res;
+}
+
+// The model to push: MODEL itself, or the .onnx inside folder MODEL (--main, or the only one).
+std::string resolve_model(const PushArgs& a) {
+  std::error_code ec;
+  if (!fs::is_directory(a.model, ec)) {
+    if (!a.main.empty()) throw UsageError("push --main names the model inside a folder; " + a.model + " is not a folder");
+    return a.model;
+  }
+  if (!a.main.empty()) return (fs::path(a.model) / a.main).string();
+  std::vector<std::string> models;
+  for (const auto& e : fs::directory_iterator(a.model, ec))
+    if (e.is_regular_file() && e.path().extension() == ".onnx") models.push_back(e.path().filename().string());
+  std::sort(models.begin(), models.end());
+  if (models.empty()) throw InputError(a.model, "folder holds no .onnx file");
+  if (models.size() > 1)
+    throw InputError(a.model, fmt::format("folder holds {} .onnx files ({}); name one with --main", models.size(),
+                                          fmt::join(models, ", ")));
+  return (fs::path(a.model) / models.front()).string();
+}
+
+// A private temporary folder, removed with everything in it.
+struct TempFolder {
+  fs::path path;
+  TempFolder() {
+    std::string tmpl = (fs::temp_directory_path() / "trtlens-push-XXXXXX").string();
+    if (!::mkdtemp(tmpl.data())) throw InputError(tmpl, std::string("cannot create: ") + std::strerror(errno));
+    path = tmpl;
+  }
+  ~TempFolder() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+};
+
+// POSTs the file at `path` as the body, read from disk as httplib sends it.
+httplib::Result post_file(httplib::Client& client, const std::string& target, const httplib::Headers& headers,
+                          const std::string& path, const std::string& content_type) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  struct stat st {};
+  if (fd < 0 || ::fstat(fd, &st) != 0) throw InputError(path, std::string("cannot read: ") + std::strerror(errno));
+  std::shared_ptr<int> guard(new int(fd), [](int* p) {
+    ::close(*p);
+    delete p;
+  });
+  auto buf = std::make_shared<std::vector<char>>(256 * 1024);
+  return client.Post(
+      target, headers, static_cast<size_t>(st.st_size),
+      [fd, buf](size_t offset, size_t length, httplib::DataSink& sink) {
+        ssize_t n = ::pread(fd, buf->data(), std::min(length, buf->size()), static_cast<off_t>(offset));
+        if (n <= 0) return false;  // the file shrank or failed: the upload is abandoned
+        return sink.write(buf->data(), static_cast<size_t>(n));
+      },
+      content_type);
+}
+
+// "abcdef012345…" for a content hash in text.
+std::string short_hash(const std::string& hex) { return hex.size() > 12 ? hex.substr(0, 12) + "…" : hex; }
+
+std::string field_text(const json& j, const char* key) {
+  if (!j.is_object() || !j.contains(key)) return "?";
+  const json& v = j[key];
+  return printable_line(v.is_string() ? v.get<std::string>() : v.dump());
+}
+
+// Polls the analysis of the pushed version until it is done or failed, printing
+// progress to stderr when it changes. Returns the final analysis.
+json wait_for_analysis(httplib::Client& client, const std::string& base, const std::string& target,
+                       const httplib::Headers& headers, double timeout_s) {
+  std::string url = base + target;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+  std::string last;
+  for (;;) {
+    json j = reply_json(url, check_reply(url, client.Get(target, headers)));
+    if (!j.is_object() || !j.contains("status") || !j["status"].is_string())
+      throw InputError(url, "the server's analysis reply has no status");
+    std::string status = j["status"].get<std::string>();
+    std::string shown = status;
+    if (j.contains("progress_percent") && j["progress_percent"].is_number())
+      shown += fmt::format(" {:.0f}%", j["progress_percent"].get<double>());
+    if (shown != last) fmt::print(stderr, "analysis: {}\n", printable_line(shown));
+    last = shown;
+    if (status == "done") return j;
+    if (status == "failed") throw InputError(url, "the analysis failed: " + field_text(j, "message"));
+    if (std::chrono::steady_clock::now() >= deadline)
+      throw InputError(url, fmt::format("the analysis is still {} after {} s (--timeout)", printable_line(status), timeout_s));
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  }
+}
+
+// Per pinned runtime, whether the model converts (the analysis's "converts" list).
+Table converts_table(const std::string& url, const json& analysis, bool& all_convert) {
+  Table t{{"runtime", "converts"}, {}, {false, false}};
+  all_convert = true;
+  if (!analysis.contains("converts") || !analysis["converts"].is_array())
+    throw InputError(url, "the finished analysis has no \"converts\" list");
+  for (const json& c : analysis["converts"]) {
+    if (!c.is_object() || !c.contains("converts") || !c["converts"].is_boolean())
+      throw InputError(url, "a \"converts\" item has no true/false \"converts\"");
+    bool ok = c["converts"].get<bool>();
+    all_convert = all_convert && ok;
+    t.rows.push_back({field_text(c, "runtime"), ok ? "yes" : "no"});
+  }
+  return t;
+}
+
+int run_push(const PushArgs& a) {
+  // Usage first, before any file is read or byte sent.
+  std::string base = parse_server(a.to);
+  std::string token = a.token;
+  if (token.empty())
+    if (const char* env = std::getenv("TRTLENS_TOKEN")) token = env;
+  if (token.empty()) throw UsageError("push needs a token: set TRTLENS_TOKEN (or --token, which other users can see in ps)");
+  if (token.find_first_of("\r\n") != std::string::npos) throw UsageError("push: the token holds a line break");
+  if (a.project.empty() || a.name.empty()) throw UsageError("push needs a non-empty --project and --name");
+  if (!(a.timeout_s > 0)) throw UsageError("push --timeout must be a positive number of seconds");
+
+  std::string model_path = resolve_model(a);
+  Model model = load_model(model_path);  // bad models are refused here, not after an upload
+  std::string model_file = fs::path(model_path).filename().string();
+
+  std::optional<TempFolder> tmp;
+  std::string upload = model_path, filename = model_file, content_type = "application/octet-stream", main;
+  if (!model.external_data_files.empty()) {
+    tmp.emplace();
+    filename = fs::path(model_file).stem().string() + ".zip";
+    upload = (tmp->path / filename).string();
+    pack_model(model, upload);
+    content_type = "application/zip";
+    main = model_file;
+  }
+
+  std::string versions = fmt::format("/api/projects/{}/models/{}/versions", url_encode(a.project), url_encode(a.name));
+  std::string target = versions + "?filename=" + url_encode(filename) + (main.empty() ? "" : "&main=" + url_encode(main));
+  httplib::Client client(base);
+  client.set_connection_timeout(10);
+  client.set_write_timeout(60);
+  // The server hashes and stores the upload before it answers.
+  client.set_read_timeout(600);
+  httplib::Headers headers = {{"Authorization", "Bearer " + token}};
+  std::string url = base + versions;
+  json pushed = reply_json(url, check_reply(url, post_file(client, target, headers, upload, content_type)));
+  tmp.reset();  // the zip is sent: remove it before a long wait
+  if (!pushed.is_object() || !pushed.contains("version"))
+    throw InputError(url, "the server's reply names no version: " + printable_line(pushed.dump(), 100));
+
+  std::optional<json> analysis;
+  if (a.wait) {
+    std::string analysis_target = fmt::format("{}/{}/analysis", versions, url_encode(field_text(pushed, "version")));
+    analysis = wait_for_analysis(client, base, analysis_target, headers, a.timeout_s);
+  }
+  bool all_convert = true;
+  Table converts;
+  if (analysis) converts = converts_table(base + versions, *analysis, all_convert);
+
+  if (a.format == "json") {
+    // The server's reply, with the final analysis in place of the queued one.
+    if (analysis) pushed["analysis"] = *analysis;
+    fmt::print("{}\n", pushed.dump(2, ' ', false, json::error_handler_t::replace));
+  } else {
+    int64_t size = pushed.contains("size_bytes") && pushed["size_bytes"].is_number_integer()
+                       ? pushed["size_bytes"].get<int64_t>()
+                       : 0;
+    fmt::print("pushed {}/{} version {} (sha256 {}, {}): {}{}\n", field_text(pushed, "project"),
+               field_text(pushed, "model"), field_text(pushed, "version"), short_hash(field_text(pushed, "tree_hash")),
+               mib(size), base, field_text(pushed, "url"));
+    if (analysis) fmt::print("{}", to_text(converts));
+  }
+  return all_convert ? kExitOk : kExitNotConverting;
+}
+
+}  // namespace
+
+void add_push_command(CLI::App& app, int& exit_code) {
+  auto args = std::make_shared<PushArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "push", "Upload a model (with its external data) to a trtlens serve dashboard as a new version.");
+  cmd->add_option("model", args->model, "ONNX model file, or a folder holding one (see --main)")->required();
+  cmd->add_option("--to", args->to, "the dashboard: http://host[:port] or https://host[:port]")->required();
+  cmd->add_option("--project", args->project, "project on the dashboard")->required();
+  cmd->add_option("--name", args->name, "model name within the project")->required();
+  cmd->add_option("--token", args->token,
+                  "API token (default: $TRTLENS_TOKEN; prefer the variable: a command line is visible in ps)");
+  cmd->add_option("--main", args->main, "when MODEL is a folder: the .onnx file inside it to push");
+  cmd->add_flag("--wait", args->wait,
+                "wait for the dashboard's analysis and print, per pinned runtime, whether the model converts "
+                "(exit 1 when one does not)");
+  cmd->add_option("--timeout", args->timeout_s, "seconds --wait waits for the analysis")->capture_default_str();
+  cmd->add_option("--format", args->format, "text or json (the server's reply)")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->capture_default_str();
+  cmd->callback([args, &exit_code] { exit_code = run_push(*args); });
+}
+
+}  // namespace trtlens::cli

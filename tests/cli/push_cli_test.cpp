@@ -1,0 +1,353 @@
+// `trtlens push` against an in-test fake dashboard that records what it receives
+// and answers per the serve API contract.
+#include <archive.h>
+#include <archive_entry.h>
+#include <gtest/gtest.h>
+#include <httplib.h>
+
+#include <filesystem>
+#include <map>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "support/onnx_builder.h"
+#include "support/paths.h"
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+namespace trtlens::test {
+namespace {
+
+struct Request {
+  std::string method, path, body;
+  httplib::Headers headers;
+  httplib::Params params;
+  std::string header(const std::string& key) const {
+    auto it = headers.find(key);
+    return it == headers.end() ? "" : it->second;
+  }
+};
+
+// A dashboard on 127.0.0.1 (any free port) serving the push and analysis
+// endpoints. Replies are set before the binary runs; requests are recorded.
+class FakeDashboard {
+ public:
+  int push_status = 201;
+  json push_error = {{"error", "unused"}};
+  // Analysis replies, served in order; the last one repeats.
+  std::vector<json> analysis = {{{"status", "done"}, {"progress_percent", 100}, {"converts", json::array()}}};
+
+  FakeDashboard() {
+    port_ = server_.bind_to_any_port("127.0.0.1");  // listening from here on: no start-up race
+    server_.Post(R"(/api/projects/([^/]+)/models/([^/]+)/versions)", [this](const httplib::Request& req, httplib::Response& res) {
+      record(req);
+      if (push_status != 201) {
+        res.status = push_status;
+        res.set_content(push_error.dump(), "application/json");
+        return;
+      }
+      res.status = 201;
+      res.set_content(push_reply(req.matches[1], req.matches[2], req.body.size()).dump(), "application/json");
+    });
+    server_.Get(R"(/api/projects/([^/]+)/models/([^/]+)/versions/(\d+)/analysis)",
+                [this](const httplib::Request& req, httplib::Response& res) {
+                  record(req);
+                  std::lock_guard<std::mutex> lock(mutex_);
+                  const json& reply = analysis[std::min(polls_++, analysis.size() - 1)];
+                  res.set_content(reply.dump(), "application/json");
+                });
+    thread_ = std::thread([this] { server_.listen_after_bind(); });
+  }
+  ~FakeDashboard() {
+    server_.stop();
+    thread_.join();
+  }
+
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+  int port() const { return port_; }
+  std::vector<Request> requests() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return requests_;
+  }
+
+  // What the dashboard answers to a push: version 3 of `model` in `project`.
+  static json push_reply(const std::string& project, const std::string& model, size_t size) {
+    return {{"project", project},
+            {"model", model},
+            {"version", 3},
+            {"tree_hash", "abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789"},
+            {"size_bytes", size},
+            {"main_file", "model.onnx"},
+            {"url", "/projects/" + project + "/models/" + model + "/versions/3"},
+            {"analysis", {{"status", "queued"}, {"progress_percent", 0}}}};
+  }
+
+ private:
+  void record(const httplib::Request& req) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    requests_.push_back({req.method, req.path, req.body, req.headers, req.params});
+  }
+
+  httplib::Server server_;
+  std::thread thread_;
+  int port_ = 0;
+  std::mutex mutex_;
+  std::vector<Request> requests_;
+  size_t polls_ = 0;
+};
+
+// A small model without external data.
+std::string save_plain_model(const std::string& dir, const std::string& file = "model.onnx") {
+  ModelBuilder mb(13);
+  auto g = mb.graph();
+  g.input("x", kFloat, {1, 4});
+  g.node("Relu", {"x"}, {"y"});
+  g.output("y", kFloat, {1, 4});
+  return mb.save(dir + "/" + file);
+}
+
+// Entries of a zip held in memory: name -> contents.
+std::map<std::string, std::string> zip_entries(const std::string& bytes) {
+  std::map<std::string, std::string> out;
+  archive* a = archive_read_new();
+  archive_read_support_format_zip(a);
+  EXPECT_EQ(archive_read_open_memory(a, bytes.data(), bytes.size()), ARCHIVE_OK);
+  archive_entry* e = nullptr;
+  while (archive_read_next_header(a, &e) == ARCHIVE_OK) {
+    std::string data(static_cast<size_t>(archive_entry_size(e)), '\0');
+    EXPECT_EQ(archive_read_data(a, data.data(), data.size()), static_cast<la_ssize_t>(data.size()));
+    out[archive_entry_pathname(e)] = data;
+  }
+  archive_read_free(a);
+  return out;
+}
+
+const std::vector<std::string> kToken = {"TRTLENS_TOKEN=s3cret"};
+
+std::vector<std::string> push_args(const std::string& model, const FakeDashboard& d) {
+  return {"push", model, "--to", d.url(), "--project", "vision", "--name", "detector"};
+}
+
+std::vector<std::string> operator+(std::vector<std::string> a, const std::vector<std::string>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+bool one_line(const std::string& s) { return !s.empty() && s.find('\n') == s.size() - 1; }
+
+}  // namespace
+
+TEST(PushCli, UploadsTheOnnxFileItselfWithTheTokenFromTheEnvironment) {
+  std::string dir = temp_dir("push_plain");
+  std::string model = save_plain_model(dir);
+  FakeDashboard d;
+  RunResult r = run_trtlens(push_args(model, d), kToken);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto reqs = d.requests();
+  ASSERT_EQ(reqs.size(), 1u);
+  const Request& q = reqs[0];
+  EXPECT_EQ(q.method, "POST");
+  EXPECT_EQ(q.path, "/api/projects/vision/models/detector/versions");
+  EXPECT_EQ(q.body, read_text(model));
+  EXPECT_EQ(q.header("Authorization"), "Bearer s3cret");
+  EXPECT_EQ(q.header("Content-Type"), "application/octet-stream");
+  EXPECT_EQ(q.header("Content-Length"), std::to_string(fs::file_size(model)));  // streamed with its length, not chunked
+  EXPECT_EQ(q.params, (httplib::Params{{"filename", "model.onnx"}}));
+  EXPECT_EQ(r.out, "pushed vision/detector version 3 (sha256 abcdef012345…, " + std::to_string(q.body.size()) +
+                       " B): " + d.url() + "/projects/vision/models/detector/versions/3\n");
+}
+
+TEST(PushCli, ModelWithExternalDataGoesAsAZipOfAllItsFiles) {
+  std::string dir = temp_dir("push_external");
+  std::string model = save_external_data_model(dir + "/m");
+  std::string tmp = dir + "/tmp";
+  fs::create_directories(tmp);
+  FakeDashboard d;
+  RunResult r = run_trtlens(push_args(model, d), kToken + std::vector<std::string>{"TMPDIR=" + tmp});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto reqs = d.requests();
+  ASSERT_EQ(reqs.size(), 1u);
+  EXPECT_EQ(reqs[0].header("Content-Type"), "application/zip");
+  EXPECT_EQ(reqs[0].params, (httplib::Params{{"filename", "model.zip"}, {"main", "model.onnx"}}));
+  auto entries = zip_entries(reqs[0].body);
+  EXPECT_EQ(entries, (std::map<std::string, std::string>{{"model.onnx", read_text(model)},
+                                                         {"weights/w.bin", read_text(dir + "/m/weights/w.bin")},
+                                                         {"b.bin", read_text(dir + "/m/b.bin")}}));
+  EXPECT_TRUE(folder_entries(tmp).empty());  // the zip was removed after the upload
+  EXPECT_EQ(folder_entries(dir + "/m"), (std::vector<std::string>{"b.bin", "model.onnx", "weights"}));
+}
+
+TEST(PushCli, FolderHoldingOneModelOrNamedByMain) {
+  std::string dir = temp_dir("push_folder");
+  save_external_data_model(dir);
+  FakeDashboard d;
+  RunResult r = run_trtlens(push_args(dir, d), kToken);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(d.requests().size(), 1u);
+  EXPECT_EQ(d.requests()[0].params.find("main")->second, "model.onnx");
+
+  save_plain_model(dir, "other.onnx");
+  r = run_trtlens(push_args(dir, d), kToken);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "trtlens: " + dir + ": folder holds 2 .onnx files (model.onnx, other.onnx); name one with --main\n");
+  r = run_trtlens(push_args(dir, d) + std::vector<std::string>{"--main", "other.onnx"}, kToken);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(d.requests().size(), 2u);
+  EXPECT_EQ(d.requests()[1].body, read_text(dir + "/other.onnx"));
+  EXPECT_EQ(d.requests()[1].params, (httplib::Params{{"filename", "other.onnx"}}));
+
+  r = run_trtlens(push_args(dir + "/other.onnx", d) + std::vector<std::string>{"--main", "model.onnx"}, kToken);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--main names the model inside a folder"), std::string::npos) << r.err;
+}
+
+TEST(PushCli, TokenFromTheFlagOrAUsageError) {
+  std::string dir = temp_dir("push_token");
+  std::string model = save_plain_model(dir);
+  FakeDashboard d;
+  RunResult r = run_trtlens(push_args(model, d) + std::vector<std::string>{"--token", "flag-token"}, {"TRTLENS_TOKEN="});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(d.requests().at(0).header("Authorization"), "Bearer flag-token");
+
+  r = run_trtlens(push_args(model, d), {"TRTLENS_TOKEN="});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(one_line(r.err)) << r.err;
+  EXPECT_NE(r.err.find("set TRTLENS_TOKEN"), std::string::npos) << r.err;
+  EXPECT_EQ(d.requests().size(), 1u);  // nothing sent
+}
+
+TEST(PushCli, ServerErrorsExitTwoWithTheUrlAndTheServersLine) {
+  std::string dir = temp_dir("push_http_errors");
+  std::string model = save_plain_model(dir);
+  for (int status : {401, 413}) {
+    FakeDashboard d;
+    d.push_status = status;
+    d.push_error = {{"error", status == 401 ? "unknown or revoked token" : "upload is over the 2 GiB limit"}};
+    RunResult r = run_trtlens(push_args(model, d), kToken);
+    EXPECT_EQ(r.exit_code, 2) << status;
+    EXPECT_EQ(r.err, "trtlens: " + d.url() + "/api/projects/vision/models/detector/versions: HTTP " +
+                         std::to_string(status) + ": " + d.push_error["error"].get<std::string>() + "\n");
+    EXPECT_TRUE(r.out.empty());
+  }
+}
+
+TEST(PushCli, UnreachableServerExitsTwo) {
+  std::string dir = temp_dir("push_unreachable");
+  std::string model = save_plain_model(dir);
+  std::string url;
+  {
+    FakeDashboard gone;  // a port that was free a moment ago and is closed again
+    url = gone.url();
+  }
+  RunResult r = run_trtlens({"push", model, "--to", url, "--project", "p", "--name", "n"}, kToken);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(one_line(r.err)) << r.err;
+  EXPECT_EQ(r.err.rfind("trtlens: " + url + "/api/projects/p/models/n/versions: cannot reach the server", 0), 0u) << r.err;
+}
+
+TEST(PushCli, ToMustBeAServerUrl) {
+  std::string dir = temp_dir("push_bad_url");
+  std::string model = save_plain_model(dir);
+  for (std::string to : {"localhost:8080", "ftp://host", "http://host/api", "http://user@host", "http://host:99999"}) {
+    RunResult r = run_trtlens({"push", model, "--to", to, "--project", "p", "--name", "n"}, kToken);
+    EXPECT_EQ(r.exit_code, 2) << to;
+    EXPECT_EQ(r.err, "trtlens: push --to " + to + ": expected http://host[:port] or https://host[:port]\n");
+  }
+}
+
+TEST(PushCli, NamesAreEncodedInThePath) {
+  std::string dir = temp_dir("push_encoding");
+  std::string model = save_plain_model(dir, "my model.onnx");
+  FakeDashboard d;
+  RunResult r = run_trtlens({"push", model, "--to", d.url() + "/", "--project", "a/b", "--name", "x y"}, kToken);
+  // "a/b" is one segment (%2F): the fake's route has no match for it, so it answers 404.
+  EXPECT_EQ(r.exit_code, 2);
+  r = run_trtlens({"push", model, "--to", d.url() + "/", "--project", "team one", "--name", "det?v=2"}, kToken);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto reqs = d.requests();
+  ASSERT_EQ(reqs.size(), 1u);
+  EXPECT_EQ(reqs[0].path, "/api/projects/team one/models/det?v=2/versions");  // as decoded by the server
+  EXPECT_EQ(reqs[0].params, (httplib::Params{{"filename", "my model.onnx"}}));
+}
+
+TEST(PushCli, BadModelIsRefusedBeforeAnyUpload) {
+  std::string dir = temp_dir("push_bad_model");
+  write_text(dir + "/bad.onnx", "not a model");
+  FakeDashboard d;
+  RunResult r = run_trtlens(push_args(dir + "/bad.onnx", d), kToken);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(one_line(r.err)) << r.err;
+  EXPECT_EQ(r.err.rfind("trtlens: " + dir + "/bad.onnx: ", 0), 0u) << r.err;
+  EXPECT_TRUE(d.requests().empty());
+}
+
+TEST(PushCli, JsonIsTheServersReply) {
+  std::string dir = temp_dir("push_json");
+  std::string model = save_plain_model(dir);
+  FakeDashboard d;
+  RunResult r = run_trtlens(push_args(model, d) + std::vector<std::string>{"--format", "json"}, kToken);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(json::parse(r.out), FakeDashboard::push_reply("vision", "detector", fs::file_size(model)));
+}
+
+const json kRunning = {{"status", "running"}, {"progress_percent", 40}};
+const json kDoneOneFails = {{"status", "done"},
+                            {"progress_percent", 100},
+                            {"message", ""},
+                            {"converts", {{{"runtime", "10.8 fp16"}, {"converts", true}},
+                                          {{"runtime", "8.6 int8"}, {"converts", false}}}}};
+
+TEST(PushCli, WaitExitsOneWhenAPinnedRuntimeDoesNotConvert) {
+  std::string dir = temp_dir("push_wait_fails");
+  std::string model = save_plain_model(dir);
+  FakeDashboard d;
+  d.analysis = {kRunning, kDoneOneFails};
+  RunResult r = run_trtlens(push_args(model, d) + std::vector<std::string>{"--wait"}, kToken);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(r.err, "analysis: running 40%\nanalysis: done 100%\n");
+  EXPECT_NE(r.out.find("10.8 fp16  yes"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("8.6 int8   no"), std::string::npos) << r.out;
+  auto reqs = d.requests();
+  ASSERT_EQ(reqs.size(), 3u);
+  EXPECT_EQ(reqs[1].method, "GET");
+  EXPECT_EQ(reqs[1].path, "/api/projects/vision/models/detector/versions/3/analysis");
+  EXPECT_EQ(reqs[1].header("Authorization"), "Bearer s3cret");
+}
+
+TEST(PushCli, WaitExitsZeroWhenEveryRuntimeConverts) {
+  std::string dir = temp_dir("push_wait_ok");
+  std::string model = save_plain_model(dir);
+  FakeDashboard d;
+  json done = kDoneOneFails;
+  done["converts"][1]["converts"] = true;
+  d.analysis = {done};
+  RunResult r = run_trtlens(push_args(model, d) + std::vector<std::string>{"--wait", "--format", "json"}, kToken);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  // The push reply with the final analysis in place of the queued one.
+  json expected = FakeDashboard::push_reply("vision", "detector", fs::file_size(model));
+  expected["analysis"] = done;
+  EXPECT_EQ(json::parse(r.out), expected);
+}
+
+TEST(PushCli, WaitReportsAFailedOrUnfinishedAnalysis) {
+  std::string dir = temp_dir("push_wait_failed");
+  std::string model = save_plain_model(dir);
+  FakeDashboard d;
+  d.analysis = {{{"status", "failed"}, {"progress_percent", 10}, {"message", "model does not parse\nat all"}}};
+  RunResult r = run_trtlens(push_args(model, d) + std::vector<std::string>{"--wait"}, kToken);
+  EXPECT_EQ(r.exit_code, 2);
+  std::string analysis_url = d.url() + "/api/projects/vision/models/detector/versions/3/analysis";
+  EXPECT_NE(r.err.find("trtlens: " + analysis_url + ": the analysis failed: model does not parse\\x0aat all\n"),
+            std::string::npos)
+      << r.err;
+
+  FakeDashboard slow;
+  slow.analysis = {kRunning};
+  r = run_trtlens(push_args(model, slow) + std::vector<std::string>{"--wait", "--timeout", "1"}, kToken);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find(": the analysis is still running after 1 s (--timeout)\n"), std::string::npos) << r.err;
+}
+
+}  // namespace trtlens::test
