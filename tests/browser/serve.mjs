@@ -1,0 +1,133 @@
+// End-to-end test of `trtlens serve` in Debian's headless Chromium: a real
+// server on 127.0.0.1; a user signs in with a token, uploads a model through
+// the page, watches it analysed, opens the report in its frame, switches
+// precision, opens a node's drawer, uploads a second version, compares the
+// two, and attaches an engine.
+// Usage: node serve.mjs <trtlens binary> <source dir> <artifact dir>
+import { execFileSync, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+
+import { browser, check, eq, run, test } from './harness.mjs';
+import { fileURLToPath } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const [trtlens, source, artifactArg] = process.argv.slice(2);
+if (!trtlens || !source) {
+  console.error('usage: node serve.mjs <trtlens binary> <source dir> <artifact dir>');
+  process.exit(2);
+}
+const artifacts = path.resolve(artifactArg || path.join(here, 'artifacts'));
+const work = path.join(artifacts, 'serve-work');
+fs.rmSync(work, { recursive: true, force: true });
+fs.mkdirSync(work, { recursive: true });
+const python = fs.existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3';
+execFileSync(python, [path.join(here, 'make_models.py'), work], { stdio: 'inherit' });
+
+const data = path.join(work, 'data');
+const admin = (...args) => execFileSync(trtlens, ['admin', '--data', data, ...args]).toString().trim();
+const token = admin('user', 'alice');
+admin('project', 'vision');
+admin('grant', 'alice', 'vision', 'write');
+
+const portFile = path.join(work, 'port');
+const server = spawn(trtlens, ['serve', '--data', data, '--port', '0', '--port-file', portFile],
+  { stdio: ['ignore', 'inherit', 'inherit'] });
+process.on('exit', () => server.kill('SIGKILL'));
+for (let i = 0; i < 300 && !fs.existsSync(portFile); i++) await new Promise((r) => setTimeout(r, 100));
+const base = 'http://127.0.0.1:' + fs.readFileSync(portFile, 'utf8').trim();
+
+// One signed-in page for the whole story; it records what must never happen.
+const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+const trouble = [];
+page.on('request', (r) => { if (!r.url().startsWith(base) && !r.url().startsWith('data:')) trouble.push('request ' + r.url()); });
+page.on('pageerror', (e) => trouble.push('page error ' + e.message));
+page.on('dialog', async (d) => { trouble.push('dialog ' + d.message()); await d.dismiss(); });
+
+// Waits until the version page shows its analysed report frame (the page reloads itself when done).
+async function reportFrame() {
+  await page.waitForSelector('iframe.report', { timeout: 120000 });
+  const frame = page.frameLocator('iframe.report');
+  await frame.locator('body[data-ready="true"]').waitFor({ timeout: 30000 });
+  return frame;
+}
+
+test('sign in with a token; a wrong one is refused', async () => {
+  await page.goto(base + '/');
+  eq(new URL(page.url()).pathname, '/login', 'signed-out visit goes to sign-in');
+  await page.fill('input[name="token"]', 'trt_wrong');
+  await page.click('form button');
+  check((await page.textContent('body')).includes('Unknown token'), 'wrong token refused');
+  await page.goto(base + '/login');
+  await page.fill('input[name="token"]', token);
+  await page.click('form button');
+  eq(new URL(page.url()).pathname, '/', 'signed in');
+  check((await page.textContent('header')).includes('alice'), 'user shown');
+});
+
+test('upload a model through the page, watch it analysed, read the report', async () => {
+  await page.goto(base + '/projects/vision');
+  await page.fill('form.upload input[name="model"]', 'demo');
+  await page.setInputFiles('form.upload input[name="file"]', path.join(work, 'demo.onnx'));
+  await page.click('form.upload button');
+  eq(new URL(page.url()).pathname, '/projects/vision/models/demo/versions/1', 'lands on version 1');
+  const frame = await reportFrame();
+  eq(await frame.locator('[data-node]').count(), 5, 'report nodes drawn in the frame');
+  check((await page.textContent('.converts')).includes('fp16'), 'pinned runtimes listed');
+  await page.screenshot({ path: path.join(artifacts, 'serve-version.png') });
+});
+
+test('switch precision in the served report, open a drawer', async () => {
+  const frame = page.frameLocator('iframe.report');
+  await frame.locator('select[name="release"]').selectOption('8.6');
+  await frame.locator('select[name="precision"]').selectOption('int8');
+  eq(await frame.locator('[data-node="/1"]').getAttribute('data-verdict'), 'FALLBACK', 'BatchNormalization at 8.6 INT8');
+  await frame.locator('[data-node="/3"]').click();
+  await frame.locator('.tabs button[data-tab="runtimes"]').click();
+  const reshape86 = await frame.locator('#drawer-body tr[data-release="8.6"]').textContent();
+  check(reshape86.includes('FP32, FP16'), 'Supported Runtimes tab: ' + reshape86);
+  await page.screenshot({ path: path.join(artifacts, 'serve-drawer.png') });
+});
+
+test('upload a second version and compare the two', async () => {
+  await page.click('details.push summary');
+  await page.fill('details.push input[name="model"]', 'demo');
+  await page.setInputFiles('details.push input[name="file"]', path.join(work, 'overlay.onnx'));
+  await page.click('details.push form button');
+  eq(new URL(page.url()).pathname, '/projects/vision/models/demo/versions/2', 'lands on version 2');
+  await reportFrame();
+  const rows = await page.locator('details.history tr td a').allTextContents();
+  check(rows.includes('v1') && rows.includes('v2'), 'history lists both: ' + rows);
+  await page.selectOption('form.compare select[name="against"]', '1');
+  await page.selectOption('form.compare select[name="precision"]', 'fp16');
+  await page.click('form.compare button');
+  const text = await page.textContent('section.diff');
+  check(text.includes('version 1 → version 2'), 'diff heading: ' + text.slice(0, 200));
+  check(await page.locator('table.diff-added tr').count() > 1, 'added nodes listed');
+  check(await page.locator('table.diff-removed tr').count() > 1, 'removed nodes listed');
+  await page.screenshot({ path: path.join(artifacts, 'serve-diff.png') });
+});
+
+test('attach an engine; its report card and overlay open', async () => {
+  await page.goto(base + '/projects/vision/models/demo/versions/2');
+  await page.click('details.engines summary');
+  await page.fill('details.engines input[name="label"]', 'fp16 A100');
+  const fixtures = path.join(source, 'tests', 'fixtures', 'engine', 'overlay');
+  await page.setInputFiles('details.engines input[name="files"]',
+    fs.readdirSync(fixtures).map((f) => path.join(fixtures, f)));
+  await page.click('details.engines form button');
+  for (let i = 0; i < 120 && !(await page.locator('details.engines a').count()); i++) {
+    await new Promise((r) => setTimeout(r, 500));
+    await page.reload();
+  }
+  await page.click('details.engines a:text("engine report")');
+  await page.waitForSelector('body[data-ready="true"]', { timeout: 30000 });
+  await page.screenshot({ path: path.join(artifacts, 'serve-engine.png') });
+  await page.goBack();
+  await page.click('details.engines a:text("model with the engine")');
+  await page.waitForSelector('body[data-ready="true"]', { timeout: 30000 });
+  check(await page.locator('select[name="engine-color"]').count() === 1, 'engine overlay controls on the model page');
+  eq(trouble.join('; '), '', 'trouble');
+});
+
+await run(artifacts);
