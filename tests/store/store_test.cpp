@@ -339,6 +339,35 @@ TEST_P(StoreTest, InvalidNamesAreRefused) {
   s.create_project("Proj_1.v-2");
 }
 
+TEST_P(StoreTest, TextIsStoredTheSameOnBothDatabases) {
+  Store& s = *this->store_;
+  User u = s.create_user("u");
+  s.create_project("p");
+  NewVersion nv = tree('a');
+  nv.opsets = std::string("ai.onnx:17\xff, x\0y", 16);
+  Version v = s.add_version("p", "m", nv, u.id);
+  EXPECT_EQ(v.opsets, "ai.onnx:17\xEF\xBF\xBD, x\xEF\xBF\xBDy");
+  EXPECT_EQ(s.version("p", "m", 1)->opsets, v.opsets);
+  nv.main_file = "caf\xc3\xa9/mod\xe9l.onnx";  // a path must match the file: refused, not repaired
+  EXPECT_EQ(error_kind([&] { s.add_version("p", "m", nv, u.id); }), Kind::Invalid);
+  nv.main_file = "caf\xc3\xa9/model.onnx";
+  EXPECT_EQ(s.add_version("p", "m", nv, u.id).main_file, nv.main_file);
+  EXPECT_EQ(s.version("p", "m", 2)->main_file, nv.main_file);
+
+  Engine e = s.add_engine(v.id, "bad \xc0 label", std::string(64, '1'), "m.onnx.engine", u.id);
+  EXPECT_EQ(s.engines(v.id).at(0).label, e.label);
+  EXPECT_EQ(e.label, "bad \xEF\xBF\xBD label");
+  EXPECT_EQ(error_kind([&] { s.add_engine(v.id, "x", std::string(64, '1'), std::string("a\0b", 3), u.id); }),
+            Kind::Invalid);
+
+  EXPECT_EQ(error_kind([&] { s.claim_analysis("key\xff", "kb"); }), Kind::Invalid);
+  ASSERT_TRUE(s.claim_analysis("key", "kb"));
+  s.update_analysis("key", "kb", Analysis{Analysis::Status::Failed, 0, "node \xfe: bad", ""});
+  EXPECT_EQ(s.analysis("key", "kb")->message, "node \xEF\xBF\xBD: bad");
+  EXPECT_EQ(error_kind([&] { s.update_analysis("key", "kb", Analysis{Analysis::Status::Done, 100, "", "zz"}); }),
+            Kind::Invalid);
+}
+
 TEST_P(StoreTest, ReopeningKeepsEverything) {
   std::string token;
   {
