@@ -564,9 +564,9 @@ std::unique_ptr<Store> Store::open(const fs::path& data_dir, const std::string& 
   try {
     store = std::make_unique<SqlStore>(data_dir, std::move(db));
   } catch (const StoreError& e) {
-    // Messages from the seam already name the database; others get its name here.
+    // Messages from the seam and the object store already name their database or folder.
     std::string msg = e.what();
-    if (msg.rfind(where, 0) != 0) msg = where + ": " + msg;
+    if (msg.rfind(where, 0) != 0 && msg.rfind(data_dir.string(), 0) != 0) msg = where + ": " + msg;
     throw StoreError(Kind::Backend, msg);
   }
   store->objects().remove_stale_temp(std::chrono::hours(1));
