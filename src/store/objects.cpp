@@ -55,6 +55,11 @@ void write_all(int fd, const char* data, size_t size, const fs::path& path) {
 std::string hash_file(const fs::path& path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) fail(path, "open", errno);
+  struct stat info {};
+  if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {  // swapped for something else since the walk
+    ::close(fd);
+    throw StoreError(Kind::Invalid, path.string() + ": not a regular file");
+  }
   crypto_hash_sha256_state st;
   crypto_hash_sha256_init(&st);
   std::vector<unsigned char> buf(1 << 20);

@@ -11,6 +11,7 @@
 
 #include "store/db.h"
 #include "store/hash.h"
+#include "util/utf8.h"
 
 namespace trtlens::store {
 
@@ -69,8 +70,9 @@ int64_t Row::integer(size_t i) const {
 
 namespace {
 
-// How many times a transaction that hit a transient failure is run again.
-constexpr int kRetries = 20;
+// How many times a transaction that hit a transient failure is run (SQLite has already
+// waited its busy timeout before reporting one).
+constexpr int kRetries = 5;
 // Longest cache key and knowledge-base fingerprint (bytes).
 constexpr size_t kMaxKeyBytes = 256;
 constexpr int kSchemaVersion = 1;
@@ -155,6 +157,20 @@ Engine engine_of(const Row& r) {
   e.created_at = r.integer(6);
   e.created_by = r.text(7);
   return e;
+}
+
+// Text shown to people (labels, opsets, messages): repaired, so both databases store the same
+// thing (PostgreSQL refuses invalid UTF-8; libpq would cut a string at NUL).
+std::string display_text(const std::string& text) {
+  std::string out = to_valid_utf8(text), nul;
+  for (char c : out) c == '\0' ? nul += "\xEF\xBF\xBD" : nul += c;
+  return nul;
+}
+
+// Text that names something (a path in a tree, a cache key): refused unless stored exactly.
+void check_exact_text(const std::string& what, const std::string& text) {
+  if (text.find('\0') != std::string::npos || to_valid_utf8(text) != text)
+    throw StoreError(Kind::Invalid, what + " is not valid UTF-8 text");
 }
 
 void check_name(const std::string& what, const std::string& name) {
@@ -289,6 +305,7 @@ class SqlStore : public Store {
     check_name("model", model);
     if (!is_digest_hex(nv.tree_hash)) throw StoreError(Kind::Invalid, "invalid tree hash '" + nv.tree_hash.substr(0, 80) + "'");
     if (nv.main_file.empty()) throw StoreError(Kind::Invalid, "a version needs its main .onnx file");
+    check_exact_text("the main file name", nv.main_file);
     if (nv.size_bytes > static_cast<uint64_t>(INT64_MAX))
       throw StoreError(Kind::Invalid, "version size " + std::to_string(nv.size_bytes) + " bytes is out of range");
     return tx(true, [&] {
@@ -313,7 +330,7 @@ class SqlStore : public Store {
       v.tree_hash = nv.tree_hash;
       v.main_file = nv.main_file;
       v.size_bytes = nv.size_bytes;
-      v.opsets = nv.opsets;
+      v.opsets = display_text(nv.opsets);
       v.created_at = t;
       v.created_by = users[0].text(0);
       v.id = db_->query("INSERT INTO versions (model_id, number, tree_hash, main_file, size_bytes, opsets, created_at,"
@@ -370,6 +387,7 @@ class SqlStore : public Store {
   Engine add_engine(int64_t version_id, const std::string& label, const std::string& tree_hash,
                     const std::string& prefix, int64_t user_id) override {
     if (!is_digest_hex(tree_hash)) throw StoreError(Kind::Invalid, "invalid tree hash '" + tree_hash.substr(0, 80) + "'");
+    check_exact_text("the engine prefix", prefix);
     return tx(true, [&] {
       auto users = db_->query("SELECT name FROM users WHERE id = ?", {user_id});
       if (users.empty()) throw StoreError(Kind::NotFound, "no user with id " + std::to_string(user_id));
@@ -379,14 +397,14 @@ class SqlStore : public Store {
       Engine e;
       e.version_id = version_id;
       e.number = static_cast<int>(n[0].integer(0));
-      e.label = label;
+      e.label = display_text(label);
       e.tree_hash = tree_hash;
       e.prefix = prefix;
       e.created_at = now();
       e.created_by = users[0].text(0);
       e.id = db_->query("INSERT INTO engines (version_id, number, label, tree_hash, prefix, created_at, created_by)"
                         " VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id",
-                        {version_id, static_cast<int64_t>(e.number), label, tree_hash, prefix, e.created_at, user_id})[0]
+                        {version_id, static_cast<int64_t>(e.number), e.label, tree_hash, prefix, e.created_at, user_id})[0]
                  .integer(0);
       return e;
     });
@@ -435,13 +453,15 @@ class SqlStore : public Store {
 
   void update_analysis(const std::string& key, const std::string& kb, const Analysis& a) override {
     check_key(key, kb);
+    if (!a.result_hash.empty() && !is_digest_hex(a.result_hash))
+      throw StoreError(Kind::Invalid, "invalid result hash '" + a.result_hash.substr(0, 80) + "'");
     tx(true, [&] {
       db_->exec("INSERT INTO analyses (cache_key, kb, status, progress, message, result_hash, updated_at)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (cache_key, kb) DO UPDATE SET status = excluded.status,"
                 " progress = excluded.progress, message = excluded.message, result_hash = excluded.result_hash,"
                 " updated_at = excluded.updated_at",
                 {key, kb, std::string(status_name(a.status)), static_cast<int64_t>(std::clamp(a.progress_percent, 0, 100)),
-                 a.message, a.result_hash, now()});
+                 display_text(a.message), a.result_hash, now()});
     });
   }
 
@@ -511,6 +531,8 @@ class SqlStore : public Store {
   static void check_key(const std::string& key, const std::string& kb) {
     if (key.empty() || key.size() > kMaxKeyBytes || kb.empty() || kb.size() > kMaxKeyBytes)
       throw StoreError(Kind::Invalid, "an analysis key and knowledge-base fingerprint are 1 to 256 bytes");
+    check_exact_text("the analysis key", key);
+    check_exact_text("the knowledge-base fingerprint", kb);
   }
 
   std::mutex mutex_;
@@ -542,9 +564,9 @@ std::unique_ptr<Store> Store::open(const fs::path& data_dir, const std::string& 
   try {
     store = std::make_unique<SqlStore>(data_dir, std::move(db));
   } catch (const StoreError& e) {
-    // Messages from the seam already name the database; others get its name here.
+    // Messages from the seam and the object store already name their database or folder.
     std::string msg = e.what();
-    if (msg.rfind(where, 0) != 0) msg = where + ": " + msg;
+    if (msg.rfind(where, 0) != 0 && msg.rfind(data_dir.string(), 0) != 0) msg = where + ": " + msg;
     throw StoreError(Kind::Backend, msg);
   }
   store->objects().remove_stale_temp(std::chrono::hours(1));

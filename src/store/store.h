@@ -7,6 +7,11 @@
 //
 // Thread safety: one Store is shared by every worker thread of a server; each
 // call is atomic (its own transaction).
+//
+// Text: names follow valid_name; text that identifies something (main_file,
+// engine prefix, analysis key and kb) must be valid UTF-8 without NUL
+// (StoreError Invalid); text for people (opsets, label, analysis message) is
+// stored repaired (invalid bytes and NUL become U+FFFD), the same on both databases.
 #pragma once
 #include <chrono>
 #include <cstdint>

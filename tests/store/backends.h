@@ -13,11 +13,8 @@ std::filesystem::path fresh_dir(const std::string& name);
 // Every byte of the regular files under `dirs` (to check what reached the disk).
 std::string all_bytes_under(const std::vector<std::filesystem::path>& dirs);
 
+// The default: DATA/trtlens.db.
 struct SqliteBackend {
-  static void start() {}
-  static void stop() {}
-  static std::string skip_reason() { return ""; }
-  static std::string new_database() { return ""; }  // the default: DATA/trtlens.db
   static std::vector<std::filesystem::path> storage(const std::filesystem::path& data_dir) { return {data_dir}; }
 };
 

@@ -30,37 +30,43 @@ Kind error_kind(F&& f) {
 
 NewVersion tree(char fill) { return NewVersion{std::string(64, fill), "model.onnx", "ai.onnx:17", 1234}; }
 
-template <class B>
-class StoreTest : public ::testing::Test {
+enum class Backend { Sqlite, Postgres };
+
+// Every test of this suite runs on both databases.
+class StoreTest : public ::testing::TestWithParam<Backend> {
  protected:
-  static void SetUpTestSuite() { B::start(); }
-  static void TearDownTestSuite() { B::stop(); }
+  static void TearDownTestSuite() { PostgresBackend::stop(); }
 
   void SetUp() override {
-    if (!B::skip_reason().empty()) GTEST_SKIP() << B::skip_reason();
+    if (GetParam() == Backend::Postgres) {
+      PostgresBackend::start();  // once per process: later calls return at once
+      if (!PostgresBackend::skip_reason().empty()) GTEST_SKIP() << PostgresBackend::skip_reason();
+      url_ = PostgresBackend::new_database();
+    }
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fresh_dir(std::string("store-") + info->test_suite_name() + "-" + info->name());
-    url_ = B::new_database();
+    std::string name = info->name();
+    std::replace(name.begin(), name.end(), '/', '-');
+    dir_ = fresh_dir("store-" + name);
     store_ = Store::open(dir_, url_);
   }
 
   std::unique_ptr<Store> open_again() { return Store::open(dir_, url_); }
+  // Folders holding everything the database wrote.
+  std::vector<fs::path> storage() const {
+    return GetParam() == Backend::Postgres ? PostgresBackend::storage(dir_) : SqliteBackend::storage(dir_);
+  }
 
   fs::path dir_;
-  std::string url_;
+  std::string url_;  // empty: SQLite in dir_
   std::unique_ptr<Store> store_;
 };
 
-struct BackendNames {
-  template <class B>
-  static std::string GetName(int) {
-    return std::is_same_v<B, SqliteBackend> ? "sqlite" : "postgres";
-  }
-};
-using Backends = ::testing::Types<SqliteBackend, PostgresBackend>;
-TYPED_TEST_SUITE(StoreTest, Backends, BackendNames);
+INSTANTIATE_TEST_SUITE_P(, StoreTest, ::testing::Values(Backend::Sqlite, Backend::Postgres),
+                         [](const ::testing::TestParamInfo<Backend>& info) {
+                           return info.param == Backend::Sqlite ? "sqlite" : "postgres";
+                         });
 
-TYPED_TEST(StoreTest, TokensFindTheirUserAndWrongOnesFindNone) {
+TEST_P(StoreTest, TokensFindTheirUserAndWrongOnesFindNone) {
   Store& s = *this->store_;
   User alice = s.create_user("alice");
   EXPECT_GT(alice.id, 0);
@@ -88,7 +94,7 @@ TYPED_TEST(StoreTest, TokensFindTheirUserAndWrongOnesFindNone) {
   EXPECT_EQ(error_kind([&] { s.issue_token("nobody"); }), Kind::NotFound);
 }
 
-TYPED_TEST(StoreTest, TokensAreStoredOnlyAsHashes) {
+TEST_P(StoreTest, TokensAreStoredOnlyAsHashes) {
   std::string token;
   {
     auto& s = *this->store_;
@@ -97,7 +103,7 @@ TYPED_TEST(StoreTest, TokensAreStoredOnlyAsHashes) {
     ASSERT_TRUE(s.user_for_token(token));
     this->store_.reset();  // SQLite folds its WAL into the file on close
   }
-  std::string bytes = all_bytes_under(TypeParam::storage(this->dir_));
+  std::string bytes = all_bytes_under(this->storage());
   // The user row reached the disk (so the search below sees what was written) ...
   ASSERT_NE(bytes.find("marker-user-5d1e"), std::string::npos);
   // ... and the token did not, in any form.
@@ -106,7 +112,7 @@ TYPED_TEST(StoreTest, TokensAreStoredOnlyAsHashes) {
   EXPECT_EQ(bytes.find(token.substr(36)), std::string::npos);
 }
 
-TYPED_TEST(StoreTest, RolesAreGrantedPerProject) {
+TEST_P(StoreTest, RolesAreGrantedPerProject) {
   Store& s = *this->store_;
   User u = s.create_user("u"), v = s.create_user("v");
   for (const char* p : {"c", "a", "b"}) s.create_project(p);
@@ -132,7 +138,7 @@ TYPED_TEST(StoreTest, RolesAreGrantedPerProject) {
   EXPECT_EQ(error_kind([&] { s.grant("u", "nowhere", Role::Read); }), Kind::NotFound);
 }
 
-TYPED_TEST(StoreTest, ATokenOfProjectAHasNoRoleOnProjectB) {
+TEST_P(StoreTest, ATokenOfProjectAHasNoRoleOnProjectB) {
   Store& s = *this->store_;
   s.create_user("ci");
   s.create_project("A");
@@ -144,7 +150,7 @@ TYPED_TEST(StoreTest, ATokenOfProjectAHasNoRoleOnProjectB) {
   EXPECT_EQ(s.role(user->id, "B"), Role::None);
 }
 
-TYPED_TEST(StoreTest, SessionsCarryACsrfTokenAndEnd) {
+TEST_P(StoreTest, SessionsCarryACsrfTokenAndEnd) {
   Store& s = *this->store_;
   User u = s.create_user("browser");
   std::string c1 = s.create_session(u.id, 3600), c2 = s.create_session(u.id, 3600);
@@ -169,7 +175,7 @@ TYPED_TEST(StoreTest, SessionsCarryACsrfTokenAndEnd) {
   EXPECT_EQ(error_kind([&] { s.create_session(u.id + 100, 60); }), Kind::NotFound);
 }
 
-TYPED_TEST(StoreTest, VersionsAreNumberedPerModel) {
+TEST_P(StoreTest, VersionsAreNumberedPerModel) {
   Store& s = *this->store_;
   User u = s.create_user("pusher");
   s.create_project("p");
@@ -243,7 +249,7 @@ std::vector<Version> push_concurrently(const std::vector<Store*>& stores, int64_
   return all;
 }
 
-TYPED_TEST(StoreTest, ConcurrentPushesGetDistinctNumbers) {
+TEST_P(StoreTest, ConcurrentPushesGetDistinctNumbers) {
   Store& s = *this->store_;
   User u = s.create_user("u");
   s.create_project("p");
@@ -252,7 +258,7 @@ TYPED_TEST(StoreTest, ConcurrentPushesGetDistinctNumbers) {
   expect_one_to_n(s.versions("p", "m"), 80);
 }
 
-TYPED_TEST(StoreTest, TwoStoresOnOneDatabaseNumberTogether) {
+TEST_P(StoreTest, TwoStoresOnOneDatabaseNumberTogether) {
   // Two Store objects are two connections, as two `serve` processes would have.
   Store& s = *this->store_;
   User u = s.create_user("u");
@@ -264,7 +270,7 @@ TYPED_TEST(StoreTest, TwoStoresOnOneDatabaseNumberTogether) {
   EXPECT_EQ(s.models("p").at(0).latest.number, 80);
 }
 
-TYPED_TEST(StoreTest, EnginesAreNumberedPerVersion) {
+TEST_P(StoreTest, EnginesAreNumberedPerVersion) {
   Store& s = *this->store_;
   User u = s.create_user("u");
   s.create_project("p");
@@ -288,7 +294,7 @@ TYPED_TEST(StoreTest, EnginesAreNumberedPerVersion) {
   EXPECT_EQ(error_kind([&] { s.add_engine(v.id, "x", "../../x", "x", u.id); }), Kind::Invalid);
 }
 
-TYPED_TEST(StoreTest, OneWorkerClaimsEachAnalysis) {
+TEST_P(StoreTest, OneWorkerClaimsEachAnalysis) {
   Store& s = *this->store_;
   const std::string key(64, 'f'), kb = "kb-2024-01";
   EXPECT_FALSE(s.analysis(key, kb));
@@ -322,7 +328,7 @@ TYPED_TEST(StoreTest, OneWorkerClaimsEachAnalysis) {
   EXPECT_TRUE(s.claim_analysis(std::string(256, 'k'), kb));
 }
 
-TYPED_TEST(StoreTest, InvalidNamesAreRefused) {
+TEST_P(StoreTest, InvalidNamesAreRefused) {
   Store& s = *this->store_;
   for (const std::string& bad : {std::string(), std::string(".hidden"), std::string("a/b"), std::string("a b"),
                                  std::string(65, 'x'), std::string("caf\xc3\xa9"), std::string("x\n")}) {
@@ -333,7 +339,36 @@ TYPED_TEST(StoreTest, InvalidNamesAreRefused) {
   s.create_project("Proj_1.v-2");
 }
 
-TYPED_TEST(StoreTest, ReopeningKeepsEverything) {
+TEST_P(StoreTest, TextIsStoredTheSameOnBothDatabases) {
+  Store& s = *this->store_;
+  User u = s.create_user("u");
+  s.create_project("p");
+  NewVersion nv = tree('a');
+  nv.opsets = std::string("ai.onnx:17\xff, x\0y", 16);
+  Version v = s.add_version("p", "m", nv, u.id);
+  EXPECT_EQ(v.opsets, "ai.onnx:17\xEF\xBF\xBD, x\xEF\xBF\xBDy");
+  EXPECT_EQ(s.version("p", "m", 1)->opsets, v.opsets);
+  nv.main_file = "caf\xc3\xa9/mod\xe9l.onnx";  // a path must match the file: refused, not repaired
+  EXPECT_EQ(error_kind([&] { s.add_version("p", "m", nv, u.id); }), Kind::Invalid);
+  nv.main_file = "caf\xc3\xa9/model.onnx";
+  EXPECT_EQ(s.add_version("p", "m", nv, u.id).main_file, nv.main_file);
+  EXPECT_EQ(s.version("p", "m", 2)->main_file, nv.main_file);
+
+  Engine e = s.add_engine(v.id, "bad \xc0 label", std::string(64, '1'), "m.onnx.engine", u.id);
+  EXPECT_EQ(s.engines(v.id).at(0).label, e.label);
+  EXPECT_EQ(e.label, "bad \xEF\xBF\xBD label");
+  EXPECT_EQ(error_kind([&] { s.add_engine(v.id, "x", std::string(64, '1'), std::string("a\0b", 3), u.id); }),
+            Kind::Invalid);
+
+  EXPECT_EQ(error_kind([&] { s.claim_analysis("key\xff", "kb"); }), Kind::Invalid);
+  ASSERT_TRUE(s.claim_analysis("key", "kb"));
+  s.update_analysis("key", "kb", Analysis{Analysis::Status::Failed, 0, "node \xfe: bad", ""});
+  EXPECT_EQ(s.analysis("key", "kb")->message, "node \xEF\xBF\xBD: bad");
+  EXPECT_EQ(error_kind([&] { s.update_analysis("key", "kb", Analysis{Analysis::Status::Done, 100, "", "zz"}); }),
+            Kind::Invalid);
+}
+
+TEST_P(StoreTest, ReopeningKeepsEverything) {
   std::string token;
   {
     Store& s = *this->store_;
