@@ -12,6 +12,7 @@
 #include "support/onnx_builder.h"
 #include "support/paths.h"
 #include "support/serve_process.h"
+#include "store/backends.h"
 
 namespace trtlens::test {
 namespace {
@@ -327,6 +328,42 @@ TEST(ServeCli, TwoServersOnOneDataFolderNumberVersionsTogether) {
   json vs = json::parse(versions->body)["versions"];
   ASSERT_EQ(vs.size(), 24u);
   for (size_t i = 0; i < vs.size(); ++i) EXPECT_EQ(vs[i]["version"], 24 - static_cast<int>(i));
+}
+
+// Several servers behind a proxy: one PostgreSQL database, one data folder.
+TEST(ServeCli, TwoServersShareOnePostgresDatabase) {
+  using store::test::PostgresBackend;
+  PostgresBackend::start();
+  if (!PostgresBackend::skip_reason().empty()) GTEST_SKIP() << PostgresBackend::skip_reason();
+  const std::string url = PostgresBackend::new_database();
+  const std::string data = temp_dir("serve_postgres") + "/data";
+  const std::string token = make_user(data, "alice", {"vision"}, "write", {"--db", url});
+  ServeProcess one(data, {"--db", url}), two(data, {"--db", url});
+  std::vector<std::thread> pushers;
+  std::atomic<int> created{0};
+  for (int i = 0; i < 6; ++i)
+    pushers.emplace_back([&, i] {
+      httplib::Client c("127.0.0.1", i % 2 ? two.port() : one.port());
+      c.set_read_timeout(60);
+      for (int k = 0; k < 3; ++k) {
+        auto r = c.Post("/api/projects/vision/models/detector/versions?filename=m.onnx", bearer(token),
+                        model_bytes(k % 2 == 0), "application/octet-stream");
+        if (r && r->status == 201) ++created;
+      }
+    });
+  for (auto& t : pushers) t.join();
+  EXPECT_EQ(created, 18);
+  // Either server sees every version, numbered 18..1.
+  httplib::Client c("127.0.0.1", two.port());
+  auto versions = c.Get("/api/projects/vision/models/detector/versions", bearer(token));
+  ASSERT_EQ(versions->status, 200) << versions->body;
+  json vs = json::parse(versions->body)["versions"];
+  ASSERT_EQ(vs.size(), 18u);
+  for (size_t i = 0; i < vs.size(); ++i) EXPECT_EQ(vs[i]["version"], 18 - static_cast<int>(i));
+  EXPECT_EQ(fs::exists(fs::path(data) / "trtlens.db"), false) << "metadata went to SQLite";
+  one.stop();
+  two.stop();
+  PostgresBackend::stop();
 }
 
 TEST(ServeCli, AdminRefusesBadNamesWithOneLine) {
