@@ -19,6 +19,9 @@ namespace {
 using json = nlohmann::json;
 using store::Analysis;
 
+constexpr int kHeartbeatSeconds = 30;
+constexpr int64_t kStaleSeconds = 120;
+
 // Engines above this many layers draw their graph region by region (as `engine report`).
 constexpr size_t kEngineGraphMaxLayers = 1500;
 
@@ -70,6 +73,29 @@ std::vector<Pin> resolve_pins(const std::vector<std::string>& specs) {
 Analyzer::Analyzer(store::Store& store, std::vector<Pin> pins, unsigned threads)
     : store_(store), pins_(std::move(pins)) {
   for (unsigned i = 0; i < std::max(1u, threads); ++i) threads_.emplace_back([this] { work(); });
+  heartbeat_ = std::thread([this] { heartbeat(); });
+}
+
+void Analyzer::heartbeat() {
+  std::unique_lock lock(mutex_);
+  while (!stopped_.wait_for(lock, std::chrono::seconds(kHeartbeatSeconds), [this] { return stopping_; })) {
+    lock.unlock();
+    {
+      std::lock_guard live(live_mutex_);
+      for (const auto& [key, state] : live_) store_.update_analysis(key, analysis_fingerprint(), state);
+    }
+    lock.lock();
+  }
+}
+
+void Analyzer::record(const std::string& key, const store::Analysis& state) {
+  // Under live_mutex_, so a heartbeat never writes an older state over a newer one.
+  std::lock_guard live(live_mutex_);
+  store_.update_analysis(key, analysis_fingerprint(), state);
+  if (state.status == Analysis::Status::Done || state.status == Analysis::Status::Failed)
+    live_.erase(key);
+  else
+    live_[key] = state;
 }
 
 Analyzer::~Analyzer() {
@@ -79,7 +105,9 @@ Analyzer::~Analyzer() {
     queue_.clear();
   }
   wake_.notify_all();
+  stopped_.notify_all();
   for (auto& t : threads_) t.join();
+  heartbeat_.join();
 }
 
 store::Analysis Analyzer::ensure(const store::Version& v) { return ensure_job({model_key(v), v, std::nullopt}); }
@@ -92,7 +120,11 @@ store::Analysis Analyzer::ensure_job(Job job) {
   // A failure is kept (the page shows its line) rather than retried on every view.
   auto a = store_.analysis(job.key, kb);
   if (a && (a->status == Analysis::Status::Done || a->status == Analysis::Status::Failed)) return *a;
-  if (store_.claim_analysis(job.key, kb)) {
+  if (store_.claim_analysis(job.key, kb, kStaleSeconds)) {
+    {
+      std::lock_guard live(live_mutex_);
+      live_[job.key] = Analysis{};
+    }
     std::lock_guard lock(mutex_);
     queue_.push_back(job);
     wake_.notify_one();
@@ -115,14 +147,13 @@ void Analyzer::work() {
 }
 
 void Analyzer::run(const Job& job) {
-  const std::string& kb = analysis_fingerprint();
   const store::Version& v = job.version;
   Analysis state;
   state.status = Analysis::Status::Running;
   auto report = [&](int percent, const std::string& message) {
     state.progress_percent = percent;
     state.message = message;
-    store_.update_analysis(job.key, kb, state);
+    record(job.key, state);
   };
   try {
     report(1, "loading the model");

@@ -67,8 +67,11 @@ class Analyzer {
     std::optional<store::Engine> engine;
   };
   void work();
+  void heartbeat();
   void run(const Job& job);
   store::Analysis ensure_job(Job job);
+  // Records `state` of a job this process owns (and forgets it when it ended).
+  void record(const std::string& key, const store::Analysis& state);
 
   store::Store& store_;
   std::vector<Pin> pins_;
@@ -77,6 +80,13 @@ class Analyzer {
   std::deque<Job> queue_;
   bool stopping_ = false;
   std::vector<std::thread> threads_;
+  // Jobs this process owns, re-recorded every kHeartbeatSeconds so that other
+  // servers see them alive; a job not recorded for kStaleSeconds (its server
+  // died) is claimed again by the next view.
+  std::mutex live_mutex_;
+  std::map<std::string, store::Analysis> live_;
+  std::condition_variable stopped_;  // wakes the heartbeat only (wake_ wakes workers)
+  std::thread heartbeat_;
 };
 
 // The signed-in caller of a request: by API token (Authorization: Bearer) or
