@@ -20,6 +20,7 @@ using json = nlohmann::json;
 using store::Analysis;
 
 constexpr int kHeartbeatSeconds = 30;
+constexpr size_t kMaxCachedResults = 10000;  // about 200 bytes each
 constexpr int64_t kStaleSeconds = 120;
 
 // Engines above this many layers draw their graph region by region (as `engine report`).
@@ -218,26 +219,30 @@ void Analyzer::run(const Job& job) {
   }
 }
 
-namespace {
-std::optional<json> result_of(store::Store& store, const std::string& key) {
-  auto a = store.analysis(key, analysis_fingerprint());
+std::optional<std::string> Analyzer::result_hash(const std::string& key) {
+  auto a = store_.analysis(key, analysis_fingerprint());
   if (!a || a->status != Analysis::Status::Done) return std::nullopt;
-  return json::parse(store.objects().get_blob(a->result_hash));
+  return a->result_hash;
 }
-}  // namespace
 
 std::optional<ModelResult> Analyzer::model_result(const store::Version& v) {
-  auto r = result_of(store_, model_key(v));
-  if (!r) return std::nullopt;
-  ModelResult out{(*r)["page"], (*r)["nodes"], {}};
-  for (const auto& c : (*r)["converts"]) out.converts.push_back({c["runtime"], c["converts"], c["unsupported"]});
-  return out;
+  auto hash = result_hash(model_key(v));
+  if (!hash) return std::nullopt;
+  // Results never change once written: parsed once, then served from memory.
+  std::lock_guard lock(cache_mutex_);
+  if (auto it = model_results_.find(*hash); it != model_results_.end()) return it->second;
+  json r = json::parse(store_.objects().get_blob(*hash));
+  ModelResult out{r["page"], r["nodes"], {}};
+  for (const auto& c : r["converts"]) out.converts.push_back({c["runtime"], c["converts"], c["unsupported"]});
+  if (model_results_.size() >= kMaxCachedResults) model_results_.clear();
+  return model_results_[*hash] = out;
 }
 
 std::optional<EngineResult> Analyzer::engine_result(const store::Version& v, const store::Engine& e) {
-  auto r = result_of(store_, engine_key(v, e));
-  if (!r) return std::nullopt;
-  return EngineResult{(*r)["report"], (*r)["overlay"]};
+  auto hash = result_hash(engine_key(v, e));
+  if (!hash) return std::nullopt;
+  json r = json::parse(store_.objects().get_blob(*hash));
+  return EngineResult{r["report"], r["overlay"]};
 }
 
 }  // namespace trtlens::serve

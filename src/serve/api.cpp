@@ -38,7 +38,7 @@ std::string iso_time(int64_t unix_seconds) {
 
 int parse_number(const std::string& text, const char* what) {
   if (text.empty() || text.size() > 9 || text.find_first_not_of("0123456789") != std::string::npos)
-    throw InputError(what, "expected a version number, got " + text.substr(0, 20));
+    throw InputError(what, "expected a number, got " + text.substr(0, 20));
   return std::stoi(text);
 }
 
@@ -156,7 +156,8 @@ void add_api_routes(httplib::Server& server, Context& ctx) {
     const std::string project = req.matches[1], model = req.matches[2];
     if (!caller_for(ctx, req, res, project, Role::Read)) return;
     json out = json::array();
-    for (const store::Version& v : ctx.store->versions(project, model)) out.push_back(version_doc(ctx, v));
+    int64_t limit = req.has_param("limit") ? parse_number(req.get_param_value("limit"), "limit") : INT64_MAX;
+    for (const store::Version& v : ctx.store->versions(project, model, limit)) out.push_back(version_doc(ctx, v));
     if (out.empty()) return send_error(res, 404, fmt::format("no model {} in project {}", model, project));
     send_json(res, dump({{"project", project}, {"model", model}, {"versions", out}}));
   });

@@ -66,6 +66,7 @@ class Analyzer {
     store::Version version;
     std::optional<store::Engine> engine;
   };
+  std::optional<std::string> result_hash(const std::string& key);  // when done
   void work();
   void heartbeat();
   void run(const Job& job);
@@ -85,6 +86,8 @@ class Analyzer {
   // died) is claimed again by the next view.
   std::mutex live_mutex_;
   std::map<std::string, store::Analysis> live_;
+  std::mutex cache_mutex_;
+  std::map<std::string, ModelResult> model_results_;  // by result hash
   std::condition_variable stopped_;  // wakes the heartbeat only (wake_ wakes workers)
   std::thread heartbeat_;
 };

@@ -18,6 +18,7 @@ using store::Role;
 
 constexpr const char* kName = "([A-Za-z0-9._-]{1,64})";
 constexpr int64_t kSessionSeconds = 7 * 24 * 3600;
+constexpr size_t kHistoryRows = 50;
 
 std::string esc(std::string_view s) { return html_escape(s); }
 
@@ -248,8 +249,7 @@ void add_page_routes(httplib::Server& server, Context& ctx) {
     auto caller = page_caller(ctx, req, res);
     const std::string project = req.matches[1], model = req.matches[2];
     if (!caller || !page_allowed(ctx, caller, project, Role::Read, res)) return;
-    auto versions = ctx.store->versions(project, model);
-    if (versions.empty()) return send_page(res, "not found", caller, "<p class=\"error\">No such model.</p>", 404);
+    auto versions = ctx.store->versions(project, model, 1);
     redirect(res, fmt::format("/projects/{}/models/{}/versions/{}", project, model, versions.front().number));
   });
 
@@ -266,8 +266,10 @@ void add_page_routes(httplib::Server& server, Context& ctx) {
         esc(project), esc(model), v.number, esc(v.main_file), size_text(v.size_bytes), esc(v.opsets),
         when(v.created_at), esc(v.created_by), esc(v.tree_hash.substr(0, 16)), analysis_box(ctx, v));
 
-    // History, with the comparison form.
-    auto versions = ctx.store->versions(project, model);
+    // History (the newest kHistoryRows; the API lists all), with the comparison form.
+    auto versions = ctx.store->versions(project, model, kHistoryRows + 1);
+    const bool older = versions.size() > kHistoryRows;
+    if (older) versions.pop_back();
     body += "<details class=\"history\"" + std::string(versions.size() > 1 ? " open" : "") +
             "><summary>Version history</summary><table><tr><th>version</th><th>size</th><th>pushed</th><th>by</th>"
             "<th>converts</th></tr>\n";
@@ -279,6 +281,10 @@ void add_page_routes(httplib::Server& server, Context& ctx) {
                           size_text(h.size_bytes), when(h.created_at), esc(h.created_by),
                           r ? converts_badges(r->converts) : "");
     }
+    if (older)
+      body += fmt::format("<tr><td colspan=\"5\">older versions: <code>GET /api/projects/{}/models/{}/versions"
+                          "</code></td></tr>\n",
+                          esc(project), esc(model));
     body += "</table>\n";
     if (versions.size() > 1) {
       body += fmt::format("<form class=\"compare\" method=\"get\" action=\"{}/versions/{}/diff\">Compare with "

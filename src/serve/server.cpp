@@ -1,6 +1,10 @@
 #include <fmt/core.h>
 
+#include <sys/socket.h>
+
+#include <cerrno>
 #include <csignal>
+#include <cstring>
 
 #include "serve/context.h"
 #include "trtlens/error.h"
@@ -10,7 +14,21 @@ namespace trtlens::serve {
 
 namespace {
 
-httplib::Server* g_server = nullptr;  // for the signal handler only
+// cpp-httplib 0.11 listens with a backlog of 5: a burst of connections (200
+// clients at once) overflows it and the kernel drops their handshakes, which
+// clients see as reset connections. Linux lets listen() be called again on a
+// listening socket to raise the backlog; this gives access to the socket.
+class Server : public httplib::Server {
+ public:
+  void raise_backlog(int backlog) {
+    if (::listen(svr_sock_, backlog) != 0)
+      fmt::print(stderr, "serve: cannot raise the listen backlog: {}\n", std::strerror(errno));
+  }
+};
+
+constexpr int kListenBacklog = 1024;
+
+Server* g_server = nullptr;  // for the signal handler only
 
 void stop_on_signal(int) {
   // Server::stop() only flips a flag and shuts the listening socket down.
@@ -46,7 +64,7 @@ void run_server(const ServeOptions& options) {
   ctx.store = store::Store::open(options.data_dir, options.db_url);
   ctx.analyzer = std::make_unique<Analyzer>(*ctx.store, std::move(pins), options.analysis_threads);
 
-  httplib::Server server;
+  Server server;
   const unsigned threads = std::max(2u, options.threads);
   server.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
   server.set_payload_max_length(options.max_upload_bytes);
@@ -79,6 +97,7 @@ void run_server(const ServeOptions& options) {
   } else if (!server.bind_to_port(options.host, port)) {
     throw UsageError(fmt::format("serve: cannot listen on {}:{} (in use?)", options.host, port));
   }
+  server.raise_backlog(kListenBacklog);
   if (!options.port_file.empty()) write_file_atomic(options.port_file, std::to_string(port) + "\n");
   fmt::print(stderr, "serve: http://{}:{}/ (data {}, {})\n", options.host, port, options.data_dir.string(),
              options.db_url.empty() ? "SQLite" : "PostgreSQL");

@@ -361,15 +361,15 @@ class SqlStore : public Store {
     });
   }
 
-  std::vector<Version> versions(const std::string& project, const std::string& model) override {
+  std::vector<Version> versions(const std::string& project, const std::string& model, int64_t limit) override {
     return tx(false, [&] {
       int64_t pid = project_id(project);
       if (db_->query("SELECT id FROM models WHERE project_id = ? AND name = ?", {pid, model}).empty())
         throw StoreError(Kind::NotFound, "no model " + model.substr(0, 80) + " in project " + project);
       std::vector<Version> out;
       for (const auto& r : db_->query(kVersionSelect + kVersionFrom + "WHERE p.name = ? AND m.name = ?"
-                                                                     " ORDER BY v.number DESC",
-                                      {project, model}))
+                                                                     " ORDER BY v.number DESC LIMIT ?",
+                                      {project, model, std::max<int64_t>(limit, 0)}))
         out.push_back(version_of(r));
       return out;
     });

@@ -186,7 +186,9 @@ class Store {
   virtual Version add_version(const std::string& project, const std::string& model, const NewVersion& v,
                               int64_t user_id) = 0;  // NotFound (project), Invalid (model name)
   virtual std::vector<ModelSummary> models(const std::string& project) = 0;  // by name; NotFound (project)
-  virtual std::vector<Version> versions(const std::string& project, const std::string& model) = 0;  // newest first; NotFound
+  // The newest `limit` versions of a model, newest first; NotFound for an unknown model.
+  virtual std::vector<Version> versions(const std::string& project, const std::string& model,
+                                        int64_t limit = INT64_MAX) = 0;
   virtual std::optional<Version> version(const std::string& project, const std::string& model, int number) = 0;
 
   virtual Engine add_engine(int64_t version_id, const std::string& label, const std::string& tree_hash,

@@ -103,7 +103,9 @@ int main(int argc, char** argv) {
       c.set_read_timeout(60);
       c.set_connection_timeout(60);
       auto login = c.Post("/login", httplib::Params{{"token", token}});
-      if (!login || login->status != 303) return stats.error("sign-in failed");
+      if (!login || login->status != 303)
+        return stats.error("sign-in: " + (login ? "status " + std::to_string(login->status) + " " + login->body
+                                                : "error " + httplib::to_string(login.error())));
       std::string cookie = login->get_header_value("Set-Cookie");
       httplib::Headers session = {{"Cookie", cookie.substr(0, cookie.find(';'))}};
       const char* paths[] = {"/projects/bench/models/m/versions/1", "/projects/bench/models/m/versions/1/report"};
