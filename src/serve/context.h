@@ -148,6 +148,9 @@ std::optional<Upload> receive_form(Context& ctx, const httplib::Request& req, ht
                                    const httplib::ContentReader& reader, std::map<std::string, std::string>& fields,
                                    const std::function<std::string(const std::map<std::string, std::string>&)>& check);
 
+// Unix seconds as UTC text with a strftime format ("%Y-%m-%dT%H:%M:%SZ").
+std::string utc_time(int64_t unix_seconds, const char* format);
+
 void add_api_routes(httplib::Server& server, Context& ctx);
 void add_page_routes(httplib::Server& server, Context& ctx);
 

@@ -1,5 +1,6 @@
 #include <fmt/core.h>
 
+#include <ctime>
 #include <nlohmann/json.hpp>
 
 #include "serve/context.h"
@@ -37,6 +38,14 @@ std::optional<Caller> authenticate(Context& ctx, const httplib::Request& req) {
   auto session = ctx.store->session(cookie);
   if (!session) return std::nullopt;
   return Caller{session->user_id, session->user_name, true, session->csrf};
+}
+
+std::string utc_time(int64_t unix_seconds, const char* format) {
+  std::time_t t = static_cast<std::time_t>(unix_seconds);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[64];
+  return std::string(buf, std::strftime(buf, sizeof buf, format, &tm));
 }
 
 void send_json(httplib::Response& res, const std::string& json, int status) {

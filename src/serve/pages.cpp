@@ -22,14 +22,7 @@ constexpr size_t kHistoryRows = 50;
 
 std::string esc(std::string_view s) { return html_escape(s); }
 
-std::string when(int64_t unix_seconds) {
-  std::time_t t = static_cast<std::time_t>(unix_seconds);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M UTC", &tm);
-  return buf;
-}
+std::string when(int64_t unix_seconds) { return utc_time(unix_seconds, "%Y-%m-%d %H:%M UTC"); }
 
 std::string size_text(uint64_t bytes) {
   if (bytes >= (uint64_t{1} << 30)) return fmt::format("{:.1f} GB", bytes / 1e9);

@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <functional>
+#include <vector>
 #include <system_error>
 
 #include "store/hash.h"
@@ -51,6 +53,22 @@ void write_all(int fd, const char* data, size_t size, const fs::path& path) {
   }
 }
 
+// Reads `fd` (of `path`) to its end, handing each chunk to `take`; closes it on error.
+void read_chunks(int fd, const fs::path& path, const std::function<void(const char*, size_t)>& take) {
+  std::vector<char> buf(1 << 20);
+  for (;;) {
+    ssize_t n = ::read(fd, buf.data(), buf.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      int err = errno;
+      ::close(fd);
+      fail(path, "read", err);
+    }
+    if (n == 0) return;
+    take(buf.data(), static_cast<size_t>(n));
+  }
+}
+
 // SHA-256 of a regular file (opened without following a link, then synced).
 std::string hash_file(const fs::path& path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
@@ -62,18 +80,9 @@ std::string hash_file(const fs::path& path) {
   }
   crypto_hash_sha256_state st;
   crypto_hash_sha256_init(&st);
-  std::vector<unsigned char> buf(1 << 20);
-  for (;;) {
-    ssize_t n = ::read(fd, buf.data(), buf.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      int err = errno;
-      ::close(fd);
-      fail(path, "read", err);
-    }
-    if (n == 0) break;
-    crypto_hash_sha256_update(&st, buf.data(), static_cast<unsigned long long>(n));
-  }
+  read_chunks(fd, path, [&st](const char* data, size_t size) {
+    crypto_hash_sha256_update(&st, reinterpret_cast<const unsigned char*>(data), size);
+  });
   int rc = ::fsync(fd), err = errno;
   ::close(fd);
   if (rc != 0) fail(path, "sync", err);
@@ -205,18 +214,7 @@ std::string ObjectStore::get_blob(const std::string& hash) const {
   if (fd < 0 && errno == ENOENT) throw StoreError(Kind::NotFound, "no stored blob " + hash);
   if (fd < 0) fail(path, "open", errno);
   std::string out;
-  char buf[1 << 16];
-  for (;;) {
-    ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      int err = errno;
-      ::close(fd);
-      fail(path, "read", err);
-    }
-    if (n == 0) break;
-    out.append(buf, static_cast<size_t>(n));
-  }
+  read_chunks(fd, path, [&out](const char* data, size_t size) { out.append(data, size); });
   ::close(fd);
   return out;
 }
