@@ -181,8 +181,10 @@ void add_page_routes(httplib::Server& server, Context& ctx) {
       return send_page(res, "sign in", std::nullopt, "<h1>Sign in</h1><p class=\"error\">Unknown token.</p>"
                                                      "<p><a href=\"/login\">Try again</a></p>", 401);
     std::string cookie = ctx.store->create_session(user->id, kSessionSeconds);
-    res.set_header("Set-Cookie", fmt::format("{}={}; Path=/; HttpOnly; SameSite=Strict; Max-Age={}", kSessionCookie,
-                                             cookie, kSessionSeconds));
+    // Behind a TLS-terminating proxy the cookie must never travel in clear.
+    const bool https = req.get_header_value("X-Forwarded-Proto") == "https";
+    res.set_header("Set-Cookie", fmt::format("{}={}; Path=/; HttpOnly; SameSite=Strict; Max-Age={}{}", kSessionCookie,
+                                             cookie, kSessionSeconds, https ? "; Secure" : ""));
     redirect(res, "/");
   });
 

@@ -228,6 +228,13 @@ TEST(ServeCli, FormsNeedTheSessionsCsrfTokenAndPagesEscapeModelStrings) {
   EXPECT_EQ(c.Post("/login", httplib::Params{{"token", "nope"}})->status, 401);
   auto [cookie, csrf] = sign_in(c, s.token);
   ASSERT_FALSE(csrf.empty());
+  // Behind a TLS proxy the session cookie is Secure; on plain HTTP it cannot be.
+  auto tls = c.Post("/login", {{"X-Forwarded-Proto", "https"}}, "token=" + s.token,
+                    "application/x-www-form-urlencoded");
+  EXPECT_NE(tls->get_header_value("Set-Cookie").find("; Secure"), std::string::npos);
+  auto plain = c.Post("/login", httplib::Params{{"token", s.token}});
+  EXPECT_EQ(plain->get_header_value("Set-Cookie").find("Secure"), std::string::npos);
+  EXPECT_NE(plain->get_header_value("Set-Cookie").find("HttpOnly; SameSite=Strict"), std::string::npos);
 
   const std::string evil = "<script>alert(1)</script>";
   auto form = [&](const std::string& token_field) {
