@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <httplib.h>
 
+#include <chrono>
 #include <filesystem>
 #include <map>
 #include <mutex>
@@ -61,6 +62,8 @@ class FakeDashboard {
     thread_ = std::thread([this] { server_.listen_after_bind(); });
   }
   ~FakeDashboard() {
+    // stop() is a no-op until the accept loop runs: wait for it, or join would hang.
+    while (!server_.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
     server_.stop();
     thread_.join();
   }
