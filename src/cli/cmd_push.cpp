@@ -91,9 +91,23 @@ json reply_json(const std::string& url, const httplib::Response& res) {
   }
 }
 
+// httplib 0.11's to_string(Error) is the enumerator's name ("Connection"): say what happened.
+std::string transport_problem(httplib::Error e) {
+  switch (e) {
+    case httplib::Error::Connection: return "cannot connect to the server";
+    case httplib::Error::ConnectionTimeout: return "the server did not accept the connection in time";
+    case httplib::Error::Read: return "the connection broke or timed out while reading the server's reply";
+    case httplib::Error::Write: return "the connection broke or timed out while sending the upload";
+    case httplib::Error::Canceled: return "the upload stopped: the file could not be read to its end";
+    case httplib::Error::SSLConnection: return "the TLS handshake with the server failed";
+    case httplib::Error::SSLServerVerification: return "the server's TLS certificate does not verify";
+    default: return "cannot reach the server (" + httplib::to_string(e) + ")";
+  }
+}
+
 // A result that failed to arrive or is an error status becomes InputError(url, one line).
 const httplib::Response& check_reply(const std::string& url, const httplib::Result& res) {
-  if (!res) throw InputError(url, "cannot reach the server (" + httplib::to_string(res.error()) + ")");
+  if (!res) throw InputError(url, transport_problem(res.error()));
   if (res->status < 200 || res->status >= 300) throw InputError(url, server_error_line(*res));
   return *res;
 }

@@ -86,8 +86,6 @@ class Extractor {
       int r = archive_read_next_header(a_, &e);
       if (r == ARCHIVE_EOF) break;
       if (r != ARCHIVE_OK && r != ARCHIVE_WARN) {
-        // The first header decides the format: a failure there is a file that is not a zip.
-        if (entries_ == 0) refuse("not a zip archive (" + archive_message(a_) + ")");
         refuse("corrupt or truncated zip archive (" + archive_message(a_) + ")");
       }
       if (++entries_ > limits_.max_files)
@@ -285,11 +283,14 @@ std::vector<std::string> extract_model_archive(const fs::path& zip, const fs::pa
   std::error_code ec;
   if (!fs::is_empty(dest_dir, ec) || ec) throw InputError(dest_dir.string(), "is not an empty folder");
 
+  Fd in(::open(zip.c_str(), O_RDONLY | O_CLOEXEC));
+  if (in.fd < 0) throw InputError(upload_name, std::string("cannot read: ") + std::strerror(errno));
   ArchivePtr a(archive_read_new(), archive_read_free);
   if (!a) throw std::bad_alloc();
   archive_read_support_format_zip(a.get());
-  if (archive_read_open_filename(a.get(), zip.c_str(), 64 * 1024) != ARCHIVE_OK)
-    throw InputError(upload_name, "cannot read: " + archive_message(a.get()));
+  // Opening reads the first bytes and decides the format: the file is readable, so a failure is the format.
+  if (archive_read_open_fd(a.get(), in.fd, 64 * 1024) != ARCHIVE_OK)
+    throw InputError(upload_name, "not a zip archive (" + archive_message(a.get()) + ")");
   try {
     return Extractor(a.get(), root.fd, dest_dir, upload_name, limits).run();
   } catch (...) {

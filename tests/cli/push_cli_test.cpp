@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <httplib.h>
 
+#include <chrono>
 #include <filesystem>
 #include <map>
 #include <mutex>
@@ -36,6 +37,7 @@ class FakeDashboard {
  public:
   int push_status = 201;
   json push_error = {{"error", "unused"}};
+  std::string push_body;  // when set: the body of the 201 reply, in place of push_reply()
   // Analysis replies, served in order; the last one repeats.
   std::vector<json> analysis = {{{"status", "done"}, {"progress_percent", 100}, {"converts", json::array()}}};
 
@@ -49,7 +51,8 @@ class FakeDashboard {
         return;
       }
       res.status = 201;
-      res.set_content(push_reply(req.matches[1], req.matches[2], req.body.size()).dump(), "application/json");
+      res.set_content(push_body.empty() ? push_reply(req.matches[1], req.matches[2], req.body.size()).dump() : push_body,
+                      "application/json");
     });
     server_.Get(R"(/api/projects/([^/]+)/models/([^/]+)/versions/(\d+)/analysis)",
                 [this](const httplib::Request& req, httplib::Response& res) {
@@ -61,6 +64,8 @@ class FakeDashboard {
     thread_ = std::thread([this] { server_.listen_after_bind(); });
   }
   ~FakeDashboard() {
+    // stop() is a no-op until the accept loop runs: wait for it, or join would hang.
+    while (!server_.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
     server_.stop();
     thread_.join();
   }
@@ -243,8 +248,50 @@ TEST(PushCli, UnreachableServerExitsTwo) {
   }
   RunResult r = run_trtlens({"push", model, "--to", url, "--project", "p", "--name", "n"}, kToken);
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_TRUE(one_line(r.err)) << r.err;
-  EXPECT_EQ(r.err.rfind("trtlens: " + url + "/api/projects/p/models/n/versions: cannot reach the server", 0), 0u) << r.err;
+  EXPECT_EQ(r.err, "trtlens: " + url + "/api/projects/p/models/n/versions: cannot connect to the server\n");
+}
+
+TEST(PushCli, RepliesOutsideTheContractExitTwo) {
+  std::string dir = temp_dir("push_bad_reply");
+  std::string model = save_plain_model(dir);
+  for (auto [body, problem] : std::vector<std::pair<std::string, std::string>>{
+           {"<html>oops</html>", "the server's reply is not JSON: <html>oops</html>"},
+           {"{\"project\": \"vision\"}", "the server's reply names no version: {\"project\":\"vision\"}"},
+           {std::string(100, '[') + std::string(100, ']'), "the server's reply is too large or too deeply nested"}}) {
+    FakeDashboard d;
+    d.push_body = body;
+    RunResult r = run_trtlens(push_args(model, d), kToken);
+    EXPECT_EQ(r.exit_code, 2) << body;
+    EXPECT_TRUE(one_line(r.err)) << r.err;
+    EXPECT_NE(r.err.find("trtlens: " + d.url() + "/api/projects/vision/models/detector/versions: " + problem),
+              std::string::npos)
+        << r.err;
+  }
+}
+
+TEST(PushCli, UsageErrorsExitTwoBeforeAnyUpload) {
+  std::string dir = temp_dir("push_usage");
+  std::string model = save_plain_model(dir);
+  fs::create_directories(dir + "/empty");
+  FakeDashboard d;
+  struct Case {
+    std::vector<std::string> args;
+    std::string err;
+  };
+  std::vector<Case> cases = {
+      {{"push", model, "--to", d.url(), "--project", "", "--name", "n"}, "push needs a non-empty --project and --name"},
+      {push_args(model, d) + std::vector<std::string>{"--wait", "--timeout", "0"},
+       "push --timeout must be a positive number of seconds"},
+      {push_args(dir + "/empty", d), dir + "/empty: folder holds no .onnx file"},
+      {push_args(dir + "/missing.onnx", d), dir + "/missing.onnx: cannot read"},
+  };
+  for (const Case& c : cases) {
+    RunResult r = run_trtlens(c.args, kToken);
+    EXPECT_EQ(r.exit_code, 2) << c.err;
+    EXPECT_TRUE(one_line(r.err)) << r.err;
+    EXPECT_EQ(r.err.rfind("trtlens: " + c.err, 0), 0u) << r.err;
+  }
+  EXPECT_TRUE(d.requests().empty());
 }
 
 TEST(PushCli, ToMustBeAServerUrl) {
@@ -342,6 +389,12 @@ TEST(PushCli, WaitReportsAFailedOrUnfinishedAnalysis) {
   EXPECT_NE(r.err.find("trtlens: " + analysis_url + ": the analysis failed: model does not parse\\x0aat all\n"),
             std::string::npos)
       << r.err;
+
+  FakeDashboard unfinished;
+  unfinished.analysis = {{{"status", "done"}, {"progress_percent", 100}}};
+  r = run_trtlens(push_args(model, unfinished) + std::vector<std::string>{"--wait"}, kToken);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find(": the finished analysis has no \"converts\" list\n"), std::string::npos) << r.err;
 
   FakeDashboard slow;
   slow.analysis = {kRunning};

@@ -27,6 +27,11 @@ struct Entry {
   std::string symlink;  // target, for AE_IFLNK
   uint64_t zeros = 0;
 };
+Entry file_entry(const std::string& name, const std::string& data, uint64_t zeros = 0) {
+  return {name, data, AE_IFREG, "", zeros};
+}
+Entry folder_entry(const std::string& name) { return {name, "", AE_IFDIR, "", 0}; }
+Entry symlink_entry(const std::string& name, const std::string& target) { return {name, "", AE_IFLNK, target, 0}; }
 
 // Writes `entries` as a zip (deflate) with libarchive's writer, which writes what it is
 // given: names with "..", duplicates and links included.
@@ -69,9 +74,9 @@ std::vector<std::string> tree(const std::string& dir) {
 constexpr ArchiveLimits kLimits{1 << 20, 100};
 
 // A test folder with a zip beside an empty destination: base/up.zip, base/dest.
-struct Setup {
+struct ZipCase {
   std::string base, zip, dest;
-  explicit Setup(const std::string& name) : base(temp_dir("archive_" + name)), zip(base + "/up.zip"), dest(base + "/dest") {
+  explicit ZipCase(const std::string& name) : base(temp_dir("archive_" + name)), zip(base + "/up.zip"), dest(base + "/dest") {
     fs::create_directories(dest);
   }
   // Extracts and expects a refusal whose message holds `problem`; checks that
@@ -137,11 +142,11 @@ TEST(SafeUploadName, RefusesHostileNames) {
 // ------------------------------------------------------------ extract_model_archive
 
 TEST(ExtractModelArchive, ExtractsFilesAndFolders) {
-  Setup s("good");
-  write_zip(s.zip, {{"model/", "", AE_IFDIR},
-                    {"model/model.onnx", "onnx bytes"},
-                    {"model/weights/w.bin", "weights"},
-                    {"README.txt", "hello"}});
+  ZipCase s("good");
+  write_zip(s.zip, {folder_entry("model/"),
+                    file_entry("model/model.onnx", "onnx bytes"),
+                    file_entry("model/weights/w.bin", "weights"),
+                    file_entry("README.txt", "hello")});
   auto files = extract_model_archive(s.zip, s.dest, "team.zip", kLimits);
   EXPECT_EQ(files, (std::vector<std::string>{"model/model.onnx", "model/weights/w.bin", "README.txt"}));
   EXPECT_EQ(read_text(s.dest + "/model/weights/w.bin"), "weights");
@@ -151,8 +156,8 @@ TEST(ExtractModelArchive, ExtractsFilesAndFolders) {
 }
 
 TEST(ExtractModelArchive, SizeLimitIsExactlyTheBytesWritten) {
-  Setup s("exact_limit");
-  write_zip(s.zip, {{"a.onnx", std::string(600, 'a')}, {"b.bin", std::string(400, 'b')}});
+  ZipCase s("exact_limit");
+  write_zip(s.zip, {file_entry("a.onnx", std::string(600, 'a')), file_entry("b.bin", std::string(400, 'b'))});
   EXPECT_EQ(extract_model_archive(s.zip, s.dest, "team.zip", {1000, 2}).size(), 2u);
   fs::remove_all(s.dest);
   fs::create_directories(s.dest);
@@ -160,60 +165,61 @@ TEST(ExtractModelArchive, SizeLimitIsExactlyTheBytesWritten) {
 }
 
 TEST(ExtractModelArchive, RefusesPathTraversal) {
-  Setup s("traversal");
-  write_zip(s.zip, {{"ok.onnx", "x"}, {"../evil", "owned"}});
+  ZipCase s("traversal");
+  write_zip(s.zip, {file_entry("ok.onnx", "x"), file_entry("../evil", "owned")});
   s.expect_refused("entry '../evil': '..' in a name would leave the folder");
   EXPECT_FALSE(fs::exists(s.base + "/../evil"));
 }
 
 TEST(ExtractModelArchive, RefusesAbsoluteNames) {
-  Setup s("absolute");
+  ZipCase s("absolute");
   std::string outside = s.base + "/outside.txt";  // an absolute name pointing beside dest
-  write_zip(s.zip, {{outside, "owned"}});
+  write_zip(s.zip, {file_entry(outside, "owned")});
   s.expect_refused("absolute path");
   EXPECT_FALSE(fs::exists(outside));
 }
 
 TEST(ExtractModelArchive, RefusesSymbolicLinks) {
-  Setup s("symlink");
-  write_zip(s.zip, {{"link", "", AE_IFLNK, ".."}, {"link/evil", "owned"}});
+  ZipCase s("symlink");
+  write_zip(s.zip, {symlink_entry("link", ".."), file_entry("link/evil", "owned")});
   s.expect_refused("entry 'link' is a symbolic link; only files and folders are accepted");
 }
 
 TEST(ExtractModelArchive, RefusesDuplicateNames) {
-  Setup s("duplicate");
-  write_zip(s.zip, {{"model.onnx", "first"}, {"./model.onnx", "second"}});
+  ZipCase s("duplicate");
+  write_zip(s.zip, {file_entry("model.onnx", "first"), file_entry("./model.onnx", "second")});
   s.expect_refused("entry 'model.onnx' appears twice");
 }
 
 TEST(ExtractModelArchive, RefusesANameThatIsBothFileAndFolder) {
-  Setup s("file_and_folder");
-  write_zip(s.zip, {{"a", "file"}, {"a/b.onnx", "inside"}});
+  ZipCase s("file_and_folder");
+  write_zip(s.zip, {file_entry("a", "file"), file_entry("a/b.onnx", "inside")});
   s.expect_refused("'a' is both a file and a folder");
 }
 
 TEST(ExtractModelArchive, RefusesTooManyEntries) {
-  Setup s("many");
+  ZipCase s("many");
   std::vector<Entry> entries;
-  for (int i = 0; i < 11; ++i) entries.push_back({"f" + std::to_string(i) + ".bin", "x"});
+  for (int i = 0; i < 11; ++i) entries.push_back(file_entry("f" + std::to_string(i) + ".bin", "x"));
   write_zip(s.zip, entries);
   s.expect_refused("holds more than 10 entries (files and folders), the limit", {1 << 20, 10});
 }
 
-// 64 MiB of zeros deflate to about 64 KiB: only the bytes counted while
-// extracting can stop it (the reader takes sizes from the archive's headers).
+// 64 MiB of zeros deflate to about 64 KiB. Its headers say 64 MiB, so it is
+// refused before a byte is written; CountsBytesNotHeaders covers headers that lie.
 TEST(ExtractModelArchive, StopsAZipBombAtTheLimit) {
-  Setup s("bomb");
-  write_zip(s.zip, {{"bomb.bin", "", AE_IFREG, "", uint64_t{64} << 20}});
+  ZipCase s("bomb");
+  write_zip(s.zip, {file_entry("bomb.bin", "", uint64_t{64} << 20)});
   EXPECT_LT(fs::file_size(s.zip), uint64_t{1} << 20);
   s.expect_refused("unpacks to more than 1048576 bytes, the limit");
 }
 
 // Headers that lie: the zip declares 16 bytes in both its local and central
-// headers for an entry whose deflate stream holds 8 MiB.
+// headers for an entry whose deflate stream holds 8 MiB. The header check lets
+// it through; the bytes counted while extracting stop it.
 TEST(ExtractModelArchive, CountsBytesNotHeaders) {
-  Setup s("lying_header");
-  write_zip(s.zip, {{"w.bin", "", AE_IFREG, "", uint64_t{8} << 20}});
+  ZipCase s("lying_header");
+  write_zip(s.zip, {file_entry("w.bin", "", uint64_t{8} << 20)});
   std::string bytes = read_text(s.zip);
   // Local header: uncompressed size at offset 22; central header: at offset 24.
   auto patch = [&](size_t at) {
@@ -225,34 +231,27 @@ TEST(ExtractModelArchive, CountsBytesNotHeaders) {
   ASSERT_NE(central, std::string::npos);
   patch(central + 24);
   write_text(s.zip, bytes);
-  try {
-    auto files = extract_model_archive(s.zip, s.dest, "team.zip", kLimits);
-    // A reader that stops at the declared size writes no more than that.
-    EXPECT_LE(fs::file_size(s.dest + "/w.bin"), uint64_t{1} << 20);
-  } catch (const InputError& e) {
-    EXPECT_EQ(e.file(), "team.zip");
-    EXPECT_EQ(tree(s.base), (std::vector<std::string>{"dest", "up.zip"}));
-  }
+  s.expect_refused("unpacks to more than 1048576 bytes, the limit");
 }
 
 TEST(ExtractModelArchive, RefusesATruncatedZip) {
-  Setup s("truncated");
+  ZipCase s("truncated");
   std::string payload;
   for (int i = 0; i < 100000; ++i) payload += std::to_string(i * 7919 % 10007);
-  write_zip(s.zip, {{"model.onnx", payload}, {"w.bin", payload}});
+  write_zip(s.zip, {file_entry("model.onnx", payload), file_entry("w.bin", payload)});
   std::string bytes = read_text(s.zip);
   write_text(s.zip, bytes.substr(0, bytes.size() / 2));
   s.expect_refused("corrupt or truncated zip archive");
 }
 
 TEST(ExtractModelArchive, RefusesAFileThatIsNotAZip) {
-  Setup s("not_zip");
+  ZipCase s("not_zip");
   write_text(s.zip, "this is a text file, not an archive\n");
   s.expect_refused("not a zip archive");
 }
 
 TEST(ExtractModelArchive, RefusesAnotherArchiveFormat) {
-  Setup s("tar");
+  ZipCase s("tar");
   archive* a = archive_write_new();
   archive_write_set_format_pax_restricted(a);
   archive_write_open_filename(a, s.zip.c_str());
@@ -268,8 +267,8 @@ TEST(ExtractModelArchive, RefusesAnotherArchiveFormat) {
 }
 
 TEST(ExtractModelArchive, NeedsAnEmptyDestination) {
-  Setup s("dest_not_empty");
-  write_zip(s.zip, {{"model.onnx", "x"}});
+  ZipCase s("dest_not_empty");
+  write_zip(s.zip, {file_entry("model.onnx", "x")});
   write_text(s.dest + "/already", "here");
   try {
     extract_model_archive(s.zip, s.dest, "team.zip", kLimits);
