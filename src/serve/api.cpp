@@ -25,7 +25,13 @@ using store::Role;
 
 constexpr const char* kName = "([A-Za-z0-9._-]{1,64})";
 
-std::string dump(const json& j) { return j.dump(2, ' ', false, json::error_handler_t::replace) + "\n"; }
+// Every API reply is an object that starts with its schema_version (DESIGN.md).
+constexpr int kApiSchemaVersion = 1;
+std::string dump(const json& j) {
+  json out = {{"schema_version", kApiSchemaVersion}};
+  for (const auto& [key, value] : j.items()) out[key] = value;
+  return out.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+}
 
 std::string iso_time(int64_t unix_seconds) { return utc_time(unix_seconds, "%Y-%m-%dT%H:%M:%SZ"); }
 

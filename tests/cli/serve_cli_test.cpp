@@ -83,6 +83,8 @@ TEST(ServeCli, PushNumbersVersionsAnalysesAndCompares) {
   ASSERT_TRUE(v1);
   ASSERT_EQ(v1->status, 201) << v1->body;
   json j1 = json::parse(v1->body);
+  EXPECT_EQ(nlohmann::ordered_json::parse(v1->body).begin().key(), "schema_version");
+  EXPECT_EQ(j1["schema_version"], 1);
   EXPECT_EQ(j1["version"], 1);
   EXPECT_EQ(j1["main_file"], "model.onnx");
   EXPECT_EQ(j1["size_bytes"], model_bytes().size());
@@ -371,6 +373,36 @@ TEST(ServeCli, TwoServersShareOnePostgresDatabase) {
   one.stop();
   two.stop();
   PostgresBackend::stop();
+}
+
+// The real `trtlens push` against the real server: a model with external data
+// goes up as a zip of its folder, and --wait turns the analysis into an exit code.
+TEST(ServeCli, PushCommandUploadsExternalDataAndWaits) {
+  Served s("serve_push_command");
+  const std::string dir = temp_dir("serve_push_command_model");
+  const std::string model = save_external_data_model(dir);
+  RunResult r = run_trtlens({"push", model, "--to", s.server->url(), "--project", "vision", "--name", "big",
+                             "--wait", "--format", "json"},
+                            {"TRTLENS_TOKEN=" + s.token});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json v = json::parse(r.out);
+  EXPECT_EQ(v["version"], 1);
+  EXPECT_EQ(v["main_file"], fs::path(model).filename().string());
+  uint64_t on_disk = 0;
+  for (const auto& e : fs::recursive_directory_iterator(dir))
+    if (e.is_regular_file()) on_disk += e.file_size();
+  EXPECT_EQ(v["size_bytes"], on_disk);  // the model and its weights file
+  EXPECT_EQ(v["analysis"]["status"], "done");
+
+  const std::string custom = temp_dir("serve_push_command_custom") + "/custom.onnx";
+  write_text(custom, model_bytes(false, "custom"));
+  r = run_trtlens({"push", custom, "--to", s.server->url(), "--project", "vision", "--name", "custom", "--wait"},
+                  {"TRTLENS_TOKEN=" + s.token});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;  // analysed, and does not convert
+  r = run_trtlens({"push", custom, "--to", s.server->url(), "--project", "vision", "--name", "custom"},
+                  {"TRTLENS_TOKEN=trt_" + std::string(64, 'f')});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
 }
 
 TEST(ServeCli, AdminRefusesBadNamesWithOneLine) {
