@@ -173,7 +173,7 @@ void add_api_routes(httplib::Server& server, Context& ctx) {
     name = safe_upload_name(name);
     if (req.get_header_value("Content-Type") == "application/zip" && name.find(".zip") == std::string::npos)
       name += ".zip";
-    auto upload = receive_body(ctx, req, res, reader, std::filesystem::path(name).filename().string(),
+    auto upload = receive_body(ctx, res, reader, std::filesystem::path(name).filename().string(),
                                req.get_param_value("main"));
     if (!upload) return;
     upload->file_name = name;
@@ -227,7 +227,7 @@ void add_api_routes(httplib::Server& server, Context& ctx) {
     store::Version v = find_version(ctx, req.matches[1], req.matches[2], req.matches[3]);
     std::string name = safe_upload_name(req.has_param("filename") ? req.get_param_value("filename") : "engine.zip");
     std::string label = req.has_param("label") ? req.get_param_value("label") : name;
-    auto upload = receive_body(ctx, req, res, reader, std::filesystem::path(name).filename().string(), "");
+    auto upload = receive_body(ctx, res, reader, std::filesystem::path(name).filename().string(), "");
     if (!upload) return;
     upload->file_name = name;
     store::Engine e = store_engine_upload(ctx, *upload, v, label.substr(0, 200), *caller);

@@ -137,7 +137,7 @@ store::Engine store_engine_upload(Context& ctx, const Upload& u, const store::Ve
 // Streams a raw request body into a new temporary folder as `file_name`
 // (already checked by safe_upload_name). On failure (over the size limit:
 // 413, cut off: 400) sends the error, removes the folder, returns nullopt.
-std::optional<Upload> receive_body(Context& ctx, const httplib::Request& req, httplib::Response& res,
+std::optional<Upload> receive_body(Context& ctx, httplib::Response& res,
                                    const httplib::ContentReader& reader, const std::string& file_name,
                                    const std::string& main_hint);
 // Streams a multipart form: its fields (each at most 4 KiB) into `fields`, its

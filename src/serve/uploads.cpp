@@ -145,7 +145,7 @@ void finish_failed_receive(Context& ctx, const fs::path& dir, ReceiveState& st, 
 
 }  // namespace
 
-std::optional<Upload> receive_body(Context& ctx, const httplib::Request& req, httplib::Response& res,
+std::optional<Upload> receive_body(Context& ctx, httplib::Response& res,
                                    const httplib::ContentReader& reader, const std::string& file_name,
                                    const std::string& main_hint) {
   Upload u{ctx.store->objects().make_temp_dir(), file_name, main_hint};

@@ -75,7 +75,6 @@ namespace {
 constexpr int kRetries = 5;
 // Longest cache key and knowledge-base fingerprint (bytes).
 constexpr size_t kMaxKeyBytes = 256;
-constexpr int kSchemaVersion = 1;
 
 // Schema migrations: entry i brings the schema from version i to i+1. "{id}" is
 // the dialect's autoincrement key. Hashes are lowercase hex text in both dialects.

@@ -12,6 +12,7 @@
 #include "support/onnx_builder.h"
 #include "support/paths.h"
 #include "support/serve_process.h"
+#include "support/zip_writer.h"
 #include "store/backends.h"
 
 namespace trtlens::test {
@@ -171,6 +172,17 @@ TEST(ServeCli, BadUploadsAreRefusedAndLeaveNoVersion) {
     EXPECT_EQ(r->status, 400) << name << ": " << r->body;
   }
   EXPECT_FALSE(fs::exists(fs::path(s.data).parent_path().parent_path() / "escape.onnx"));
+
+  // A zip of a model folder whose entries try to leave it.
+  const std::string zip = temp_dir("serve_bad_zip") + "/up.zip";
+  write_zip(zip, {file_entry("model.onnx", model_bytes()), file_entry("../../escape.bin", "owned")});
+  auto evil_zip = s.client().Post("/api/projects/vision/models/detector/versions?filename=up.zip", bearer(s.token),
+                                  read_text(zip), "application/zip");
+  ASSERT_TRUE(evil_zip);
+  EXPECT_EQ(evil_zip->status, 400) << evil_zip->body;
+  EXPECT_NE(evil_zip->body.find("up.zip: "), std::string::npos) << evil_zip->body;
+  EXPECT_FALSE(fs::exists(fs::path(s.data) / "escape.bin"));
+  EXPECT_FALSE(fs::exists(fs::path(s.data).parent_path() / "escape.bin"));
 
   auto bad_name = s.push(model_bytes(), "..");
   EXPECT_EQ(bad_name->status, 400);

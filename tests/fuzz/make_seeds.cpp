@@ -4,7 +4,8 @@
 //   <out>/engine_json   each tests/fixtures/engine graph.json, NUL, its profile.json;
 //   <out>/plan_header   8.x and 10.x plan headers, with and without exporter metadata;
 //   <out>/calib_cache   calibration caches of several releases and calibrators;
-//   <out>/trtexec_log   the trtexec logs of tests/fixtures/engine/logs.
+//   <out>/trtexec_log   the trtexec logs of tests/fixtures/engine/logs;
+//   <out>/model_archive zips of model folders: nested folders, several models, a link.
 // Usage: fuzz_seeds OUT_DIR
 #include <cstdio>
 #include <filesystem>
@@ -14,6 +15,7 @@
 #include "support/onnx_builder.h"
 #include "support/paths.h"
 #include "support/plan_bytes.h"
+#include "support/zip_writer.h"
 
 namespace fs = std::filesystem;
 using namespace trtlens::test;
@@ -120,6 +122,14 @@ void write_calib_seeds(const std::string& dir) {
   write_text(dir + "/legacy_100300.cache", "TRT-100300-LegacyCalibration\n(Unnamed Layer* 3) [Convolution]_output: 3c23d70a\n");
 }
 
+void write_archive_seeds(const std::string& dir) {
+  const std::string model = ModelBuilder(13).bytes();
+  write_zip(dir + "/folder.zip", {folder_entry("model/"), file_entry("model/model.onnx", model),
+                                  folder_entry("model/weights/"), file_entry("model/weights/w.bin", "0123456789abcdef")});
+  write_zip(dir + "/two_models.zip", {file_entry("a.onnx", model), file_entry("b.onnx", model)});
+  write_zip(dir + "/link.zip", {file_entry("model.onnx", model), symlink_entry("w.bin", "../w.bin")});
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -128,12 +138,13 @@ int main(int argc, char** argv) {
     return 2;
   }
   std::string out = argv[1];
-  for (const char* target : {"onnx_loader", "engine_json", "plan_header", "calib_cache", "trtexec_log"})
+  for (const char* target : {"onnx_loader", "engine_json", "plan_header", "calib_cache", "trtexec_log", "model_archive"})
     fs::create_directories(out + "/" + target);
   write_onnx_seeds(out + "/onnx_loader");
   write_engine_seeds(out + "/engine_json");
   write_plan_seeds(out + "/plan_header");
   write_calib_seeds(out + "/calib_cache");
+  write_archive_seeds(out + "/model_archive");
   for (const auto& e : fs::directory_iterator(fs::path(TRTLENS_SOURCE_DIR) / "tests/fixtures/engine/logs"))
     fs::copy_file(e.path(), out + "/trtexec_log/" + e.path().filename().string(), fs::copy_options::overwrite_existing);
   return 0;

@@ -10,6 +10,7 @@
 #include "serve/model_archive.h"
 #include "support/onnx_builder.h"
 #include "support/paths.h"
+#include "support/zip_writer.h"
 #include "trtlens/error.h"
 #include "trtlens/model.h"
 
@@ -18,50 +19,6 @@ using namespace trtlens;
 using namespace trtlens::test;
 
 namespace {
-
-// One entry of a zip a test writes. `zeros` bytes of zeros follow `data`
-// (a highly compressible payload without holding it in memory).
-struct Entry {
-  std::string name, data;
-  unsigned type = AE_IFREG;
-  std::string symlink;  // target, for AE_IFLNK
-  uint64_t zeros = 0;
-};
-Entry file_entry(const std::string& name, const std::string& data, uint64_t zeros = 0) {
-  return {name, data, AE_IFREG, "", zeros};
-}
-Entry folder_entry(const std::string& name) { return {name, "", AE_IFDIR, "", 0}; }
-Entry symlink_entry(const std::string& name, const std::string& target) { return {name, "", AE_IFLNK, target, 0}; }
-
-// Writes `entries` as a zip (deflate) with libarchive's writer, which writes what it is
-// given: names with "..", duplicates and links included.
-void write_zip(const std::string& path, const std::vector<Entry>& entries) {
-  archive* a = archive_write_new();
-  ASSERT_EQ(archive_write_set_format_zip(a), ARCHIVE_OK);
-  ASSERT_EQ(archive_write_set_options(a, "zip:compression=deflate"), ARCHIVE_OK);
-  ASSERT_EQ(archive_write_open_filename(a, path.c_str()), ARCHIVE_OK);
-  std::string chunk(1 << 20, '\0');
-  for (const Entry& e : entries) {
-    archive_entry* ae = archive_entry_new();
-    archive_entry_set_pathname(ae, e.name.c_str());
-    archive_entry_set_filetype(ae, e.type);
-    archive_entry_set_perm(ae, 0644);
-    if (e.type == AE_IFLNK) archive_entry_set_symlink(ae, e.symlink.c_str());
-    if (e.type == AE_IFREG) archive_entry_set_size(ae, static_cast<la_int64_t>(e.data.size() + e.zeros));
-    ASSERT_EQ(archive_write_header(a, ae), ARCHIVE_OK) << archive_error_string(a);
-    if (e.type == AE_IFREG) {
-      archive_write_data(a, e.data.data(), e.data.size());
-      for (uint64_t left = e.zeros; left > 0;) {
-        size_t n = std::min<uint64_t>(left, chunk.size());
-        archive_write_data(a, chunk.data(), n);
-        left -= n;
-      }
-    }
-    archive_entry_free(ae);
-  }
-  ASSERT_EQ(archive_write_close(a), ARCHIVE_OK);
-  archive_write_free(a);
-}
 
 // Every path below `dir`, relative, sorted ("a", "a/b", ...).
 std::vector<std::string> tree(const std::string& dir) {
