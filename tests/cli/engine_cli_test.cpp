@@ -368,7 +368,7 @@ TEST(EngineCli, SummaryJsonWithComputeAndLogMatchesTheGoldenFile) {
   EXPECT_EQ(doc["trtexec_performance"]["latency_ms"]["percentiles"]["99"], 0.0688477);
   // A100-SXM4-40GB from the log: 5120 / 8 × 1.215 × 2 GB/s.
   EXPECT_NEAR(doc["device_peaks"]["memory_gbps"].get<double>(), 1555.2, 1e-9);
-  EXPECT_EQ(doc["io"][1]["dims"], json({2, 1, 6}));
+  EXPECT_EQ(doc["io"][1]["dims"], nlohmann::ordered_json({2, 1, 6}));
   expect_golden(doc, "engine_summary_compute.json");
 }
 
