@@ -70,6 +70,11 @@ int64_t Row::integer(size_t i) const {
 
 namespace {
 
+// The row found by a hash lookup really holds that hash (compared in constant time).
+bool same_hash(const std::string& stored, const std::string& hash) {
+  return stored.size() == hash.size() && sodium_memcmp(stored.data(), hash.data(), hash.size()) == 0;
+}
+
 // How many times a transaction that hit a transient failure is run (SQLite has already
 // waited its busy timeout before reporting one).
 constexpr int kRetries = 5;
@@ -214,9 +219,7 @@ class SqlStore : public Store {
       auto rows = db_->query("SELECT u.id, u.name, t.hash FROM tokens t JOIN users u ON u.id = t.user_id"
                              " WHERE t.hash = ?",
                              {hash});
-      if (rows.empty() || rows[0].text(2).size() != hash.size() ||
-          sodium_memcmp(rows[0].text(2).data(), hash.data(), hash.size()) != 0)
-        return std::nullopt;
+      if (rows.empty() || !same_hash(rows[0].text(2), hash)) return std::nullopt;
       return User{rows[0].integer(0), rows[0].text(1)};
     });
   }
@@ -287,9 +290,7 @@ class SqlStore : public Store {
       auto rows = db_->query("SELECT s.user_id, u.name, s.csrf, s.hash FROM sessions s JOIN users u ON u.id = s.user_id"
                              " WHERE s.hash = ? AND s.expires_at > ?",
                              {hash, now()});
-      if (rows.empty() || rows[0].text(3).size() != hash.size() ||
-          sodium_memcmp(rows[0].text(3).data(), hash.data(), hash.size()) != 0)
-        return std::nullopt;
+      if (rows.empty() || !same_hash(rows[0].text(3), hash)) return std::nullopt;
       return Session{rows[0].integer(0), rows[0].text(1), rows[0].text(2)};
     });
   }

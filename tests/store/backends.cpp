@@ -20,6 +20,16 @@ fs::path fresh_dir(const std::string& name) {
   return dir;
 }
 
+StoreError::Kind error_kind(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const StoreError& e) {
+    return e.kind;
+  }
+  ADD_FAILURE() << "no StoreError thrown";
+  return StoreError::Kind::Backend;
+}
+
 std::string all_bytes_under(const std::vector<fs::path>& dirs) {
   std::string out;
   for (const auto& d : dirs)

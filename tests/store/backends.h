@@ -2,8 +2,11 @@
 // PostgreSQL server the test starts itself (skipped when none is installed).
 #pragma once
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
+
+#include "store/store.h"
 
 namespace trtlens::store::test {
 
@@ -14,6 +17,9 @@ std::filesystem::path fresh_dir(const std::string& name);
 std::string all_bytes_under(const std::vector<std::filesystem::path>& dirs);
 
 // The default: DATA/trtlens.db.
+// Runs `f` and returns the kind of StoreError it threw (fails the test when it throws none).
+StoreError::Kind error_kind(const std::function<void()>& f);
+
 struct SqliteBackend {
   static std::vector<std::filesystem::path> storage(const std::filesystem::path& data_dir) { return {data_dir}; }
 };

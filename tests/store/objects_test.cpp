@@ -47,15 +47,6 @@ void age(const fs::path& p, int seconds) {
   ASSERT_EQ(::lutimes(p.c_str(), tv), 0) << p;
 }
 
-Kind error_kind(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const StoreError& e) {
-    return e.kind;
-  }
-  ADD_FAILURE() << "no StoreError thrown";
-  return Kind::Backend;
-}
 
 TEST(StreamedFile, HashesWhatItWrites) {
   fs::path dir = fresh_dir("objects-streamed");

@@ -16,17 +16,6 @@ using namespace trtlens::store::test;
 namespace fs = std::filesystem;
 using Kind = StoreError::Kind;
 
-// Runs `f` and returns the kind of StoreError it threw (fails the test when it throws none).
-template <class F>
-Kind error_kind(F&& f) {
-  try {
-    f();
-  } catch (const StoreError& e) {
-    return e.kind;
-  }
-  ADD_FAILURE() << "no StoreError thrown";
-  return Kind::Backend;
-}
 
 NewVersion tree(char fill) { return NewVersion{std::string(64, fill), "model.onnx", "ai.onnx:17", 1234}; }
 
