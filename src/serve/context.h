@@ -110,6 +110,8 @@ struct Context {
 inline constexpr const char* kSessionCookie = "trtlens_session";
 
 std::optional<Caller> authenticate(Context& ctx, const httplib::Request& req);
+// The session cookie's value in the request ("" when it has none).
+std::string session_cookie(const httplib::Request& req);
 // A JSON error body {"error": message} with `status`.
 void send_error(httplib::Response& res, int status, const std::string& message);
 void send_json(httplib::Response& res, const std::string& json, int status = 200);

@@ -9,6 +9,7 @@ namespace trtlens::serve {
 
 namespace {
 
+// The value of cookie `name` in the request's Cookie header ("" when absent).
 std::string cookie_value(const httplib::Request& req, std::string_view name) {
   const std::string header = req.get_header_value("Cookie");
   size_t pos = 0;
@@ -26,6 +27,8 @@ std::string cookie_value(const httplib::Request& req, std::string_view name) {
 
 }  // namespace
 
+std::string session_cookie(const httplib::Request& req) { return cookie_value(req, kSessionCookie); }
+
 std::optional<Caller> authenticate(Context& ctx, const httplib::Request& req) {
   const std::string auth = req.get_header_value("Authorization");
   if (auth.rfind("Bearer ", 0) == 0) {
@@ -33,7 +36,7 @@ std::optional<Caller> authenticate(Context& ctx, const httplib::Request& req) {
     if (!user) return std::nullopt;
     return Caller{user->id, user->name, false, ""};
   }
-  std::string cookie = cookie_value(req, kSessionCookie);
+  std::string cookie = session_cookie(req);
   if (cookie.empty()) return std::nullopt;
   auto session = ctx.store->session(cookie);
   if (!session) return std::nullopt;

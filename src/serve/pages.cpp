@@ -190,14 +190,8 @@ void add_page_routes(httplib::Server& server, Context& ctx) {
 
   server.Post("/logout", [&ctx](const httplib::Request& req, httplib::Response& res) {
     auto caller = authenticate(ctx, req);
-    if (caller && caller->by_session && req.get_param_value("csrf") == caller->csrf) {
-      std::string header = req.get_header_value("Cookie");
-      size_t at = header.find(std::string(kSessionCookie) + "=");
-      if (at != std::string::npos) {
-        size_t start = at + std::string(kSessionCookie).size() + 1;
-        ctx.store->end_session(header.substr(start, header.find(';', start) - start));
-      }
-    }
+    if (caller && caller->by_session && req.get_param_value("csrf") == caller->csrf)
+      ctx.store->end_session(session_cookie(req));
     res.set_header("Set-Cookie", fmt::format("{}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0", kSessionCookie));
     redirect(res, "/login");
   });
