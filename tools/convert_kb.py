@@ -8,11 +8,15 @@ Three sources, the first wins where they disagree:
      the last one forward and say so;
   2. our release policies, data/policies.tsv, and the inputs/attributes whose value
      changes a result, data/semantic_args.tsv;
-  3. the support-matrix tables of a trt-support folder (TRT_SUPPORT_DIR).
+  3. the support-matrix tables of a trt-support folder (TRT_SUPPORT_DIR), overlaid by our own
+     tables in data/support (same versions.tsv/ops.tsv format): a release that data/support
+     describes takes all its rows from there (the folder's rows for it are dropped), and
+     releases only data/support knows are added.
 
 Usage: python3 tools/convert_kb.py TRT_SUPPORT_DIR [OUT_DIR]
-OUT_DIR defaults to data/trt; data/importer, data/policies.tsv and data/semantic_args.tsv
-are always read from the repository beside this script. Standard library only.
+OUT_DIR defaults to data/trt; data/importer, data/support, data/policies.tsv and
+data/semantic_args.tsv are always read from the repository beside this script. Standard
+library only.
 Existing <release>.tsv files in OUT_DIR that no longer have a release are removed,
 so the output is exactly the input's releases. Exit status 0 on success, 1 when the
 input is malformed (one line per problem on stderr).
@@ -20,6 +24,9 @@ input is malformed (one line per problem on stderr).
 import os
 import re
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import release_rows  # noqa: E402  (beside this script)
 
 # Display order: floats widest first, then integers widest first, then BOOL.
 # Tables list types this way (e.g. "FP32, FP16, INT32, INT8, BOOL").
@@ -40,7 +47,10 @@ HEADER_KEYS = ["release", "source", "date", "opset_min", "opset_max", "types", "
 POLICY_COLS = ["key", "value", "from", "source"]
 POLICY_KEYS = {"int64": {"narrowed", "native"}, "uint8_boundary": {"no", "yes"},
                "implicit_int8": {"yes", "deprecated"}, "strongly_typed": {"no", "only"},
-               "function_plugin": {"no", "yes"}}
+               "function_plugin": {"no", "yes"},
+               "plugin_fallback": {"no", "registry", "registry_domain"}}
+# Policy keys a release may lack (no row in force yet): the header line is then left out.
+OPTIONAL_POLICY_KEYS = {"plugin_fallback"}
 IMPORTER_COLS = ["op", "src", "accepts", "attrs_read", "inputs_read", "checks"]
 SEMANTIC_COLS = ["op", "arg", "default", "guard", "meaning"]
 IMPORTER_RULE_COLS = ["release", "op", "rule", "where", "why"]
@@ -138,7 +148,7 @@ def policies_for(name, policies, importer):
                     raise Problem(f"{importer['path']}: unknown policy.{key} value {value!r}")
                 found[key] = (value, f"importer {importer['branch']} {where}" if where and where != "-"
                               else f"importer {importer['branch']}")
-    missing = set(POLICY_KEYS) - set(found)
+    missing = set(POLICY_KEYS) - set(found) - OPTIONAL_POLICY_KEYS
     if missing:
         raise Problem(f"policies.tsv: no value for {sorted(missing)} at release {name}")
     return found
@@ -193,14 +203,27 @@ def read_importer_rules(data_dir):
     return out
 
 
-def importer_columns(row, fact, semantics, carried):
+def widen_accepts(accepts, types):
+    """`I:T|T@W;...` with `types` added to every check (a later changelog's additions)."""
+    if accepts in ("-", "*") or not types:
+        return accepts
+    out = []
+    for item in accepts.split(";"):
+        head, at, where = item.partition("@")
+        inp, _, listed = head.partition(":")
+        have = [t for t in listed.split("|") if t and t != "none"]
+        out.append(f"{inp}:{'|'.join(have + [t for t in types if t not in have])}{at}{where}")
+    return ";".join(out)
+
+
+def importer_columns(row, fact, semantics, carried, widen=()):
     """Fills import_types, import_src and ignored of an output row from the op's importer
     facts, and drops table rules about attributes the importer never reads."""
     if fact is None:
         row["import_types"] = row["import_src"] = row["ignored"] = "-"
         return
     branch = fact["branch"]
-    row["import_types"] = fact["row"]["accepts"] if fact["row"]["accepts"] != "-" else "*"
+    row["import_types"] = widen_accepts(fact["row"]["accepts"], list(widen)) if fact["row"]["accepts"] != "-" else "*"
     row["import_src"] = f"{branch} {fact['row']['src']}" + (" (carried forward)" if carried else "")
     attrs = fact["row"]["attrs_read"]
     attrs_read = None if attrs == "*" else set(attrs.split("|")) - {"-"}
@@ -229,17 +252,54 @@ def importer_columns(row, fact, semantics, carried):
         row["note"] = why if row["note"] == "-" else row["note"] + "; " + why
 
 
+def read_support(data_dir):
+    """Our own support tables, data/support/{versions,ops}.tsv: (versions, ops) rows, each row
+    tagged with its file in `_file`; ([], []) when the folder does not exist."""
+    folder = os.path.join(data_dir, "support")
+    if not os.path.isdir(folder):
+        return [], []
+    versions = read_tsv(os.path.join(folder, "versions.tsv"), VERSIONS_COLS)
+    ops = read_tsv(os.path.join(folder, "ops.tsv"), OPS_COLS)
+    names = [v["trt"] for v in versions]
+    if len(set(names)) != len(names):
+        raise Problem("support/versions.tsv: a release is listed twice")
+    for r in versions:
+        r["_file"] = "support/versions.tsv"
+    for r in ops:
+        r["_file"] = "support/ops.tsv"
+        if r["trt"] not in names:
+            raise Problem(f"support/ops.tsv:{r['_line']}: release {r['trt']} is not in support/versions.tsv")
+    return versions, ops
+
+
+def overlay(versions, ops, sup_versions, sup_ops):
+    """The folder's rows with every release that data/support describes replaced by its rows
+    there; releases new in data/support are added. Versions come back in release order."""
+    mine = {v["trt"] for v in sup_versions}
+    for r in versions:
+        r.setdefault("_file", "versions.tsv")
+    for r in ops:
+        r.setdefault("_file", "ops.tsv")
+    versions = [v for v in versions if v["trt"] not in mine] + sup_versions
+    ok = [v for v in versions if re.fullmatch(r"\d+\.\d+", v["trt"])]
+    versions = sorted(ok, key=lambda v: version_key(v["trt"])) + [v for v in versions if v not in ok]
+    ops = [r for r in ops if r["trt"] not in mine] + sup_ops
+    return versions, ops
+
+
 def convert(src, out_dir, data_dir=None):
     data_dir = data_dir or os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data")
     policies = read_policies(data_dir)
     importer = read_importer(data_dir)
     semantics = read_semantics(data_dir)
     importer_rules = read_importer_rules(data_dir)
+    plugins = release_rows.read_plugins(data_dir, read_tsv, order_types, Problem)
     versions = read_tsv(os.path.join(src, "versions.tsv"), VERSIONS_COLS)
     ops = read_tsv(os.path.join(src, "ops.tsv"), OPS_COLS)
+    versions, ops = overlay(versions, ops, *read_support(data_dir))
     by_release = {}
     for r in ops:
-        where = f"ops.tsv:{r['_line']}"
+        where = f"{r['_file']}:{r['_line']}"
         if r["status"] not in STATUS:
             raise Problem(f"{where}: bad status {r['status']!r}")
         row = {
@@ -263,17 +323,17 @@ def convert(src, out_dir, data_dir=None):
     for v in versions:
         name = v["trt"]
         if not re.fullmatch(r"\d+\.\d+", name):
-            raise Problem(f"versions.tsv:{v['_line']}: release {name!r} is not major.minor")
+            raise Problem(f"{v['_file']}:{v['_line']}: release {name!r} is not major.minor")
         if name not in by_release:
-            raise Problem(f"versions.tsv:{v['_line']}: release {name} has no ops.tsv rows")
+            raise Problem(f"{v['_file']}:{v['_line']}: release {name} has no ops.tsv rows")
         head = {
             "release": name,
             "source": clean(v["source"]),
             "date": clean(v["date"]),
             "opset_min": clean(v["opset_min"]),
             "opset_max": clean(v["opset_max"]),
-            "types": order_types(v["types"], f"versions.tsv:{v['_line']}"),
-            "types_limited": order_types(v["types_limited"], f"versions.tsv:{v['_line']}"),
+            "types": order_types(v["types"], f"{v['_file']}:{v['_line']}"),
+            "types_limited": order_types(v["types_limited"], f"{v['_file']}:{v['_line']}"),
             "basis": clean(v["basis"]),
             "notes": clean(v["notes"]),
         }
@@ -291,18 +351,30 @@ def convert(src, out_dir, data_dir=None):
             head["types_weights"] = order_types(weights or "-", facts["path"])
         else:
             head["importer"] = head["types_importer"] = head["types_weights"] = "-"
-        for key, (value, source) in sorted(policies_for(name, policies, facts).items()):
+        in_force = policies_for(name, policies, facts)
+        for key, (value, source) in sorted(in_force.items()):
             head["policy." + key] = f"{value} | {source}"
         lines = [f"# trtlens knowledge base: TensorRT {name}. Generated by tools/convert_kb.py; "
                  "edit the converter or its input, not this file."]
         lines += [f"# {k}: {v}" for k, v in head.items()]
         lines.append("\t".join(OUT_COLS))
         rows = by_release[name]
+        # Ops the importer registers that the table omits (TRT_* ops), then the bundled plugins,
+        # which the importer's fallback reaches for an op_type without a built-in importer.
+        rows.update(release_rows.importer_only_rows(facts, rows, head["basis"], carried))
+        fallback = in_force.get("plugin_fallback", ("no", ""))[0]
+        for op, row in release_rows.plugin_rows(name, head["basis"], fallback, plugins).items():
+            if op not in rows or rows[op]["status"] == "N":
+                rows[op] = row
         for op in sorted(rows, key=lambda s: (s.lower(), s)):
             fact = facts["ops"].get(op) if facts else None
-            if carried and fact and by_release[facts_name].get(op, {}).get("types") != rows[op]["types"]:
-                fact = None  # the changelog changed the op after the importer's release: its row rules
-            importer_columns(rows[op], fact and {"branch": facts["branch"], "row": fact}, semantics, carried)
+            widen = []
+            if carried and fact:
+                before = by_release[facts_name].get(op, {}).get("types", "-").split()
+                # The changelog changed the op after the importer's release: keep the importer's checks
+                # (what it refuses stays refused) and widen them by the types the changelog added.
+                widen = [t for t in rows[op]["types"].split() if t != "-" and t not in before]
+            importer_columns(rows[op], fact and {"branch": facts["branch"], "row": fact}, semantics, carried, widen)
             added = importer_rules.get((name, op)) or (importer_rules.get((facts_name, op)) if carried and fact else None)
             if added:
                 # A hand-read importer rule replaces the table's rule of the same name and first argument.

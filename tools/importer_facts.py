@@ -5,10 +5,16 @@ attributes and inputs it reads, its other static checks, and release-wide rules 
 native, UINT8 only at the network boundary, what the weight loader accepts).
 
 Usage: python3 tools/importer_facts.py ONNX_TENSORRT_GIT_DIR [OUT_DIR]
+       python3 tools/importer_facts.py --folder DIR --release R --commit SHA --date YYYY-MM-DD
+                                       [--branch LABEL] [OUT_DIR]
 ONNX_TENSORRT_GIT_DIR is a clone or mirror of https://github.com/onnx/onnx-tensorrt (files are read
-with `git show BRANCH:FILE`, no work tree needed). OUT_DIR defaults to data/importer beside this
-script's repository. Writes OUT_DIR/<release>.tsv (format: data/importer/README.md). Standard library
-only. The extraction is static and pattern-based: what it cannot see is listed in the README.
+with `git show BRANCH:FILE`, no work tree needed); every release of BRANCHES is written.
+--folder reads one release's parser sources from a plain folder (the files of one onnx-tensorrt
+commit, same names as in the repository root) and writes OUT_DIR/R.tsv only; --commit is the commit
+the files come from, --branch the label written as `# branch:` (default `<R>-GA@<commit12>`).
+OUT_DIR defaults to data/importer beside this script's repository. Writes OUT_DIR/<release>.tsv
+(format: data/importer/README.md). Standard library only. The extraction is static and
+pattern-based: what it cannot see is listed in the README.
 """
 import os
 import re
@@ -41,6 +47,21 @@ def git_show(git_dir, branch, path):
                               capture_output=True, text=True, errors="replace").stdout
     except subprocess.CalledProcessError:
         return None
+
+
+def folder_reader(folder):
+    """A reader of parser files from a plain folder (None when a file is absent)."""
+    def read(path):
+        full = os.path.join(folder, path)
+        if not os.path.isfile(full):
+            return None
+        with open(full, encoding="utf-8", errors="replace", newline="") as f:
+            return f.read()
+    return read
+
+
+def git_reader(git_dir, branch):
+    return lambda path: git_show(git_dir, branch, path)
 
 
 def strip_comments(text):
@@ -281,14 +302,16 @@ def direct_checks(body, universe, main=None):
     found = []
     text = body.text
     main = main or main_path(body)
-    for m in re.finditer(r"notInvalidType\s*\(\s*([^,]+?)\s*,\s*\{([^}]*)\}", text):
+    # notInvalidType (returns a Status) and, from 10.2, checkNotInvalidType (throws).
+    for m in re.finditer(r"(?:\bcheckN|\bn)otInvalidType\s*\(\s*([^,]+?)\s*,\s*\{([^}]*)\}", text):
         if not main(m.start()):
             continue
         banned = {STR_TYPES[s] for s in re.findall(r'"(\w+)"', m.group(2)) if s in STR_TYPES}
         idx = input_of(body, m.group(1))
         found.append(Check(idx, [t for t in universe if t not in banned], body.src.where(body.start + m.start()),
                            idx is None))
-    for m in re.finditer(r"\b(?:ASSERT|ASSERT_NODE|ONNXTRT_CHECK|ASSERT_INPUT)\s*\(", text):
+    # ONNXTRT_CHECK_NODE: the check macro of 10.5 and later (condition first, message apart).
+    for m in re.finditer(r"\b(?:ASSERT|ASSERT_NODE|ONNXTRT_CHECK|ONNXTRT_CHECK_NODE|ASSERT_INPUT)\s*\(", text):
         if not main(m.start()):
             continue
         cond, _ = first_argument(text, m.end())
@@ -353,12 +376,12 @@ def case_allowed(seg, universe):
 
 
 class Release:
-    def __init__(self, git_dir, branch):
+    def __init__(self, read, branch):
         self.branch = branch
         self.sources = []
         self.importer_macro = "DEFINE_BUILTIN_OP_IMPORTER"
         for name in IMPORTER_FILES + HELPER_FILES:
-            text = git_show(git_dir, branch, name)
+            text = read(name)
             if text is not None:
                 self.sources.append(Source(name, text))
         self.funcs = {}
@@ -449,7 +472,7 @@ class Release:
                                                      allowed, body.src.where(at)))
         for m in re.finditer(r"\b(\w+)\s*\(", text):
             name = m.group(1)
-            if name not in self.funcs or name == body.name or name in ("notInvalidType", "getNodeName"):
+            if name not in self.funcs or name == body.name or name in ("notInvalidType", "checkNotInvalidType", "getNodeName"):
                 continue
             call_args, _ = first_argument(text, m.end())
             call_args = text[m.end():_ - 1]
@@ -490,14 +513,21 @@ def accepts_column(checks, universe):
     return ";".join(items) if items else "-"
 
 
-def write_release(git_dir, name, branch, out_dir):
-    r = Release(git_dir, branch)
+def write_release(git_dir, name, branch, out_dir, folder=None, commit=None, date=None):
+    """Writes OUT_DIR/<name>.tsv from branch `branch` of git_dir, or (folder given) from the files of
+    one commit in a plain folder; `branch` is then only the label for the header."""
+    r = Release(folder_reader(folder) if folder else git_reader(git_dir, branch), branch)
     if not r.ops:
         raise SystemExit(f"importer_facts: no importers found on branch {branch}")
-    commit = subprocess.run(["git", "-C", git_dir, "rev-parse", branch], capture_output=True, text=True).stdout.strip()
-    date = subprocess.run(["git", "-C", git_dir, "log", "-1", "--format=%cs", branch], capture_output=True,
-                          text=True).stdout.strip()
-    head = [f"# importer facts for TensorRT {name}: onnx/onnx-tensorrt branch {branch}, commit {commit}, {date}. "
+    if folder:
+        origin = f"{branch} (read from a folder of its files)"
+    else:
+        origin = f"branch {branch}"
+        commit = subprocess.run(["git", "-C", git_dir, "rev-parse", branch], capture_output=True,
+                                text=True).stdout.strip()
+        date = subprocess.run(["git", "-C", git_dir, "log", "-1", "--format=%cs", branch], capture_output=True,
+                              text=True).stdout.strip()
+    head = [f"# importer facts for TensorRT {name}: onnx/onnx-tensorrt {origin}, commit {commit}, {date}. "
             "Generated by tools/importer_facts.py; do not edit.",
             f"# release: {name}", f"# branch: {branch}", f"# commit: {commit}",
             f"# types: {' '.join(r.universe)}"]
@@ -527,7 +557,30 @@ def write_release(git_dir, name, branch, out_dir):
     return len(r.ops)
 
 
+def folder_main(argv):
+    opts, rest, i = {}, [], 1
+    while i < len(argv):
+        if argv[i] in ("--folder", "--release", "--commit", "--date", "--branch") and i + 1 < len(argv):
+            opts[argv[i][2:]] = argv[i + 1]
+            i += 2
+        else:
+            rest.append(argv[i])
+            i += 1
+    if len(rest) > 1 or not all(k in opts for k in ("folder", "release", "commit", "date")) or \
+            not re.fullmatch(r"[0-9a-f]{40}", opts["commit"]) or not re.fullmatch(r"\d{4}-\d\d-\d\d", opts["date"]):
+        print(__doc__.strip(), file=sys.stderr)
+        return 2
+    out = rest[0] if rest else os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "importer")
+    label = opts.get("branch") or f"{opts['release']}-GA@{opts['commit'][:12]}"
+    count = write_release(None, opts["release"], label, out, folder=opts["folder"], commit=opts["commit"],
+                          date=opts["date"])
+    print(f"importer_facts: {opts['release']} ({label}): {count} importers")
+    return 0
+
+
 def main(argv):
+    if any(a.startswith("--") for a in argv[1:]):
+        return folder_main(argv)
     if len(argv) not in (2, 3):
         print(__doc__.strip(), file=sys.stderr)
         return 2

@@ -57,7 +57,10 @@ struct OpEntry {
   std::vector<Rule> rules;         // all must hold for the node to import
   std::string note;                // remark the rules cannot express; may be empty
   std::string plugin;              // plugin the importer uses (and when); may be empty
-  std::string importer;            // "yes", "no", "rejected" or "n/a"
+  // "yes", "no", "rejected" or "n/a" for an op of the table; "plugin" for a plugin that
+  // libnvinfer_plugin of the release registers (status PLUGIN, reached through the importer's
+  // fallback plugin path); "user" for a plugin the user declared (KnowledgeBase::with_plugins).
+  std::string importer;
   std::string basis;               // "table" or "derived"
   std::string rules_src;           // "table", "source", "changelog", combinations, or ""
   // Importer facts; import_src empty = none for this op (the table's types rule).
@@ -67,6 +70,14 @@ struct OpEntry {
   bool has_type(std::string_view t) const;
 };
 
+// What the importer does with an op_type it has no built-in importer for.
+enum class PluginFallback {
+  None,            // import fails
+  Registry,        // looked up in the plugin registry by op_type, attributes plugin_version
+                   // (default "1") and plugin_namespace (default "")
+  RegistryDomain,  // the same, and a node's non-empty domain names the plugin namespace
+};
+
 // Release-wide behaviour (data/policies.tsv, or the release's importer facts).
 struct ReleasePolicy {
   bool int64_native = false;      // INT64 tensors exist; else narrowed to INT32 on import
@@ -74,6 +85,7 @@ struct ReleasePolicy {
   bool implicit_int8 = true;      // the INT8 builder flag quantizes; false: INT8 only through Q/DQ
   bool strongly_typed = false;    // no precision builder flags: tensors run at the model's types
   bool function_plugin = false;   // a registered plugin wins over a local function of its name
+  PluginFallback plugin_fallback = PluginFallback::None;
   // Where each fact comes from, by key ("int64", ...): "importer 9.0-GA onnx2trt_utils.cpp:353".
   std::map<std::string, std::string, std::less<>> sources;
   std::string source(std::string_view key) const;  // "" when not stated
@@ -103,6 +115,8 @@ struct Release {
   // "ONNX-TensorRT support matrix, release 8.6" (table rows) or
   // "TensorRT 10.4 changelog (10.1 table carried forward)" (derived rows).
   std::string citation() const;
+  // The bundled plugins of the release (rows with importer "plugin"), sorted by name.
+  std::vector<const OpEntry*> bundled_plugins() const;
   // "importer 8.6-GA builtin_op_importers.cpp:618" for a place of the importer code.
   std::string importer_citation(std::string_view where) const;
 };
@@ -125,6 +139,20 @@ class KnowledgeBase {
   // The first release (oldest first) after `after` (or from the first, when
   // null) whose table marks op_type Y, PLUGIN or EXPERIMENTAL; nullptr if none.
   const Release* first_supporting(std::string_view op_type, const Release* after = nullptr) const;
+  // The newest release before `before` whose table marks op_type Y, PLUGIN or
+  // EXPERIMENTAL; nullptr if none.
+  const Release* last_supporting_before(std::string_view op_type, const Release& before) const;
+
+  // A copy in which every release whose importer has a fallback plugin path also
+  // imports the user's own plugins: one row per name (status PLUGIN, importer "user",
+  // a plugin_version rule when versions are given). A name that is a built-in op of a
+  // release keeps its built-in row there (the importer's built-in importer wins).
+  // Throws UsageError for an empty name or version.
+  struct DeclaredPlugin {
+    std::string name;                   // the creator's registered name (= the node's op_type)
+    std::vector<std::string> versions;  // creator versions; empty = any
+  };
+  KnowledgeBase with_plugins(const std::vector<DeclaredPlugin>& plugins) const;
 
  private:
   std::vector<Release> releases_;

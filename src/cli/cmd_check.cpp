@@ -2,6 +2,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/app.h"
+#include "cli/knowledge.h"
 #include "cli/output.h"
 #include "render/check_output.h"
 #include "trtlens/error.h"
@@ -11,7 +12,7 @@ namespace {
 
 struct CheckOptions {
   std::string model, release, precision = "fp32", format = "text", output;
-  std::vector<std::string> only;
+  std::vector<std::string> only, plugins;
 };
 
 std::vector<Verdict> parse_verdicts(const std::vector<std::string>& names) {
@@ -48,13 +49,14 @@ void add_check_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--only", opt->only, "text/markdown: list only nodes with these verdicts (e.g. UNSUPPORTED,FALLBACK)")
       ->delimiter(',');
   cmd->add_option("-o,--output", opt->output, "write to this file instead of stdout");
+  add_plugin_option(cmd, opt->plugins);
   cmd->callback([opt, &exit_code]() {
-    const KnowledgeBase& kb = KnowledgeBase::builtin();
+    const KnowledgeBase& kb = knowledge_base(opt->plugins);
     const Release& release = opt->release.empty() ? kb.releases().back() : kb.resolve(opt->release);
     Precision precision = parse_precision(opt->precision);
     CheckView view{color_for(opt->output), parse_verdicts(opt->only)};
     Model model = load_model(opt->model);
-    Annotations a = annotate(model, release, precision);
+    Annotations a = annotate(model, kb, release, precision);
     std::string text = opt->format == "json"       ? check_json(model, a)
                        : opt->format == "markdown" ? check_markdown(model, a, view)
                                                    : check_text(model, a, view);

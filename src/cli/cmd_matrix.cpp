@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/app.h"
+#include "cli/knowledge.h"
 #include "cli/output.h"
 #include "render/check_output.h"
 #include "trtlens/error.h"
@@ -12,7 +13,7 @@ namespace {
 
 struct MatrixOptions {
   std::string model, precision = "fp32", format = "text", output;
-  std::vector<std::string> diff;
+  std::vector<std::string> diff, plugins;
 };
 
 }  // namespace
@@ -29,14 +30,15 @@ void add_matrix_command(CLI::App& app, int& exit_code) {
       ->check(CLI::IsMember({"text", "json", "markdown"}))
       ->capture_default_str();
   cmd->add_option("-o,--output", opt->output, "write to this file instead of stdout");
+  add_plugin_option(cmd, opt->plugins);
   cmd->callback([opt, &exit_code]() {
-    const KnowledgeBase& kb = KnowledgeBase::builtin();
+    const KnowledgeBase& kb = knowledge_base(opt->plugins);
     if (!opt->diff.empty()) {
       const Release& from = kb.resolve(opt->diff[0]);
       const Release& to = kb.resolve(opt->diff[1]);
       Precision p = parse_precision(opt->precision);
       Model model = load_model(opt->model);
-      Annotations a = annotate(model, from, p), b = annotate(model, to, p);
+      Annotations a = annotate(model, kb, from, p), b = annotate(model, kb, to, p);
       std::string text = opt->format == "json"       ? diff_json(model, a, b)
                          : opt->format == "markdown" ? diff_markdown(model, a, b)
                                                      : diff_text(model, a, b, color_for(opt->output));

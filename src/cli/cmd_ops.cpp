@@ -27,6 +27,7 @@ struct OpsArgs {
   std::string op;
   std::string trt;
   std::string format = "text";
+  bool plugins = false;
 };
 
 std::string lower(std::string_view s) {
@@ -152,6 +153,9 @@ json policy_json(const ReleasePolicy& p) {
   add("implicit_int8", p.implicit_int8 ? "yes" : "deprecated");
   add("strongly_typed", p.strongly_typed ? "only" : "no");
   add("function_plugin", p.function_plugin ? "yes" : "no");
+  add("plugin_fallback", p.plugin_fallback == PluginFallback::None       ? "no"
+                         : p.plugin_fallback == PluginFallback::Registry ? "registry"
+                                                                         : "registry_domain");
   return out;
 }
 
@@ -314,7 +318,7 @@ void print_release(const KnowledgeBase& kb, const Release& r, const std::string&
   }
   bool md = format == "markdown";
   bool color = !md && stdout_wants_color();
-  std::string out = md ? fmt::format("## ONNX ops at TensorRT {}\n\n", r.name) : fmt::format("ONNX ops at TensorRT {}\n", r.name);
+  std::string out = md ? fmt::format("## ONNX ops at TensorRT {} ({})\n\n", r.name, dash(r.date)) : fmt::format("ONNX ops at TensorRT {} ({})\n", r.name, dash(r.date));
   out += fmt::format("{}; {}; types {}{}\n", r.citation(), opset_text(r), join_types(r.types),
                      r.types_limited.empty() ? "" : fmt::format(" (limited: {})", join_types(r.types_limited)));
   if (!r.importer.empty())
@@ -367,8 +371,49 @@ void print_all(const KnowledgeBase& kb, const std::string& format) {
                       e ? status_cell(e->status, color) : "-", e ? join_types(e->types) : "-"});
   }
   out += render_table(t, format);
-  out += fmt::format("\n{} releases: {}. `trtlens ops OP` shows one op per release; `--trt R` one release.\n",
-                     kb.releases().size(), release_ranges(kb, [](const Release&) { return true; }));
+  out += fmt::format("\n{} releases: {}; the newest, {}, from {}. `trtlens ops OP` shows one op per release; "
+                     "`--trt R` one release; `--plugins` the plugins a release bundles.\n",
+                     kb.releases().size(), release_ranges(kb, [](const Release&) { return true; }), latest.name,
+                     dash(latest.date));
+  fmt::print("{}", out);
+}
+
+// The plugins libnvinfer_plugin of a release registers, which its importer's fallback
+// path imports by op_type.
+void print_plugins(const Release& r, const std::string& format) {
+  std::vector<const OpEntry*> plugins = r.bundled_plugins();
+  if (format == "json") {
+    json list = json::array();
+    for (const OpEntry* e : plugins) list.push_back(entry_json(*e));
+    fmt::print("{}\n", json{{"schema_version", kSchemaVersion},
+                            {"release", r.name},
+                            {"date", r.date},
+                            {"plugin_fallback", policy_json(r.policy)["plugin_fallback"]},
+                            {"plugins", std::move(list)}}
+                            .dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
+    return;
+  }
+  bool md = format == "markdown";
+  std::string out = md ? fmt::format("## Plugins bundled with TensorRT {}\n\n", r.name)
+                       : fmt::format("Plugins bundled with TensorRT {} ({})\n", r.name, dash(r.date));
+  out += r.policy.plugin_fallback == PluginFallback::None
+             ? "this release's ONNX importer has no fallback to the plugin registry: a plugin node does not import\n"
+             : fmt::format("a node whose op_type has no built-in importer imports as the plugin of that name and "
+                           "plugin_version ({}); needs libnvinfer_plugin loaded (trtexec does; IParser users call "
+                           "initLibNvInferPlugins)\n",
+                           dash(r.policy.source("plugin_fallback")));
+  out += "\n";
+  Table t;
+  t.header = {"plugin", "versions", "precisions", "note"};
+  for (const OpEntry* e : plugins) {
+    std::string versions = "-";
+    for (const Rule& rule : e->rules)
+      if (rule.name == "attr_in" && !rule.args.empty() && rule.args[0] == "plugin_version") versions = rule.args[1];
+    t.rows.push_back({e->op, versions, join_types(e->types), dash(e->note)});
+  }
+  out += render_table(t, format);
+  out += fmt::format("\n{} plugins (source: TensorRT {} plugin/README.md, see data/PLUGINS.md).\n", plugins.size(),
+                     r.name);
   fmt::print("{}", out);
 }
 
@@ -382,10 +427,15 @@ void add_ops_command(CLI::App& app, int& exit_code) {
   sub->add_option("--format", args->format, "text, json or markdown")
       ->capture_default_str()
       ->check(CLI::IsMember({"text", "json", "markdown"}));
+  sub->add_flag("--plugins", args->plugins,
+                "the plugins libnvinfer_plugin of a release registers (--trt R; default: the newest release)");
   sub->callback([args, &exit_code] {
     const KnowledgeBase& kb = KnowledgeBase::builtin();
     const Release* release = args->trt.empty() ? nullptr : &kb.resolve(args->trt);
-    if (!args->op.empty())
+    if (args->plugins && !args->op.empty()) throw UsageError("ops --plugins lists a release's plugins: give no OP");
+    if (args->plugins)
+      print_plugins(release ? *release : kb.releases().back(), args->format);
+    else if (!args->op.empty())
       print_op(kb, canonical_op(kb, args->op), release, args->format);
     else if (release)
       print_release(kb, *release, args->format);

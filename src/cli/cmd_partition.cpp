@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/app.h"
+#include "cli/knowledge.h"
 #include "cli/output.h"
 #include "render/partition_output.h"
 #include "trtlens/error.h"
@@ -15,6 +16,7 @@ struct PartitionCliOptions {
   std::string model, release, precision = "fp32", format = "text", dir;
   int min_nodes = 1;
   bool force = false;
+  std::vector<std::string> plugins;
 };
 
 }  // namespace
@@ -35,12 +37,13 @@ void add_partition_command(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   cmd->add_option("-o,--output", opt->dir, "write every part as an ONNX model, the weights and manifest.json into this folder");
   cmd->add_flag("--force", opt->force, "replace the output folder when it exists and is not empty");
+  add_plugin_option(cmd, opt->plugins);
   cmd->callback([opt, &exit_code]() {
-    const KnowledgeBase& kb = KnowledgeBase::builtin();
+    const KnowledgeBase& kb = knowledge_base(opt->plugins);
     const Release& release = opt->release.empty() ? kb.releases().back() : kb.resolve(opt->release);
     Precision precision = parse_precision(opt->precision);
     Model model = load_model(opt->model);
-    Annotations a = annotate(model, release, precision);
+    Annotations a = annotate(model, kb, release, precision);
     Partition p = partition_model(model, a, PartitionOptions{opt->min_nodes});
     if (!opt->dir.empty()) write_partition(model, p, partition_json(model, a, p, true), opt->dir, opt->force);
     std::string text = opt->format == "json"       ? partition_json(model, a, p, false)

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "cli/app.h"
+#include "cli/knowledge.h"
 #include "cli/output.h"
 #include "render/overlay_output.h"
 #include "render/report.h"
@@ -23,11 +24,12 @@ namespace {
 struct ReportArgs {
   std::string model, output, release, precision = "fp32", engine, format = "html";
   bool precision_given = false;
+  std::vector<std::string> plugins;
   size_t region_nodes = 500;
 };
 
 int run_report(const ReportArgs& a) {
-  const KnowledgeBase& kb = KnowledgeBase::builtin();
+  const KnowledgeBase& kb = knowledge_base(a.plugins);
   ReportOptions options;
   // Usage is checked before any file is read, so a typo fails fast.
   if (!a.release.empty()) kb.resolve(a.release);
@@ -99,6 +101,7 @@ void add_report_command(CLI::App& app, int& exit_code) {
                   "graphs with more nodes are shown one region of this many nodes at a time")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
+  add_plugin_option(cmd, args->plugins);
   cmd->callback([args, prec, &exit_code] {
     args->precision_given = prec->count() > 0;
     exit_code = run_report(*args);

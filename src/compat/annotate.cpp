@@ -141,6 +141,10 @@ Annotator::Annotator(const Model& model, const KnowledgeBase& kb) : model_(model
       bool dq = n.op_type == "DequantizeLinear";
       ElemType q = dq ? type_of(n.inputs[0]) : type_of(n.outputs[0]);
       if (!is_quantized_type(q)) continue;
+      if (!dq && q == ElemType::UINT8)
+        if (const TensorInfo* t = g.find(n.outputs[0], model.graphs)) quantized_as_int8_.insert(t);
+      if (q == ElemType::UINT8 && (!dq || quantized_as_int8_.count(g.find(n.inputs[0], model.graphs))))
+        q = ElemType::INT8;
       f.quant[static_cast<size_t>(n.index)] = q;
       if (dq) {
         for (const auto& o : n.outputs)
@@ -268,6 +272,28 @@ NodeVerdict Annotator::judge(int gi, const Node& n, const Release& r, Precision 
   return NodeVerdict{gi, n.index, f.verdict, std::string(f.precision), std::move(f.reasons), std::move(f.hints)};
 }
 
+void Annotator::judge_plugin(const Node& n, const OpEntry& e, const Release& r, Findings& f) const {
+  const bool bundled = e.importer == "plugin";
+  f.add(Verdict::SUPPORTED, [&] {
+    return Reason{"plugin",
+                  fmt::format("TensorRT {} has no built-in importer for {}: its importer looks the op_type up in the "
+                              "plugin registry, where {}{}",
+                              r.name, n.op_type,
+                              bundled ? fmt::format("libnvinfer_plugin registers {}", e.plugin) : e.plugin,
+                              e.note.empty() ? "" : " (" + e.note + ")"),
+                  fmt::format("{}; {}", bundled ? "TensorRT " + r.name + " plugin/README.md" : "--plugin",
+                              r.policy.source("plugin_fallback"))};
+  });
+  f.add(Verdict::SUPPORTED, [&] {
+    return Reason{"plugin_library",
+                  bundled ? std::string("needs libnvinfer_plugin loaded: trtexec loads it; an IParser user calls "
+                                        "initLibNvInferPlugins(&logger, \"\") before parsing")
+                          : std::string("needs your plugin library loaded before parsing (trtexec "
+                                        "--dynamicPlugins=lib.so; IParser users load it themselves)"),
+                  ""};
+  });
+}
+
 std::vector<const TensorInfo*> Annotator::tensors_of(int gi, const Node& n) const {
   const Graph& g = model_.graphs[static_cast<size_t>(gi)];
   std::vector<const TensorInfo*> out;
@@ -291,10 +317,22 @@ Annotator::NodeTypes Annotator::judge_import(int gi, const Node& n, const std::v
     f.hint([&]() -> std::string {
       if (const Release* next = kb_.first_supporting(n.op_type, &r))
         return fmt::format("{} is supported from TensorRT {}", n.op_type, next->name);
-      if (const Release* any = kb_.first_supporting(n.op_type, nullptr))
-        return fmt::format("{} was supported in earlier releases (from TensorRT {}), not in {}", n.op_type, any->name,
-                           r.name);
+      if (const Release* last = kb_.last_supporting_before(n.op_type, r)) {
+        const OpEntry* was = last->find(n.op_type);
+        return fmt::format("{} was supported up to TensorRT {}{}, not in {}", n.op_type, last->name,
+                           was && was->importer == "plugin" ? " (a plugin bundled with it)" : "", r.name);
+      }
       return {};
+    });
+  };
+  // The importer's last resort for an op_type it has no importer for: the plugin registry.
+  auto own_plugin_hint = [&]() {
+    f.hint([&] {
+      return r.policy.plugin_fallback == PluginFallback::None
+                 ? std::string()
+                 : fmt::format("or register your own plugin named '{}' (IPluginCreator) and load its library "
+                               "(trtexec --dynamicPlugins=lib.so); tell trtlens with --plugin {}[:VERSION]",
+                               n.op_type, n.op_type);
     });
   };
   if (!e) {
@@ -306,26 +344,31 @@ Annotator::NodeTypes Annotator::judge_import(int gi, const Node& n, const std::v
                                   n.op_type, n.domain, r.name),
                       cite("")};
       });
-      f.hint([&] {
-        return n.domain == "ai.onnx.ml" ? std::string("TensorRT has no ai.onnx.ml ops: run this part outside "
-                                                      "TensorRT or replace it")
-                                        : fmt::format("write and register a TensorRT plugin named '{}' (or replace "
-                                                      "the op with standard ONNX ops before export)",
-                                                      n.op_type);
-      });
+      if (n.domain == "ai.onnx.ml") {
+        f.hint([] { return std::string("TensorRT has no ai.onnx.ml ops: run this part outside TensorRT or replace it"); });
+      } else {
+        later_release_hint();
+        f.hint([&] {
+          return fmt::format("write and register a TensorRT plugin named '{}' (or replace the op with standard ONNX "
+                             "ops before export){}",
+                             n.op_type,
+                             r.policy.plugin_fallback == PluginFallback::None
+                                 ? ""
+                                 : fmt::format("; tell trtlens with --plugin {}[:VERSION]", n.op_type));
+        });
+      }
     } else {
       f.add(Verdict::UNSUPPORTED, [&] {
         return Reason{"status", fmt::format("{} is not in the support matrix of TensorRT {}", n.op_type, r.name),
                       op_cite("")};
       });
       later_release_hint();
-      f.hint([&] {
-        return fmt::format("replace {} with supported ops, or provide a TensorRT plugin named '{}'", n.op_type,
-                           n.op_type);
-      });
+      f.hint([&] { return fmt::format("replace {} with supported ops", n.op_type); });
+      own_plugin_hint();
     }
     return types;
   }
+  const bool plugin_row = e->importer == "plugin" || e->importer == "user";
 
   const ReleaseMasks rmask = masks_of(r);
   uint32_t emask = mask_of(*e);
@@ -361,13 +404,15 @@ Annotator::NodeTypes Annotator::judge_import(int gi, const Node& n, const std::v
     f.add(Verdict::SUPPORTED, [&] {
       return Reason{"status", fmt::format("TensorRT {} marks {} experimental", r.name, n.op_type), op_cite("")};
     });
+  } else if (plugin_row) {
+    judge_plugin(n, *e, r, f);
   } else if (e->status == OpStatus::PLUGIN) {
     f.add(Verdict::SUPPORTED, [&] {
       return Reason{"status", "imported through a TensorRT plugin" + (e->plugin.empty() ? "" : ": " + e->plugin),
                     op_cite("")};
     });
   }
-  if (custom_domain)
+  if (custom_domain && !plugin_row)
     f.add(Verdict::SUPPORTED, [&] {
       return Reason{"domain",
                     fmt::format("the parser dispatches on op_type only: this '{}' node of domain '{}' goes to the "
@@ -438,7 +483,7 @@ Annotator::NodeTypes Annotator::judge_import(int gi, const Node& n, const std::v
       });
       return;
     }
-    std::string_view as = imported_name(t->type);
+    std::string_view as = quantized_as_int8_.count(t) ? std::string_view("INT8") : imported_name(t->type);
     bool in_qdq_region = is_quantized_type(t->type) && quant(gi, n) != ElemType::UNDEFINED;
     if (importer_facts) {
       if (!is_input) return;
@@ -451,7 +496,11 @@ Annotator::NodeTypes Annotator::judge_import(int gi, const Node& n, const std::v
                                     name, as, r.name, n.op_type, type_list(c.types)),
                         r.importer_citation(c.where)};
         });
-        f.hint([] { return std::string("insert a Cast to one of the accepted element types before this node"); });
+        f.hint([&] {
+          return t->type == ElemType::UINT8 && (n.op_type == "DequantizeLinear" || n.op_type == "QuantizeLinear")
+                     ? std::string("TensorRT quantizes to signed INT8 only: re-quantize with INT8 and zero point 0")
+                     : std::string("insert a Cast to one of the accepted element types before this node");
+        });
         return;
       }
       // Where the table lists fewer types than the importer accepts, say which source rules.
@@ -798,8 +847,8 @@ Matrix Annotator::matrix() const {
   for (size_t i = 0; i < releases.size(); ++i) {
     const Release& r = releases[i];
     const ReleasePolicy& pol = r.policy;
-    std::string key = fmt::format("{}{}{}{}|", int(pol.int64_native), int(pol.uint8_boundary),
-                                  int(pol.implicit_int8), int(pol.strongly_typed));
+    std::string key = fmt::format("{}{}{}{}{}|", int(pol.int64_native), int(pol.uint8_boundary),
+                                  int(pol.implicit_int8), int(pol.strongly_typed), int(pol.plugin_fallback));
     for (const auto* list : {&r.types, &r.types_limited, &r.types_importer, &r.types_weights}) {
       for (const auto& t : *list) key += t + " ";
       key += "|";

@@ -47,6 +47,9 @@ class Annotator {
   // Status, rules and element types: everything but the precision.
   NodeTypes judge_import(int graph, const Node& n, const std::vector<const TensorInfo*>& tensors, const Release& r,
                          Findings& f) const;
+  // A plugin row (bundled with the release, or declared by the user): the importer has no
+  // built-in importer for the op_type and finds the plugin in the registry.
+  void judge_plugin(const Node& n, const OpEntry& e, const Release& r, Findings& f) const;
   // UNSUPPORTED for an intermediate UINT8 output (releases with the UINT8 boundary policy).
   void judge_uint8_outputs(int graph, const Node& n, const std::vector<const TensorInfo*>& tensors, const Release& r,
                            Findings& f) const;
@@ -81,6 +84,9 @@ class Annotator {
   std::unordered_map<const Release*, ReleaseMasks> release_masks_;
   std::unordered_map<const OpEntry*, uint32_t> entry_masks_;
   std::unordered_set<const TensorInfo*> bounded_int64_;
+  // UINT8 outputs of QuantizeLinear nodes: TensorRT quantizes to INT8 whatever the ONNX type
+  // (importer 10.1-GA onnxOpImporters.cpp:1429), so inside TensorRT they are INT8.
+  std::unordered_set<const TensorInfo*> quantized_as_int8_;
   ElemType model_float_ = ElemType::FLOAT;
 };
 

@@ -127,6 +127,14 @@ bool parse_policy(std::string_view key, std::string_view value, ReleasePolicy& p
       {"strongly_typed", "no", "only", &ReleasePolicy::strongly_typed},
       {"function_plugin", "no", "yes", &ReleasePolicy::function_plugin},
   };
+  if (key == "plugin_fallback") {
+    if (value == "no") p.plugin_fallback = PluginFallback::None;
+    else if (value == "registry") p.plugin_fallback = PluginFallback::Registry;
+    else if (value == "registry_domain") p.plugin_fallback = PluginFallback::RegistryDomain;
+    else return false;
+    p.sources[std::string(key)] = std::string(source);
+    return true;
+  }
   for (const Known& k : kKnown) {
     if (k.key != key) continue;
     if (value != k.on && value != k.off) return false;
@@ -294,6 +302,13 @@ std::string Release::citation() const {
   return fmt::format("ONNX-TensorRT support matrix, release {}", name);
 }
 
+std::vector<const OpEntry*> Release::bundled_plugins() const {
+  std::vector<const OpEntry*> out;
+  for (const auto& [name, e] : ops)
+    if (e.importer == "plugin") out.push_back(&e);
+  return out;  // std::map order: by name
+}
+
 std::string Release::importer_citation(std::string_view where) const {
   std::string branch = importer.empty() ? name : importer.substr(0, importer.find(' '));
   return where.empty() ? fmt::format("importer {}", branch) : fmt::format("importer {} {}", branch, where);
@@ -375,6 +390,47 @@ const Release* KnowledgeBase::first_supporting(std::string_view op_type, const R
     if (e && e->status != OpStatus::N) return &r;
   }
   return nullptr;
+}
+
+const Release* KnowledgeBase::last_supporting_before(std::string_view op_type, const Release& before) const {
+  const Release* found = nullptr;
+  for (const Release& r : releases_) {
+    if (std::pair(r.major, r.minor) >= std::pair(before.major, before.minor)) break;
+    const OpEntry* e = r.find(op_type);
+    if (e && e->status != OpStatus::N) found = &r;
+  }
+  return found;
+}
+
+KnowledgeBase KnowledgeBase::with_plugins(const std::vector<DeclaredPlugin>& plugins) const {
+  KnowledgeBase kb = *this;
+  for (const DeclaredPlugin& d : plugins) {
+    if (d.name.empty()) throw UsageError("--plugin: empty plugin name (write NAME or NAME:VERSION)");
+    std::string versions;
+    for (const auto& v : d.versions) {
+      // The version is matched against the node's plugin_version string, in a rule argument.
+      if (v.empty() || v.find_first_of(",|()@;#\t ") != std::string::npos)
+        throw UsageError(fmt::format("--plugin {}: bad version '{}'", d.name, v));
+      versions += (versions.empty() ? "" : "|") + v;
+    }
+    for (Release& r : kb.releases_) {
+      if (r.policy.plugin_fallback == PluginFallback::None) continue;
+      auto it = r.ops.find(d.name);
+      if (it != r.ops.end() && it->second.importer != "plugin" && it->second.status != OpStatus::N) continue;
+      OpEntry e;
+      e.op = d.name;
+      e.status = OpStatus::PLUGIN;
+      e.importer = "user";
+      e.basis = r.basis;
+      e.plugin = fmt::format("{} (declared with --plugin{})", d.name, versions.empty() ? "" : ", versions " + versions);
+      if (!versions.empty()) {
+        e.rules.push_back(parse_rule(fmt::format("attr_in(plugin_version,{},dflt=1)", versions)));
+        e.rules_src = "user";
+      }
+      r.ops.insert_or_assign(d.name, std::move(e));
+    }
+  }
+  return kb;
 }
 
 }  // namespace trtlens

@@ -178,7 +178,7 @@ bool matches(const SetItem& it, const Value& v) {
     auto t = type_of_name(it.word);
     return t && v.num == static_cast<double>(static_cast<int>(*t));
   }
-  if (v.is_word) return false;
+  if (v.is_word) return it.kind == SetItem::Eq && v.word == it.word;
   switch (it.kind) {
     case SetItem::Eq: return v.num == it.a;
     case SetItem::Range: return v.num >= it.a && v.num <= it.b;
@@ -201,6 +201,7 @@ bool any_item(std::string_view set, Fn fn) {
     SetItem it;
     if (auto num = parse_num_item(text)) {
       it = *num;
+      it.word = text;  // a string attribute matches a number item by its text ("1", as plugin_version)
     } else {
       it.kind = SetItem::Word;
       it.word = text;

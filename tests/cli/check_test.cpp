@@ -161,7 +161,7 @@ TEST(MatrixCli, TableMinimumReleaseAndJson) {
   RunResult j = run_trtlens({"matrix", model, "--format", "json"});
   json doc = json::parse(j.out);
   EXPECT_EQ(doc["min_converting_release"], "10.4");
-  EXPECT_EQ(doc["cells"].size(), 33u * 6u);
+  EXPECT_EQ(doc["cells"].size(), 37u * 6u);
   EXPECT_EQ(doc["cells"][0]["release"], "5.1");
   EXPECT_EQ(doc["cells"][0]["converts"], false);
 }

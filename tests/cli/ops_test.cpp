@@ -113,9 +113,11 @@ TEST(OpsCli, EveryOpAtOneRelease) {
 TEST(OpsCli, EveryOpAtEveryRelease) {
   RunResult r = run_trtlens({"ops"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(row(r.out, "HannWindow").find("10.4-11.1"), std::string::npos) << row(r.out, "HannWindow");
-  EXPECT_NE(row(r.out, "Swish").find("11.0-11.1"), std::string::npos);
-  EXPECT_NE(row(r.out, "Conv").find("5.1-11.1"), std::string::npos);
+  EXPECT_NE(row(r.out, "HannWindow").find("10.4-11.5"), std::string::npos) << row(r.out, "HannWindow");
+  EXPECT_NE(row(r.out, "Swish").find("11.0-11.5"), std::string::npos);
+  EXPECT_NE(row(r.out, "Conv").find("5.1-11.5"), std::string::npos);
+  // The newest release is the default, and its date is said.
+  EXPECT_NE(r.out.find("the newest, 11.5, from 2026-11-18"), std::string::npos) << r.out;
 }
 
 TEST(OpsCli, JsonForOneOp) {
@@ -124,7 +126,7 @@ TEST(OpsCli, JsonForOneOp) {
   json j = json::parse(r.out);
   EXPECT_EQ(j["schema_version"], 1);
   EXPECT_EQ(j["op"], "Reshape");
-  ASSERT_EQ(j["releases"].size(), 33u);
+  ASSERT_EQ(j["releases"].size(), 37u);
   json r86;
   for (const auto& rel : j["releases"])
     if (rel["release"] == "8.6") r86 = rel;
@@ -143,9 +145,9 @@ TEST(OpsCli, JsonForOneRelease) {
   ASSERT_EQ(j["releases"].size(), 1u);
   const json& rel = j["releases"][0];
   EXPECT_EQ(rel["release"], "11.1");
-  EXPECT_EQ(rel["basis"], "derived");
+  EXPECT_EQ(rel["basis"], "table");  // its own onnx-tensorrt operators.md (data/support)
   EXPECT_EQ(rel["opset_max"], 24);
-  EXPECT_EQ(rel["opset_max_is_lower_bound"], true);
+  EXPECT_EQ(rel["opset_max_is_lower_bound"], false);
   bool swish = false;
   for (const auto& op : rel["ops"])
     if (op["op"] == "Swish") swish = op["status"] == "Y";

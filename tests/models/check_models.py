@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Real-model regression suite: exports torchvision architectures (tests/models/export.py, cached in
-CACHE_DIR), runs `trtlens check --format json` on each at TensorRT 8.6, 9.3 and 10.1, fp32 and fp16, and
+CACHE_DIR), runs `trtlens check --format json` on each at TensorRT 8.6, 9.3, 10.1, 10.16 and 11.5, fp32
+and fp16, and
 compares `converts` and the exact set of UNSUPPORTED node ids with tests/models/expected.json.
 
 Usage: python3 tests/models/check_models.py TRTLENS_BIN CACHE_DIR [--update]
@@ -12,7 +13,7 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-RUNTIMES = [(r, p) for r in ("8.6", "9.3", "10.1") for p in ("fp32", "fp16")]
+RUNTIMES = [(r, p) for r in ("8.6", "9.3", "10.1", "10.16", "11.5") for p in ("fp32", "fp16")]
 
 
 def judge(binary, model, release, precision):

@@ -23,6 +23,45 @@ MODELS = [
 ]
 
 
+def export_efficientnms_detector(path):
+    """A YOLO-style end-to-end export: a small anchor-free detector whose post-processing is replaced,
+    as TensorRT's graph-surgeon recipes do, by one EfficientNMS_TRT node (the plugin every TensorRT
+    since 8.0 bundles; attributes as in its plugin/efficientNMSPlugin/README.md)."""
+    import onnx
+    import torch
+    from onnx import TensorProto, helper
+
+    classes = 80
+
+    class Detector(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.body = torch.nn.Sequential(
+                torch.nn.Conv2d(3, 16, 3, 2, 1), torch.nn.SiLU(), torch.nn.Conv2d(16, 32, 3, 2, 1), torch.nn.SiLU(),
+                torch.nn.Conv2d(32, 4 + classes, 1))
+
+        def forward(self, x):
+            y = self.body(x).flatten(2).permute(0, 2, 1)  # [1, anchors, 4 + classes]
+            return y[..., :4], y[..., 4:].sigmoid()
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(Detector().eval(), (torch.randn(1, 3, 64, 64),), path + ".part", opset_version=17,
+                          input_names=["images"], output_names=["boxes", "scores"])
+    model = onnx.load(path + ".part")
+    g = model.graph
+    outs = [("num_detections", TensorProto.INT32, [1, 1]), ("detection_boxes", TensorProto.FLOAT, [1, 100, 4]),
+            ("detection_scores", TensorProto.FLOAT, [1, 100]), ("detection_classes", TensorProto.INT32, [1, 100])]
+    g.node.append(helper.make_node(
+        "EfficientNMS_TRT", ["boxes", "scores"], [o[0] for o in outs], name="batched_nms",
+        plugin_version="1", background_class=-1, max_output_boxes=100, score_threshold=0.25, iou_threshold=0.45,
+        score_activation=0, class_agnostic=0, box_coding=0))
+    del g.output[:]
+    g.output.extend(helper.make_tensor_value_info(n, t, s) for n, t, s in outs)
+    onnx.save(model, path + ".part")
+    os.replace(path + ".part", path)
+
+
 def main(argv):
     try:
         import torch
@@ -61,6 +100,12 @@ def main(argv):
                     continue
             report["exported"].append(tag)
             print(f"export: {tag}", flush=True)
+    tag = "yolo_efficientnms_op17.onnx"
+    path = os.path.join(out, tag)
+    if not os.path.exists(path):
+        export_efficientnms_detector(path)
+    report["exported"].append(tag)
+    print(f"export: {tag}", flush=True)
     with open(os.path.join(out, "exported.json"), "w") as f:
         json.dump(report, f, indent=1, sort_keys=True)
     return 0

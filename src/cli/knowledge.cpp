@@ -1,0 +1,39 @@
+#include "cli/knowledge.h"
+
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <deque>
+#include <mutex>
+
+#include "trtlens/error.h"
+
+namespace trtlens::cli {
+
+void add_plugin_option(CLI::App* cmd, std::vector<std::string>& plugins) {
+  cmd->add_option("--plugin", plugins,
+                  "a plugin your own plugin library registers, NAME or NAME:VERSION (repeatable): nodes of that "
+                  "op_type import as its plugin layer");
+}
+
+const KnowledgeBase& knowledge_base(const std::vector<std::string>& plugins) {
+  if (plugins.empty()) return KnowledgeBase::builtin();
+  std::vector<KnowledgeBase::DeclaredPlugin> declared;
+  for (const std::string& text : plugins) {
+    size_t colon = text.find(':');
+    std::string name = text.substr(0, colon);
+    auto it = std::find_if(declared.begin(), declared.end(), [&](const auto& d) { return d.name == name; });
+    if (it == declared.end()) it = declared.insert(declared.end(), {name, {}});
+    if (colon != std::string::npos) it->versions.push_back(text.substr(colon + 1));
+    if (colon != std::string::npos && it->versions.back().empty())
+      throw UsageError("--plugin " + text + ": empty version (write NAME or NAME:VERSION)");
+  }
+  // One command runs per process (or a few, through cli::run): keep each copy alive.
+  static std::mutex mutex;
+  static std::deque<KnowledgeBase> kept;
+  KnowledgeBase kb = KnowledgeBase::builtin().with_plugins(declared);
+  std::lock_guard lock(mutex);
+  return kept.emplace_back(std::move(kb));
+}
+
+}  // namespace trtlens::cli
