@@ -47,7 +47,7 @@ HEADER_KEYS = ["release", "source", "date", "opset_min", "opset_max", "types", "
 POLICY_COLS = ["key", "value", "from", "source"]
 POLICY_KEYS = {"int64": {"narrowed", "native"}, "uint8_boundary": {"no", "yes"},
                "implicit_int8": {"yes", "deprecated"}, "strongly_typed": {"no", "only"},
-               "function_plugin": {"no", "yes"},
+               "function_plugin": {"no", "yes"}, "plugin_library": {"parser", "application"},
                "plugin_fallback": {"no", "registry", "registry_domain"}}
 # Policy keys a release may lack (no row in force yet): the header line is then left out.
 OPTIONAL_POLICY_KEYS = {"plugin_fallback"}

@@ -59,8 +59,6 @@ def plugin_rows(release, basis, fallback, plugins):
         for p in versions:
             if p["deprecated"] != "-" and _key(p["deprecated"]) <= _key(release):
                 notes.append(f"version {p['version']} deprecated since TensorRT {p['deprecated']}")
-            if p["note"] != "-":
-                notes.append(p["note"] if len(versions) == 1 else f"version {p['version']}: {p['note']}")
         out[name] = {
             "op": name,
             "status": "PLUGIN",

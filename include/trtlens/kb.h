@@ -86,6 +86,7 @@ struct ReleasePolicy {
   bool strongly_typed = false;    // no precision builder flags: tensors run at the model's types
   bool function_plugin = false;   // a registered plugin wins over a local function of its name
   PluginFallback plugin_fallback = PluginFallback::None;
+  bool parser_loads_plugins = true;  // the parser registers libnvinfer_plugin itself; else the application must
   // Where each fact comes from, by key ("int64", ...): "importer 9.0-GA onnx2trt_utils.cpp:353".
   std::map<std::string, std::string, std::less<>> sources;
   std::string source(std::string_view key) const;  // "" when not stated

@@ -153,6 +153,7 @@ json policy_json(const ReleasePolicy& p) {
   add("implicit_int8", p.implicit_int8 ? "yes" : "deprecated");
   add("strongly_typed", p.strongly_typed ? "only" : "no");
   add("function_plugin", p.function_plugin ? "yes" : "no");
+  add("plugin_library", p.parser_loads_plugins ? "parser" : "application");
   add("plugin_fallback", p.plugin_fallback == PluginFallback::None       ? "no"
                          : p.plugin_fallback == PluginFallback::Registry ? "registry"
                                                                          : "registry_domain");
@@ -400,7 +401,7 @@ void print_plugins(const Release& r, const std::string& format) {
              ? "this release's ONNX importer has no fallback to the plugin registry: a plugin node does not import\n"
              : fmt::format("a node whose op_type has no built-in importer imports as the plugin of that name and "
                            "plugin_version ({}); needs libnvinfer_plugin loaded (trtexec does; IParser users call "
-                           "initLibNvInferPlugins)\n",
+                           "initLibNvInferPlugins from 10.0)\n",
                            dash(r.policy.source("plugin_fallback")));
   out += "\n";
   Table t;

@@ -286,11 +286,14 @@ void Annotator::judge_plugin(const Node& n, const OpEntry& e, const Release& r, 
   });
   f.add(Verdict::SUPPORTED, [&] {
     return Reason{"plugin_library",
-                  bundled ? std::string("needs libnvinfer_plugin loaded: trtexec loads it; an IParser user calls "
-                                        "initLibNvInferPlugins(&logger, \"\") before parsing")
-                          : std::string("needs your plugin library loaded before parsing (trtexec "
-                                        "--dynamicPlugins=lib.so; IParser users load it themselves)"),
-                  ""};
+                  !bundled ? std::string("needs your plugin library loaded before parsing (trtexec "
+                                         "--dynamicPlugins=lib.so; IParser users load it themselves)")
+                  : r.policy.parser_loads_plugins
+                      ? std::string("the parser registers libnvinfer_plugin's plugins itself; libnvinfer_plugin must "
+                                    "be installed beside libnvinfer")
+                      : std::string("needs libnvinfer_plugin loaded: trtexec loads it; an IParser user calls "
+                                    "initLibNvInferPlugins(&logger, \"\") before parsing"),
+                  r.policy.source("plugin_library")};
   });
 }
 

@@ -126,6 +126,7 @@ bool parse_policy(std::string_view key, std::string_view value, ReleasePolicy& p
       {"implicit_int8", "deprecated", "yes", &ReleasePolicy::implicit_int8},
       {"strongly_typed", "no", "only", &ReleasePolicy::strongly_typed},
       {"function_plugin", "no", "yes", &ReleasePolicy::function_plugin},
+      {"plugin_library", "application", "parser", &ReleasePolicy::parser_loads_plugins},
   };
   if (key == "plugin_fallback") {
     if (value == "no") p.plugin_fallback = PluginFallback::None;

@@ -16,9 +16,9 @@ std::set<std::string> type_set(const OpEntry& e) { return {e.types.begin(), e.ty
 
 TEST(KbLoad, BuiltinHasEveryReleaseOldestFirst) {
   const auto& rs = KnowledgeBase::builtin().releases();
-  ASSERT_EQ(rs.size(), 33u);
+  ASSERT_EQ(rs.size(), 37u);
   EXPECT_EQ(rs.front().name, "5.1");
-  EXPECT_EQ(rs.back().name, "11.1");
+  EXPECT_EQ(rs.back().name, "11.5");
   for (size_t i = 1; i < rs.size(); ++i)
     EXPECT_LT(std::pair(rs[i - 1].major, rs[i - 1].minor), std::pair(rs[i].major, rs[i].minor)) << rs[i].name;
   // Numeric, not lexical, order: 10.9 before 10.10.
@@ -57,14 +57,21 @@ TEST(KbLoad, SupportMatrixFacts) {
   EXPECT_FALSE(r86.opset_max_is_bound);
   EXPECT_NE(r86.source.find("8.6-GA"), std::string::npos);
 
+  // 11.1 reads its own onnx-tensorrt operators.md (data/support); 11.5 is derived from it and its release notes.
   const Release& r111 = kb.resolve("11.1");
-  EXPECT_EQ(r111.basis, "derived");
-  EXPECT_TRUE(r111.opset_max_is_bound);
+  EXPECT_EQ(r111.basis, "table");
+  EXPECT_FALSE(r111.opset_max_is_bound);
   EXPECT_EQ(r111.opset_max, 24);
   EXPECT_EQ(r111.opset_min, 9);
   ASSERT_NE(r111.find("Swish"), nullptr);
   EXPECT_EQ(r111.find("Swish")->status, OpStatus::Y);
-  EXPECT_TRUE(r111.find("Swish")->types.empty());  // the changelog names no types
+  EXPECT_FALSE(r111.find("Swish")->types.empty());  // the 11.1 table names its types
+  const Release& r115 = kb.resolve("11.5");
+  EXPECT_EQ(r115.basis, "derived");
+  EXPECT_EQ(r115.date, "2026-11-18");
+  EXPECT_TRUE(r115.opset_max_is_bound);
+  EXPECT_EQ(r115.opset_max, 25);
+  EXPECT_EQ(r115.carried_from, "11.1");
 
   // Status kinds and plugin names survive the conversion.
   const OpEntry* inorm = r86.find("InstanceNormalization");
@@ -142,7 +149,7 @@ TEST(KbResolve, AcceptsMajorMinorPatchAndBuild) {
   EXPECT_EQ(kb.resolve("10.13.3").name, "10.13");
   EXPECT_EQ(kb.resolve("10.1").name, "10.1");
   EXPECT_EQ(kb.resolve("10.10").name, "10.10");
-  EXPECT_EQ(&kb.resolve("11.1"), &kb.releases().back());
+  EXPECT_EQ(&kb.resolve("11.5"), &kb.releases().back());
 }
 
 TEST(KbResolve, UnknownReleaseListsKnownOnes) {
@@ -155,7 +162,7 @@ TEST(KbResolve, UnknownReleaseListsKnownOnes) {
       std::string msg = e.what();
       EXPECT_NE(msg.find("unknown TensorRT release"), std::string::npos) << msg;
       EXPECT_NE(msg.find("5.1, 6.0, 7.0"), std::string::npos) << msg;
-      EXPECT_NE(msg.find("10.16, 11.0, 11.1"), std::string::npos) << msg;
+      EXPECT_NE(msg.find("10.16, 11.0, 11.1, 11.2, 11.3, 11.4, 11.5"), std::string::npos) << msg;
     }
   }
 }
@@ -164,7 +171,8 @@ TEST(KbResolve, Citations) {
   const auto& kb = KnowledgeBase::builtin();
   EXPECT_EQ(kb.resolve("8.6").citation(), "ONNX-TensorRT support matrix, release 8.6");
   EXPECT_EQ(kb.resolve("10.4").citation(), "TensorRT 10.4 changelog (10.1 table carried forward)");
-  EXPECT_EQ(kb.resolve("11.1").carried_from, "10.1");
+  EXPECT_EQ(kb.resolve("11.0").carried_from, "10.16");
+  EXPECT_EQ(kb.resolve("11.5").carried_from, "11.1");
   EXPECT_TRUE(kb.resolve("10.1").carried_from.empty());
 }
 
