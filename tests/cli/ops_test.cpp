@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 
 #include "support/paths.h"
@@ -185,6 +186,69 @@ TEST(OpsCli, BadFormatIsAUsageError) {
   RunResult r = run_trtlens({"ops", "--format", "xml"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_FALSE(r.err.empty());
+}
+
+}  // namespace
+}  // namespace trtlens::test
+
+namespace trtlens::test {
+namespace {
+
+TEST(OpsCli, PluginsOfARelease) {
+  RunResult r = run_trtlens({"ops", "--plugins", "--trt", "10.16"}, {"NO_COLOR=1"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(row(r.out, "EfficientNMS_TRT"), "") << r.out;
+  EXPECT_NE(row(r.out, "NMS_TRT"), "");
+  // 11.0 removed the standalone NMS plugin; EfficientNMS stays.
+  RunResult r11 = run_trtlens({"ops", "--plugins", "--trt", "11.0", "--format", "json"});
+  ASSERT_EQ(r11.exit_code, 0) << r11.err;
+  json j = json::parse(r11.out);
+  std::vector<std::string> names;
+  for (const auto& p : j["plugins"]) names.push_back(p["op"]);
+  EXPECT_NE(std::find(names.begin(), names.end(), "EfficientNMS_TRT"), names.end());
+  EXPECT_EQ(std::find(names.begin(), names.end(), "NMS_TRT"), names.end());
+  EXPECT_EQ(j["plugin_fallback"]["value"], "registry_domain");
+  // 7.0's importer has no fallback to the registry: nothing to list.
+  RunResult r70 = run_trtlens({"ops", "--plugins", "--trt", "7.0", "--format", "json"});
+  EXPECT_EQ(json::parse(r70.out)["plugins"].size(), 0u);
+}
+
+TEST(OpsCli, PluginsWithAnOpIsAUsageError) {
+  RunResult r = run_trtlens({"ops", "Relu", "--plugins"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--plugins"), std::string::npos) << r.err;
+}
+
+// A model whose one node is a plugin the user ships, MyNms_TRT, with plugin_version "2".
+std::string user_plugin_model(const std::string& dir) {
+  std::string path = dir + "/user_plugin.onnx";
+  std::string py =
+      "import onnx\nfrom onnx import helper, TensorProto as T\n"
+      "n = helper.make_node('MyNms_TRT', ['b'], ['o'], name='nms', plugin_version='2')\n"
+      "g = helper.make_graph([n], 'g', [helper.make_tensor_value_info('b', T.FLOAT, [1, 4])],"
+      " [helper.make_tensor_value_info('o', T.FLOAT, [1, 4])])\n"
+      "onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid('', 17)]), '" + path + "')\n";
+  std::ofstream(dir + "/make.py") << py;
+  if (std::system(("/usr/bin/python3 '" + dir + "/make.py' > /dev/null 2>&1").c_str()) != 0) return "";
+  return path;
+}
+
+TEST(CheckCli, DeclaredPluginImportsAndMalformedDeclarationsAreUsageErrors) {
+  std::string model = user_plugin_model(temp_dir("user_plugin"));
+  if (model.empty()) GTEST_SKIP() << "python3-onnx is not installed";
+  RunResult plain = run_trtlens({"check", model, "--trt", "10.16"});
+  EXPECT_EQ(plain.exit_code, 1) << plain.err;
+  EXPECT_NE(plain.out.find("--plugin MyNms_TRT"), std::string::npos) << plain.out;  // the hint says how
+  RunResult declared = run_trtlens({"check", model, "--trt", "10.16", "--plugin", "MyNms_TRT:2"});
+  EXPECT_EQ(declared.exit_code, 0) << declared.out << declared.err;
+  RunResult other = run_trtlens({"check", model, "--trt", "10.16", "--plugin", "MyNms_TRT:1"});
+  EXPECT_EQ(other.exit_code, 1);
+  for (const char* bad : {":1", "MyNms_TRT:", "MyNms_TRT:1|2"}) {
+    RunResult r = run_trtlens({"check", model, "--plugin", bad});
+    EXPECT_EQ(r.exit_code, 2) << bad;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_NE(r.err.find("--plugin"), std::string::npos) << r.err;
+  }
 }
 
 }  // namespace
