@@ -11,11 +11,12 @@ ONNX_TENSORRT_GIT_DIR is a clone or mirror of https://github.com/onnx/onnx-tenso
 with `git show BRANCH:FILE`, no work tree needed); every release of BRANCHES is written.
 --folder reads one release's parser sources from a plain folder (the files of one onnx-tensorrt
 commit, same names as in the repository root) and writes OUT_DIR/R.tsv only; --commit is the commit
-the files come from, --branch the label written as `# branch:` (default `<R>-GA@<commit12>`).
+the files come from, --branch the label written as `# branch:` (default `<R>-GA`).
 OUT_DIR defaults to data/importer beside this script's repository. Writes OUT_DIR/<release>.tsv
 (format: data/importer/README.md). Standard library only. The extraction is static and
 pattern-based: what it cannot see is listed in the README.
 """
+import argparse
 import os
 import re
 import subprocess
@@ -558,23 +559,20 @@ def write_release(git_dir, name, branch, out_dir, folder=None, commit=None, date
 
 
 def folder_main(argv):
-    opts, rest, i = {}, [], 1
-    while i < len(argv):
-        if argv[i] in ("--folder", "--release", "--commit", "--date", "--branch") and i + 1 < len(argv):
-            opts[argv[i][2:]] = argv[i + 1]
-            i += 2
-        else:
-            rest.append(argv[i])
-            i += 1
-    if len(rest) > 1 or not all(k in opts for k in ("folder", "release", "commit", "date")) or \
-            not re.fullmatch(r"[0-9a-f]{40}", opts["commit"]) or not re.fullmatch(r"\d{4}-\d\d-\d\d", opts["date"]):
-        print(__doc__.strip(), file=sys.stderr)
-        return 2
-    out = rest[0] if rest else os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "importer")
-    label = opts.get("branch") or f"{opts['release']}-GA@{opts['commit'][:12]}"
-    count = write_release(None, opts["release"], label, out, folder=opts["folder"], commit=opts["commit"],
-                          date=opts["date"])
-    print(f"importer_facts: {opts['release']} ({label}): {count} importers")
+    p = argparse.ArgumentParser(prog="importer_facts.py", description="importer facts of one release from a folder")
+    p.add_argument("--folder", required=True)
+    p.add_argument("--release", required=True)
+    p.add_argument("--commit", required=True, type=lambda s: s if re.fullmatch(r"[0-9a-f]{40}", s) else p.error(
+        "--commit: 40 hex digits"))
+    p.add_argument("--date", required=True, type=lambda s: s if re.fullmatch(r"\d{4}-\d\d-\d\d", s) else p.error(
+        "--date: YYYY-MM-DD"))
+    p.add_argument("--branch", help="label written as `# branch:` (default <release>-GA)")
+    p.add_argument("out", nargs="?",
+                   default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "importer"))
+    a = p.parse_args(argv[1:])
+    label = a.branch or f"{a.release}-GA"
+    count = write_release(None, a.release, label, a.out, folder=a.folder, commit=a.commit, date=a.date)
+    print(f"importer_facts: {a.release} ({label}): {count} importers")
     return 0
 
 

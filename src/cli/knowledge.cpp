@@ -24,9 +24,7 @@ const KnowledgeBase& knowledge_base(const std::vector<std::string>& plugins) {
     std::string name = text.substr(0, colon);
     auto it = std::find_if(declared.begin(), declared.end(), [&](const auto& d) { return d.name == name; });
     if (it == declared.end()) it = declared.insert(declared.end(), {name, {}});
-    if (colon != std::string::npos) it->versions.push_back(text.substr(colon + 1));
-    if (colon != std::string::npos && it->versions.back().empty())
-      throw UsageError("--plugin " + text + ": empty version (write NAME or NAME:VERSION)");
+    if (colon != std::string::npos) it->versions.push_back(text.substr(colon + 1));  // checked by with_plugins
   }
   // One command runs per process (or a few, through cli::run): keep each copy alive.
   static std::mutex mutex;

@@ -486,7 +486,8 @@ Annotator::NodeTypes Annotator::judge_import(int gi, const Node& n, const std::v
       });
       return;
     }
-    std::string_view as = quantized_as_int8_.count(t) ? std::string_view("INT8") : imported_name(t->type);
+    std::string_view as = t->type == ElemType::UINT8 && quantized_as_int8_.count(t) ? std::string_view("INT8")
+                                                                                      : imported_name(t->type);
     bool in_qdq_region = is_quantized_type(t->type) && quant(gi, n) != ElemType::UNDEFINED;
     if (importer_facts) {
       if (!is_input) return;
