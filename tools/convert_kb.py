@@ -30,12 +30,13 @@ import release_rows  # noqa: E402  (beside this script)
 
 # Display order: floats widest first, then integers widest first, then BOOL.
 # Tables list types this way (e.g. "FP32, FP16, INT32, INT8, BOOL").
-TYPE_ORDER = ["DOUBLE", "FP32", "FP16", "BF16", "FP8", "FP4",
+TYPE_ORDER = ["DOUBLE", "FP32", "FP16", "BF16", "FP8", "FP4", "E8M0",
               "INT64", "INT32", "INT8", "UINT8", "INT4", "BOOL"]
 STATUS = {"Y", "N", "EXPERIMENTAL", "PLUGIN"}
 RULE_NAMES = {"const_input", "weights_input", "nonconst_input", "input_present", "input_absent",
               "value_in", "input_types", "rank", "static_shape", "static_dim", "output_unused",
-              "attr_in", "attr_all", "attr_absent", "attr_no_substr", "pads_symmetric",
+              "attr_in", "attr_all", "attr_absent", "attr_no_substr", "pads_symmetric", "einsum_subscripts",
+              "einsum_no_diagonal", "same_types", "resize_nd",
               "bidir_same_activations", "opset"}
 
 VERSIONS_COLS = ["trt", "source", "date", "opset_min", "opset_max", "types", "types_limited", "basis", "notes"]
@@ -46,14 +47,16 @@ OUT_COLS = ["op", "status", "types", "rules", "plugin", "importer", "basis", "ru
 HEADER_KEYS = ["release", "source", "date", "opset_min", "opset_max", "types", "types_limited", "basis", "notes"]
 POLICY_COLS = ["key", "value", "from", "source"]
 POLICY_KEYS = {"int64": {"narrowed", "native"}, "uint8_boundary": {"no", "yes"},
-               "implicit_int8": {"yes", "deprecated"}, "strongly_typed": {"no", "only"},
+               "implicit_int8": {"yes", "deprecated", "removed"}, "strongly_typed": {"no", "only"},
                "function_plugin": {"no", "yes"}, "plugin_library": {"parser", "application"},
                "plugin_fallback": {"no", "registry", "registry_domain"}}
 # Policy keys a release may lack (no row in force yet): the header line is then left out.
 OPTIONAL_POLICY_KEYS = {"plugin_fallback"}
-IMPORTER_COLS = ["op", "src", "accepts", "attrs_read", "inputs_read", "checks"]
+IMPORTER_COLS = ["op", "src", "accepts", "attrs_read", "inputs_read", "checks", "rules"]
 SEMANTIC_COLS = ["op", "arg", "default", "guard", "meaning"]
 IMPORTER_RULE_COLS = ["release", "op", "rule", "where", "why"]
+LAYER_RULE_COLS = ["op", "rule", "from", "until", "where", "why"]
+TYPES_ADDED_COLS = ["type", "from", "limited", "source"]
 # Rules that name an attribute as their first argument: dropped when the importer never reads it.
 ATTR_RULES = {"attr_in", "attr_all", "attr_absent", "attr_no_substr"}
 
@@ -203,6 +206,58 @@ def read_importer_rules(data_dir):
     return out
 
 
+def read_layer_rules(data_dir):
+    """[(op, from, until, "rule#where")]: NvInfer.h layer contracts over a range of releases."""
+    path = os.path.join(data_dir, "layer_rules.tsv")
+    out = []
+    if not os.path.exists(path):
+        return out
+    for r in read_tsv(path, LAYER_RULE_COLS):
+        where = f"layer_rules.tsv:{r['_line']}"
+        check_rules(r["rule"], where)
+        if not re.fullmatch(r"release/\d+\.\d+:[\w/.]+:\d+", r["where"]):
+            raise Problem(f"{where}: where {r['where']!r} is not release/X.Y:FILE:LINE")
+        if not re.fullmatch(r"\d+\.\d+", r["from"]) or not re.fullmatch(r"\d+\.\d+|-", r["until"]):
+            raise Problem(f"{where}: from/until must be releases (until may be -)")
+        out.append((r["op"], r["from"], r["until"], f"{r['rule']}#{r['where']}"))
+    return out
+
+
+def read_types_added(data_dir):
+    """[(type, from, limited)]: element types a release added (data/types_added.tsv)."""
+    path = os.path.join(data_dir, "types_added.tsv")
+    if not os.path.exists(path):
+        return []
+    out = []
+    for r in read_tsv(path, TYPES_ADDED_COLS):
+        where = f"types_added.tsv:{r['_line']}"
+        order_types(r["type"], where)
+        if not re.fullmatch(r"\d+\.\d+", r["from"]) or r["limited"] not in ("yes", "no"):
+            raise Problem(f"{where}: from must be a release and limited yes or no")
+        out.append((r["type"], r["from"], r["limited"] == "yes"))
+    return out
+
+
+def add_type(field, t):
+    return order_types(" ".join([x for x in field.split() if x != "-"] + [t]), "types_added.tsv")
+
+
+def replace_rules(row, added, source):
+    """Puts `added` (`rule#where` items) into the row, replacing table rules of the same name and first
+    argument."""
+    if not added:
+        return
+    by_head = {}
+    for a in added:  # a later item with the same head wins (hand-read over found in the code)
+        by_head[re.match(r"\w+\(?[^,)#]*", a).group(0)] = a
+    heads, added = set(by_head), list(by_head.values())
+    table = [] if row["rules"] == "-" else row["rules"].split(";")
+    table = [t for t in table if re.match(r"\w+\(?[^,)#]*", t).group(0) not in heads]
+    row["rules"] = ";".join(table + added)
+    if source not in row["rules_src"].split("+"):
+        row["rules_src"] = source if row["rules_src"] == "-" else row["rules_src"] + "+" + source
+
+
 def widen_accepts(accepts, types):
     """`I:T|T@W;...` with `types` added to every check (a later changelog's additions)."""
     if accepts in ("-", "*") or not types:
@@ -293,6 +348,8 @@ def convert(src, out_dir, data_dir=None):
     importer = read_importer(data_dir)
     semantics = read_semantics(data_dir)
     importer_rules = read_importer_rules(data_dir)
+    layer_rules = read_layer_rules(data_dir)
+    types_added = read_types_added(data_dir)
     plugins = release_rows.read_plugins(data_dir, read_tsv, order_types, Problem)
     versions = read_tsv(os.path.join(src, "versions.tsv"), VERSIONS_COLS)
     ops = read_tsv(os.path.join(src, "ops.tsv"), OPS_COLS)
@@ -351,6 +408,14 @@ def convert(src, out_dir, data_dir=None):
             head["types_weights"] = order_types(weights or "-", facts["path"])
         else:
             head["importer"] = head["types_importer"] = head["types_weights"] = "-"
+        for t, since, limited in types_added:
+            if version_key(since) <= version_key(name):
+                head["types"] = add_type(head["types"], t)
+                if limited:
+                    head["types_limited"] = add_type(head["types_limited"], t)
+                if carried:
+                    head["types_importer"] = add_type(head["types_importer"], t)
+                    head["types_weights"] = add_type(head["types_weights"], t)
         in_force = policies_for(name, policies, facts)
         for key, (value, source) in sorted(in_force.items()):
             head["policy." + key] = f"{value} | {source}"
@@ -375,14 +440,16 @@ def convert(src, out_dir, data_dir=None):
                 # (what it refuses stays refused) and widen them by the types the changelog added.
                 widen = [t for t in rows[op]["types"].split() if t != "-" and t not in before]
             importer_columns(rows[op], fact and {"branch": facts["branch"], "row": fact}, semantics, carried, widen)
-            added = importer_rules.get((name, op)) or (importer_rules.get((facts_name, op)) if carried and fact else None)
-            if added:
-                # A hand-read importer rule replaces the table's rule of the same name and first argument.
-                heads = {re.match(r"\w+\(?[^,)#]*", a).group(0) for a in added}
-                table = [] if rows[op]["rules"] == "-" else rows[op]["rules"].split(";")
-                table = [t for t in table if re.match(r"\w+\(?[^,)#]*", t).group(0) not in heads]
-                rows[op]["rules"] = ";".join(table + added)
-                rows[op]["rules_src"] = "importer" if rows[op]["rules_src"] == "-" else rows[op]["rules_src"] + "+importer"
+            # Importer checks found in the code (data/importer_checks.tsv), then hand-read ones: each
+            # replaces the table's rule of the same name and first argument.
+            from_code = [] if not fact or fact.get("rules", "-") in ("-", "") else fact["rules"].split(";")
+            for item in from_code:
+                check_rules(item.split("#")[0], facts["path"])
+            hand = importer_rules.get((name, op)) or (importer_rules.get((facts_name, op)) if carried and fact else None)
+            replace_rules(rows[op], from_code + (hand or []), "importer")
+            replace_rules(rows[op], [rule for r_op, lo, hi, rule in layer_rules if r_op == op
+                                     and version_key(lo) <= version_key(name)
+                                     and (hi == "-" or version_key(name) <= version_key(hi))], "header")
             lines.append("\t".join(rows[op][c] for c in OUT_COLS))
         path = os.path.join(out_dir, f"{name}.tsv")
         with open(path, "w", encoding="utf-8", newline="\n") as f:

@@ -40,6 +40,8 @@ STR_TYPES = {"FLOAT": "FP32", "HALF": "FP16", "BF16": "BF16", "FP8": "FP8", "FP4
 IS_TYPES = {"isBool": "BOOL", "isInt32": "INT32", "isInt64": "INT64", "isFp32": "FP32", "isFp16": "FP16",
             "isBFp16": "BF16", "isUint8": "UINT8", "isInt8": "INT8", "isFp8": "FP8"}
 MAX_DEPTH = 4  # helper calls followed from an importer
+# Hand-read checks bound to a text in the code (the `rules` column).
+CHECKS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "importer_checks.tsv")
 
 
 def git_show(git_dir, branch, path):
@@ -446,6 +448,7 @@ class Release:
         if key in seen or depth > MAX_DEPTH:
             return
         seen.add(key)
+        facts["bodies"].append(body)
         text = body.text
         main = main_path(body)
         facts["attrs"].update(re.findall(r"attrs\s*\.\s*(?:get|count|at)\w*\s*(?:<[^;()]*?>)?\s*\(\s*\"(\w+)\"", text))
@@ -489,11 +492,41 @@ class Release:
 
     def op_facts(self, op):
         body, defined = self.ops[op]
-        facts = {"attrs": set(), "inputs": set(), "checks": [], "all_inputs": False, "passes_inputs": False}
+        facts = {"attrs": set(), "inputs": set(), "checks": [], "all_inputs": False, "passes_inputs": False,
+                 "bodies": []}
         self.walk(body, 0, "", facts, set())
         if op in self.checkers:
             self.walk(self.checkers[op], 1, "", facts, set())
         return body.src.where(defined), facts
+
+
+def read_checks(path):
+    """[(op, rule, pattern)] from data/importer_checks.tsv (hand-read checks bound to a text)."""
+    rows = []
+    with open(path, encoding="utf-8") as f:
+        lines = [l.rstrip("\n") for l in f if not l.startswith("#") and l.strip()]
+    if not lines or lines[0].split("\t") != ["op", "rule", "pattern", "why"]:
+        raise SystemExit(f"importer_facts: {path}: expected the columns op, rule, pattern, why")
+    for n, line in enumerate(lines[1:], 2):
+        cols = line.split("\t")
+        if len(cols) != 4 or not all(cols):
+            raise SystemExit(f"importer_facts: {path}: row {n} needs four non-empty columns")
+        rows.append(tuple(cols[:3]))
+    return rows
+
+
+def rules_column(op, bodies, checks):
+    """`rule#FILE:LINE;...`: each check of `op` whose pattern occurs in a body the importer reaches."""
+    out = []
+    for check_op, rule, pattern in checks:
+        if check_op != op:
+            continue
+        for body in bodies:
+            i = body.text.find(pattern)
+            if i >= 0:
+                out.append(f"{rule}#{body.src.where(body.start + i)}")
+                break
+    return ";".join(out) or "-"
 
 
 def accepts_column(checks, universe):
@@ -543,7 +576,8 @@ def write_release(git_dir, name, branch, out_dir, folder=None, commit=None, date
         if r.find(f"TensorProto::{onnx_name}", ["onnx2trt_utils.cpp", "weightUtils.cpp", "importerUtils.cpp"]):
             weight_types.add(ours)
     head.append(f"# policy.weight_types: {' '.join(t for t in TYPE_ORDER if t in weight_types)}")
-    lines = head + ["\t".join(["op", "src", "accepts", "attrs_read", "inputs_read", "checks"])]
+    lines = head + ["\t".join(["op", "src", "accepts", "attrs_read", "inputs_read", "checks", "rules"])]
+    hand_read = read_checks(CHECKS)
     for op in sorted(r.ops, key=lambda s: (s.lower(), s)):
         src, facts = r.op_facts(op)
         inputs = "*" if facts["all_inputs"] or (facts["passes_inputs"] and not facts["inputs"]) else \
@@ -551,7 +585,8 @@ def write_release(git_dir, name, branch, out_dir, folder=None, commit=None, date
         guessed = sorted({c.where for c in facts["checks"] if c.guessed})
         checks = ";".join(f"unknown_input@{w}" for w in guessed) or "-"
         lines.append("\t".join([op, src, accepts_column(facts["checks"], r.universe),
-                                "|".join(sorted(facts["attrs"])) or "-", inputs, checks]))
+                                "|".join(sorted(facts["attrs"])) or "-", inputs, checks,
+                                rules_column(op, facts["bodies"], hand_read)]))
     os.makedirs(out_dir, exist_ok=True)
     with open(os.path.join(out_dir, f"{name}.tsv"), "w", encoding="utf-8", newline="\n") as f:
         f.write("\n".join(lines) + "\n")

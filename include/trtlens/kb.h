@@ -83,6 +83,7 @@ struct ReleasePolicy {
   bool int64_native = false;      // INT64 tensors exist; else narrowed to INT32 on import
   bool uint8_boundary = false;    // a node may not produce a UINT8 tensor that is not a graph output
   bool implicit_int8 = true;      // the INT8 builder flag quantizes; false: INT8 only through Q/DQ
+  bool implicit_int8_removed = false;  // "removed" (11.0): no calibrator API at all, not only deprecated
   bool strongly_typed = false;    // no precision builder flags: tensors run at the model's types
   bool function_plugin = false;   // a registered plugin wins over a local function of its name
   PluginFallback plugin_fallback = PluginFallback::None;
@@ -118,7 +119,7 @@ struct Release {
   std::string citation() const;
   // The bundled plugins of the release (rows with importer "plugin"), sorted by name.
   std::vector<const OpEntry*> bundled_plugins() const;
-  // "importer 8.6-GA builtin_op_importers.cpp:618" for a place of the importer code.
+  // "importer 8.6-GA FILE:LINE" for an importer line; "TensorRT release/X.Y:include/NvInfer.h:LINE" for a layer contract.
   std::string importer_citation(std::string_view where) const;
 };
 
@@ -182,6 +183,9 @@ RuleCheck check_rule(const Rule& rule, const Model& model, const Graph& graph, c
 // Parses one rule text ("rank(0,3..5)@opset(>=11)"), checking the name and
 // the form of every argument. Throws std::invalid_argument naming the rule.
 Rule parse_rule(std::string_view text);
+
+// What a person can do when `rule` fails on `node` (one sentence); empty for an unknown rule name.
+std::string rule_hint(const Rule& rule, const Node& node);
 
 // The rule vocabulary: every rule name check_rule understands.
 const std::vector<std::string>& rule_vocabulary();

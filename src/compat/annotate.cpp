@@ -30,7 +30,7 @@ bool is_quantized_type(ElemType t) {
 }
 
 // The support tables' type names as bits, so membership tests compare integers.
-constexpr std::string_view kTypeNames[] = {"DOUBLE", "FP32", "FP16", "BF16",  "FP8",   "FP4",
+constexpr std::string_view kTypeNames[] = {"DOUBLE", "FP32", "FP16", "BF16",  "FP8",   "FP4",  "E8M0",
                                            "INT4",   "INT8", "UINT8", "INT32", "INT64", "BOOL"};
 
 uint32_t type_bit(std::string_view name) {
@@ -56,33 +56,6 @@ uint32_t type_mask(const std::vector<std::string>& names) {
   uint32_t m = 0;
   for (const auto& n : names) m |= type_bit(n);
   return m;
-}
-
-// Hints for a failed rule, by rule name: the graph change that satisfies it.
-std::string rule_hint(const Rule& r, const Node& n) {
-  const std::string& k = r.name;
-  if (k == "const_input" || k == "weights_input")
-    return fmt::format("make input {} of {} a constant: fold constants first (e.g. polygraphy surgeon sanitize "
-                       "--fold-constants) or export with constant folding",
-                       r.args.empty() ? "?" : r.args[0], n.op_type);
-  if (k == "nonconst_input") return "feed this input from a runtime tensor instead of a constant";
-  if (k == "input_present") return fmt::format("provide optional input {} explicitly", r.args.empty() ? "?" : r.args[0]);
-  if (k == "input_absent") return fmt::format("drop optional input {}", r.args.empty() ? "?" : r.args[0]);
-  if (k == "value_in") return fmt::format("change the constant values of input {}", r.args.empty() ? "?" : r.args[0]);
-  if (k == "input_types") return "insert a Cast to one of the accepted element types before this node";
-  if (k == "rank") return "reshape the input to a supported rank (e.g. Unsqueeze/Reshape around the node)";
-  if (k == "static_shape" || k == "static_dim") return "give the input fixed dimensions (static shapes at export, or trtexec --shapes with min=opt=max)";
-  if (k == "output_unused") return "remove the consumers of that optional output (or drop it from the node's outputs)";
-  if (k == "attr_in" || k == "attr_all")
-    return fmt::format("set attribute '{}' to an accepted value ({})", r.args.empty() ? "?" : r.args[0],
-                       r.args.size() > 1 ? r.args[1] : "?");
-  if (k == "attr_absent") return fmt::format("remove attribute '{}'", r.args.empty() ? "?" : r.args[0]);
-  if (k == "attr_no_substr") return fmt::format("rewrite attribute '{}' without '{}'", r.args.empty() ? "?" : r.args[0],
-                                                r.args.size() > 1 ? r.args[1] : "?");
-  if (k == "pads_symmetric") return "use equal begin and end pads (or an explicit Pad node before it)";
-  if (k == "bidir_same_activations") return "use the same activations for both directions";
-  if (k == "opset") return "export with an opset the rule accepts (torch.onnx.export opset_version=...)";
-  return {};
 }
 
 }  // namespace
@@ -726,8 +699,9 @@ void Annotator::judge_precision(int gi, const Node& n, const Release& r, Precisi
       else if (!r.policy.implicit_int8)
         f.fallback("FP32", [&] {
           return Reason{"precision", fmt::format("in TensorRT {} INT8 is reached only through Q/DQ nodes; "
-                                                 "implicit (calibration) INT8 is deprecated, so this FP32 model runs "
-                                                 "at FP32", r.name), r.policy.source("implicit_int8")};
+                                                 "implicit (calibration) INT8 is {}, so this FP32 model runs at FP32",
+                                                 r.name, r.policy.implicit_int8_removed ? "removed" : "deprecated"),
+                        r.policy.source("implicit_int8")};
         }, fixed("quantize the model (insert Q/DQ nodes, e.g. with TensorRT Model Optimizer)"));
       else if (supports("INT8")) f.precision = "INT8";
       else
@@ -815,9 +789,9 @@ Annotations Annotator::run(const Release& r, Precision p) const {
           r.name, elem_type_trt_name(model_float_), asked));
   } else if (p == Precision::INT8 && !has_qdq_ && !r.policy.implicit_int8) {
     a.notes.push_back(fmt::format("in TensorRT {} INT8 is reached only through Q/DQ nodes and implicit "
-                                  "(calibration) INT8 is deprecated ({}): this model has no Q/DQ nodes, so it runs at "
-                                  "FP32",
-                                  r.name, r.policy.source("implicit_int8")));
+                                  "(calibration) INT8 is {} ({}): this model has no Q/DQ nodes, so it runs at FP32",
+                                  r.name, r.policy.implicit_int8_removed ? "removed" : "deprecated",
+                                  r.policy.source("implicit_int8")));
   } else if (p == Precision::INT8 && !has_qdq_) {
     a.notes.push_back("implicit INT8 needs a calibration cache or per-tensor dynamic ranges at build time");
   }

@@ -128,6 +128,12 @@ bool parse_policy(std::string_view key, std::string_view value, ReleasePolicy& p
       {"function_plugin", "no", "yes", &ReleasePolicy::function_plugin},
       {"plugin_library", "application", "parser", &ReleasePolicy::parser_loads_plugins},
   };
+  if (key == "implicit_int8" && value == "removed") {
+    p.implicit_int8 = false;
+    p.implicit_int8_removed = true;
+    p.sources[std::string(key)] = std::string(source);
+    return true;
+  }
   if (key == "plugin_fallback") {
     if (value == "no") p.plugin_fallback = PluginFallback::None;
     else if (value == "registry") p.plugin_fallback = PluginFallback::Registry;
@@ -311,6 +317,8 @@ std::vector<const OpEntry*> Release::bundled_plugins() const {
 }
 
 std::string Release::importer_citation(std::string_view where) const {
+  // A layer contract of NvInfer.h (data/layer_rules.tsv) names its own branch: "release/8.6:include/NvInfer.h:6391".
+  if (where.starts_with("release/")) return fmt::format("TensorRT {}", where);
   std::string branch = importer.empty() ? name : importer.substr(0, importer.find(' '));
   return where.empty() ? fmt::format("importer {}", branch) : fmt::format("importer {} {}", branch, where);
 }
@@ -380,6 +388,12 @@ const Release& KnowledgeBase::resolve(std::string_view text) const {
   throw UsageError(fmt::format("unknown TensorRT release '{}'; known: {}", text, known));
 }
 
+// Whether the release imports the op: listed as supported, and not refused by its importer code
+// (7.2's table marks SoftmaxCrossEntropyLoss supported, but 7.2.1 has no importer for it).
+static bool imports(const OpEntry* e) {
+  return e && e->status != OpStatus::N && e->importer != "no" && e->importer != "rejected";
+}
+
 const Release* KnowledgeBase::first_supporting(std::string_view op_type, const Release* after) const {
   bool started = after == nullptr;
   for (const Release& r : releases_) {
@@ -387,8 +401,7 @@ const Release* KnowledgeBase::first_supporting(std::string_view op_type, const R
       started = std::pair(r.major, r.minor) > std::pair(after->major, after->minor);
       if (!started) continue;
     }
-    const OpEntry* e = r.find(op_type);
-    if (e && e->status != OpStatus::N) return &r;
+    if (imports(r.find(op_type))) return &r;
   }
   return nullptr;
 }
@@ -397,8 +410,7 @@ const Release* KnowledgeBase::last_supporting_before(std::string_view op_type, c
   const Release* found = nullptr;
   for (const Release& r : releases_) {
     if (std::pair(r.major, r.minor) >= std::pair(before.major, before.minor)) break;
-    const OpEntry* e = r.find(op_type);
-    if (e && e->status != OpStatus::N) found = &r;
+    if (imports(r.find(op_type))) found = &r;
   }
   return found;
 }

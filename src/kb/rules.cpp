@@ -39,9 +39,10 @@ struct TypeName {
   ElemType type;
 };
 // Normalized type names of the support tables and the ONNX enum each stands for.
-constexpr std::array<TypeName, 12> kTypeNames = {{
+constexpr std::array<TypeName, 13> kTypeNames = {{
     {"DOUBLE", ElemType::DOUBLE}, {"FP32", ElemType::FLOAT}, {"FP16", ElemType::FLOAT16},
     {"BF16", ElemType::BFLOAT16}, {"FP8", ElemType::FLOAT8E4M3FN}, {"FP4", ElemType::FLOAT4E2M1},
+    {"E8M0", ElemType::FLOAT8E8M0},
     {"INT4", ElemType::INT4}, {"INT8", ElemType::INT8}, {"UINT8", ElemType::UINT8},
     {"INT32", ElemType::INT32}, {"INT64", ElemType::INT64}, {"BOOL", ElemType::BOOL},
 }};
@@ -637,38 +638,194 @@ RuleCheck check_opset(const Rule& r, const Ctx& c) {
   return fails(fmt::format("the model's default-domain opset is {}; release requires {}", opset, r.args[0]));
 }
 
+// Einsum: the characters the importer accepts in `equation` (8.2-GA builtin_op_importers.cpp:1320,
+// 10.1-GA onnxOpCheckers.cpp:265-283): lowercase letters, ',', '-', '>', '.', ' '.
+RuleCheck check_einsum_subscripts(const Rule&, const Ctx& c) {
+  const Attribute* a = c.node.attribute("equation");
+  if (!a || a->kind != Attribute::Kind::String) return holds();
+  std::string bad;
+  for (char ch : a->s) {
+    bool ok = (ch >= 'a' && ch <= 'z') || ch == ',' || ch == '-' || ch == '>' || ch == '.' || ch == ' ';
+    if (!ok && bad.find(ch) == std::string::npos) bad.push_back(ch);
+  }
+  if (bad.empty()) return holds();
+  return fails(fmt::format("attribute equation (\"{}\") uses '{}'; release accepts only lowercase letters a-z, "
+                           "',', '->', '.' and spaces", a->s, fmt::join(bad, "', '")));
+}
+
+// Einsum: a subscript repeated inside one input term takes a diagonal ("ii->i").
+RuleCheck check_einsum_no_diagonal(const Rule&, const Ctx& c) {
+  const Attribute* a = c.node.attribute("equation");
+  if (!a || a->kind != Attribute::Kind::String) return holds();
+  std::string_view eq = a->s;
+  eq = eq.substr(0, std::min(eq.size(), eq.find("->")));
+  size_t term = 0;
+  for (std::string_view t : split(eq, ',')) {
+    std::array<bool, 256> seen{};
+    for (char ch : t) {
+      if (!std::isalpha(static_cast<unsigned char>(ch))) continue;
+      if (seen[static_cast<unsigned char>(ch)])
+        return fails(fmt::format("input {} of equation \"{}\" repeats subscript '{}' (a diagonal); release does not "
+                                 "support diagonal Einsum", term, a->s, ch));
+      seen[static_cast<unsigned char>(ch)] = true;
+    }
+    ++term;
+  }
+  return holds();
+}
+
+// The element types of the inputs in args[1] equal the type of input args[0].
+RuleCheck check_same_types(const Rule& r, const Ctx& c) {
+  Index ix = index_arg(r.args[0]);
+  if (!input_present(c.node, ix.pos)) return holds();
+  const TensorInfo* base = tensor(c, c.node.inputs[ix.pos]);
+  std::optional<RuleCheck> undecided;
+  for (std::string_view item : split(r.args[1], '|')) {
+    int64_t pos = 0;
+    if (!parse_int(item, pos) || pos < 0 || !input_present(c.node, static_cast<size_t>(pos))) continue;
+    const TensorInfo* t = tensor(c, c.node.inputs[static_cast<size_t>(pos)]);
+    if (!base || !t || base->type == ElemType::UNDEFINED || t->type == ElemType::UNDEFINED) {
+      undecided = unknown(fmt::format("element type of input {} or {} is unknown; release requires input {} of the "
+                                      "type of {}", ix.pos, pos, pos, describe_input(c.node, ix)));
+      continue;
+    }
+    if (t->type != base->type)
+      return fails(fmt::format("input {} ({}) is {} and {} is {}; release requires the same element type", pos,
+                               c.node.inputs[static_cast<size_t>(pos)], elem_type_trt_name(t->type),
+                               describe_input(c.node, ix), elem_type_trt_name(base->type)));
+  }
+  return undecided ? *undecided : holds();
+}
+
+// Resize with constant scales: linear resizes only the innermost 3 axes, cubic the innermost 2
+// (canUseNDResize, 10.1-GA importerUtils.cpp:265, called at onnxOpImporters.cpp:4614/4620). As the
+// importer does, the first (number of scales - 3 or 2) entries of the rank-ordered scales must be 1.
+RuleCheck check_resize_nd(const Rule& r, const Ctx& c) {
+  const Attribute* mode = c.node.attribute("mode");
+  std::string_view m = mode && mode->kind == Attribute::Kind::String ? std::string_view(mode->s) : "nearest";
+  size_t keep = m == "linear" ? 3 : m == "cubic" ? 2 : 0;
+  Index ix = index_arg(r.args[0]);
+  if (keep == 0 || !input_present(c.node, ix.pos)) return holds();
+  const TensorInfo* t = tensor(c, c.node.inputs[ix.pos]);
+  if (!t || !is_constant(*t)) return holds();
+  if (!t->values)
+    return unknown(fmt::format("{} is a constant whose values are not known; release resizes with mode {} only the "
+                               "innermost {} axes", describe_input(c.node, ix), m, keep));
+  std::vector<double> ordered = *t->values;
+  if (const Attribute* axes = c.node.attribute("axes"); axes && !axes->ints.empty()) {
+    const TensorInfo* x = input_present(c.node, 0) ? tensor(c, c.node.inputs[0]) : nullptr;
+    if (!x || x->rank < 0)
+      return unknown(fmt::format("rank of input 0 is unknown; release resizes with mode {} only the innermost {} axes",
+                                 m, keep));
+    ordered.assign(static_cast<size_t>(x->rank), 1.0);
+    for (size_t i = 0; i < axes->ints.size() && i < t->values->size(); ++i) {
+      int64_t axis = axes->ints[i] < 0 ? axes->ints[i] + x->rank : axes->ints[i];
+      if (axis >= 0 && axis < x->rank) ordered[static_cast<size_t>(axis)] = (*t->values)[i];
+    }
+  }
+  size_t checked = t->values->size() > keep ? t->values->size() - keep : 0;
+  for (size_t i = 0; i < checked && i < ordered.size(); ++i)
+    if (ordered[i] != 1.0)
+      return fails(fmt::format("{} scales axis {} by {}; release resizes with mode {} only the innermost {} axes",
+                               describe_input(c.node, ix), i, format_number(ordered[i]), m, keep));
+  return holds();
+}
+
 // ---------------------------------------------------------------- the vocabulary
 
 using CheckFn = RuleCheck (*)(const Rule&, const Ctx&);
+using HintFn = std::string (*)(const Rule&, const Node&);
 
 struct RuleSpec {
   std::string_view name;
   std::vector<Arg> args;  // in order
   size_t required;        // leading arguments that must be given
   CheckFn check;
+  HintFn hint;            // what to do when the rule fails
 };
+
+std::string arg_or(const Rule& r, size_t i) { return i < r.args.size() ? r.args[i] : "?"; }
+
+std::string hint_const(const Rule& r, const Node& n) {
+  return fmt::format("make input {} of {} a constant: fold constants first (e.g. polygraphy surgeon sanitize "
+                     "--fold-constants) or export with constant folding", arg_or(r, 0), n.op_type);
+}
+
+std::string hint_types(const Rule&, const Node& n) {
+  // A Cast does not help Q/DQ: TensorRT quantizes to signed INT8 with a zero point of 0.
+  if (n.op_type == "QuantizeLinear" || n.op_type == "DequantizeLinear")
+    return "quantize to signed INT8 (or FP8) with a zero point of 0: symmetric quantization is what TensorRT runs";
+  return "insert a Cast to one of the accepted element types before this node";
+}
+
+std::string hint_attr(const Rule& r, const Node&) {
+  return fmt::format("set attribute '{}' to an accepted value ({})", arg_or(r, 0), arg_or(r, 1));
+}
 
 // One line per rule name (data/trt/README.md describes each).
 const std::vector<RuleSpec>& rule_specs() {
   static const std::vector<RuleSpec> specs = {
-      {"const_input", {Arg::Index}, 1, check_const_input},
-      {"weights_input", {Arg::Index}, 1, check_weights_input},
-      {"nonconst_input", {Arg::Index}, 1, check_nonconst_input},
-      {"input_present", {Arg::Index}, 1, check_input_present},
-      {"input_absent", {Arg::Index}, 1, check_input_absent},
-      {"value_in", {Arg::Index, Arg::NumSet}, 2, check_value_in},
-      {"input_types", {Arg::IndexOrStar, Arg::TypeSet}, 2, check_input_types},
-      {"rank", {Arg::Index, Arg::NumSet}, 2, check_rank},
-      {"static_shape", {Arg::Index}, 1, check_static_shape},
-      {"static_dim", {Arg::Index, Arg::Axis}, 2, check_static_dim},
-      {"output_unused", {Arg::Index}, 1, check_output_unused},
-      {"attr_in", {Arg::Word, Arg::ValSet, Arg::Default}, 2, check_attr_in},
-      {"attr_all", {Arg::Word, Arg::NumSet}, 2, check_attr_all},
-      {"attr_absent", {Arg::Word}, 1, check_attr_absent},
-      {"attr_no_substr", {Arg::Word, Arg::Str}, 2, check_attr_no_substr},
-      {"pads_symmetric", {}, 0, check_pads_symmetric},
-      {"bidir_same_activations", {}, 0, check_bidir_same_activations},
-      {"opset", {Arg::NumSet}, 1, check_opset},
+      {"const_input", {Arg::Index}, 1, check_const_input, hint_const},
+      {"weights_input", {Arg::Index}, 1, check_weights_input, hint_const},
+      {"nonconst_input", {Arg::Index}, 1, check_nonconst_input,
+       [](const Rule&, const Node&) -> std::string { return "feed this input from a runtime tensor instead of a constant"; }},
+      {"input_present", {Arg::Index}, 1, check_input_present,
+       [](const Rule& r, const Node&) { return fmt::format("provide optional input {} explicitly", arg_or(r, 0)); }},
+      {"input_absent", {Arg::Index}, 1, check_input_absent,
+       [](const Rule& r, const Node&) { return fmt::format("drop optional input {}", arg_or(r, 0)); }},
+      {"value_in", {Arg::Index, Arg::NumSet}, 2, check_value_in,
+       [](const Rule& r, const Node&) {
+         return fmt::format("change the constant values of input {} to {}", arg_or(r, 0), arg_or(r, 1));
+       }},
+      {"input_types", {Arg::IndexOrStar, Arg::TypeSet}, 2, check_input_types, hint_types},
+      {"rank", {Arg::Index, Arg::NumSet}, 2, check_rank,
+       [](const Rule&, const Node&) -> std::string {
+         return "reshape the input to a supported rank (e.g. Unsqueeze/Reshape around the node)";
+       }},
+      {"static_shape", {Arg::Index}, 1, check_static_shape,
+       [](const Rule&, const Node&) -> std::string {
+         return "give the input fixed dimensions (static shapes at export, or trtexec --shapes with min=opt=max)";
+       }},
+      {"static_dim", {Arg::Index, Arg::Axis}, 2, check_static_dim,
+       [](const Rule&, const Node&) -> std::string {
+         return "give the input fixed dimensions (static shapes at export, or trtexec --shapes with min=opt=max)";
+       }},
+      {"output_unused", {Arg::Index}, 1, check_output_unused,
+       [](const Rule&, const Node&) -> std::string {
+         return "remove the consumers of that optional output (or drop it from the node's outputs)";
+       }},
+      {"attr_in", {Arg::Word, Arg::ValSet, Arg::Default}, 2, check_attr_in, hint_attr},
+      {"attr_all", {Arg::Word, Arg::NumSet}, 2, check_attr_all, hint_attr},
+      {"attr_absent", {Arg::Word}, 1, check_attr_absent,
+       [](const Rule& r, const Node&) { return fmt::format("remove attribute '{}'", arg_or(r, 0)); }},
+      {"attr_no_substr", {Arg::Word, Arg::Str}, 2, check_attr_no_substr,
+       [](const Rule& r, const Node&) { return fmt::format("rewrite attribute '{}' without '{}'", arg_or(r, 0), arg_or(r, 1)); }},
+      {"pads_symmetric", {}, 0, check_pads_symmetric,
+       [](const Rule&, const Node&) -> std::string { return "use equal begin and end pads (or an explicit Pad node before it)"; }},
+      {"bidir_same_activations", {}, 0, check_bidir_same_activations,
+       [](const Rule&, const Node&) -> std::string { return "use the same activations for both directions"; }},
+      {"opset", {Arg::NumSet}, 1, check_opset,
+       [](const Rule&, const Node&) -> std::string {
+         return "export with an opset the rule accepts (torch.onnx.export opset_version=...)";
+       }},
+      {"einsum_subscripts", {}, 0, check_einsum_subscripts,
+       [](const Rule&, const Node&) -> std::string {
+         return "rename the subscripts to lowercase letters a-z (the equation means the same)";
+       }},
+      {"einsum_no_diagonal", {}, 0, check_einsum_no_diagonal,
+       [](const Rule&, const Node&) -> std::string {
+         return "take the diagonal before the Einsum (e.g. multiply by an identity mask and ReduceSum), or use a "
+                "release that supports diagonal Einsum";
+       }},
+      {"same_types", {Arg::Index, Arg::NumSet}, 2, check_same_types,
+       [](const Rule& r, const Node&) {
+         return fmt::format("give inputs {} the element type of input {} (convert the initializers, or Cast)",
+                            arg_or(r, 1), arg_or(r, 0));
+       }},
+      {"resize_nd", {Arg::Index}, 1, check_resize_nd,
+       [](const Rule&, const Node&) -> std::string {
+         return "resize the outer axes in a separate Resize with mode nearest, or move them inward with a Transpose";
+       }},
   };
   return specs;
 }
@@ -744,6 +901,11 @@ Rule parse_rule(std::string_view text) {
   for (size_t i = 1; i < parts.size(); ++i) r.guards.push_back(parse_atom(parts[i]));
   r.text = std::string(text);
   return r;
+}
+
+std::string rule_hint(const Rule& rule, const Node& node) {
+  const RuleSpec* spec = find_spec(rule.name);
+  return spec ? spec->hint(rule, node) : std::string();
 }
 
 const std::vector<std::string>& rule_vocabulary() {

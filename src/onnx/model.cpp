@@ -30,6 +30,7 @@ std::string_view elem_type_name(ElemType t) {
     case ElemType::UINT4: return "UINT4";
     case ElemType::INT4: return "INT4";
     case ElemType::FLOAT4E2M1: return "FLOAT4E2M1";
+    case ElemType::FLOAT8E8M0: return "FLOAT8E8M0";
     case ElemType::UNDEFINED: break;
   }
   return "UNDEFINED";
@@ -44,6 +45,7 @@ std::string_view elem_type_trt_name(ElemType t) {
     case ElemType::BFLOAT16: return "BF16";
     case ElemType::FLOAT8E4M3FN: return "FP8";
     case ElemType::FLOAT4E2M1: return "FP4";
+    case ElemType::FLOAT8E8M0: return "E8M0";
     case ElemType::INT4: return "INT4";
     case ElemType::INT8: return "INT8";
     case ElemType::UINT8: return "UINT8";
@@ -58,7 +60,7 @@ bool is_float(ElemType t) {
   switch (t) {
     case ElemType::FLOAT: case ElemType::FLOAT16: case ElemType::DOUBLE: case ElemType::BFLOAT16:
     case ElemType::FLOAT8E4M3FN: case ElemType::FLOAT8E4M3FNUZ: case ElemType::FLOAT8E5M2:
-    case ElemType::FLOAT8E5M2FNUZ: case ElemType::FLOAT4E2M1:
+    case ElemType::FLOAT8E5M2FNUZ: case ElemType::FLOAT4E2M1: case ElemType::FLOAT8E8M0:
       return true;
     default:
       return false;

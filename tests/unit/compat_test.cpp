@@ -123,6 +123,18 @@ TEST(CompatVerdicts, ImplicitInt8FallsBackFrom100WithThatReason) {
   EXPECT_EQ(verdict_of(m, a, "shape").verdict, Verdict::SUPPORTED);
 }
 
+TEST(CompatVerdicts, ImplicitInt8IsRemovedIn110NotDeprecated) {
+  EXPECT_FALSE(kb().resolve("10.16").policy.implicit_int8_removed);
+  EXPECT_TRUE(kb().resolve("11.0").policy.implicit_int8_removed);
+  EXPECT_NE(kb().resolve("11.0").policy.source("implicit_int8").find("IInt8Calibrator"), std::string::npos);
+  Model m = conv_bn_model("compat_int8_11");
+  Annotations a = annotate(m, kb().resolve("11.0"), Precision::INT8);
+  const NodeVerdict& conv = verdict_of(m, a, "conv");
+  EXPECT_EQ(conv.verdict, Verdict::FALLBACK);
+  EXPECT_FALSE(mentions(conv, "deprecated"));
+  for (const auto& n : a.notes) EXPECT_EQ(n.find("deprecated"), std::string::npos) << n;
+}
+
 TEST(CompatVerdicts, StronglyTyped11SaysToConvertTheModelFirst) {
   Model m = conv_bn_model("compat_11_fp16");
   Annotations a = annotate(m, kb().resolve("11.0"), Precision::FP16);

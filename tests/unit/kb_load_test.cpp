@@ -86,7 +86,11 @@ TEST(KbLoad, RulesAreParsedWithGuards) {
   const OpEntry* resize = KnowledgeBase::builtin().resolve("8.6").find("Resize");
   ASSERT_NE(resize, nullptr);
   ASSERT_FALSE(resize->rules.empty());
-  EXPECT_EQ(resize->rules_src, "table+source");
+  EXPECT_EQ(resize->rules_src, "table+source+importer");
+  // The importer's canUseNDResize check, found in 8.6-GA's code (data/importer_checks.tsv), cites its line.
+  auto nd = std::find_if(resize->rules.begin(), resize->rules.end(), [](const Rule& r) { return r.name == "resize_nd"; });
+  ASSERT_NE(nd, resize->rules.end());
+  EXPECT_TRUE(nd->where.starts_with("builtin_op_importers.cpp:")) << nd->where;
   auto guarded = std::find_if(resize->rules.begin(), resize->rules.end(), [](const Rule& r) { return !r.guards.empty(); });
   ASSERT_NE(guarded, resize->rules.end());
   EXPECT_EQ(guarded->name, "attr_in");
@@ -130,7 +134,8 @@ TEST(KbLoad, VocabularyIsTheDocumentedOne) {
   std::vector<std::string> expected = {
       "const_input", "weights_input", "nonconst_input", "input_present", "input_absent", "value_in",
       "input_types", "rank", "static_shape", "static_dim", "output_unused", "attr_in", "attr_all",
-      "attr_absent", "attr_no_substr", "pads_symmetric", "bidir_same_activations", "opset"};
+      "attr_absent", "attr_no_substr", "pads_symmetric", "bidir_same_activations", "opset",
+      "einsum_subscripts", "einsum_no_diagonal", "same_types", "resize_nd"};
   EXPECT_EQ(rule_vocabulary(), expected);
   // data/trt/README.md documents each of them (read from the tree: the build
   // re-embeds data/trt only when a table changes).
