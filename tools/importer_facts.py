@@ -497,6 +497,18 @@ class Release:
         self.walk(body, 0, "", facts, set())
         if op in self.checkers:
             self.walk(self.checkers[op], 1, "", facts, set())
+        # An importer that replaces an input before its helper checks every input (Pow from 10.8 casts an
+        # integer exponent to the base's type: `inputs[1] = ...`) exempts that input from the helper's check.
+        replaced = {int(a or b) for a, b in re.findall(r"\binputs\s*(?:\[\s*(\d+)\s*\]|\.at\s*\(\s*(\d+)\s*\))\s*=(?!=)",
+                                                        body.text)}
+        if replaced:
+            narrowed = []
+            for c in facts["checks"]:
+                if c.input == "*":
+                    narrowed += [Check(i, c.allowed, c.where, c.guessed) for i in sorted(facts["inputs"] - replaced)]
+                elif c.input not in replaced:
+                    narrowed.append(c)
+            facts["checks"] = narrowed
         return body.src.where(defined), facts
 
 

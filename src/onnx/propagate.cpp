@@ -43,7 +43,8 @@ bool keeps_rank(const std::string& op) {
                      "HardSwish", "HardSigmoid", "Not", "Reciprocal", "Floor", "Ceil", "Round", "Sign", "Elu", "Selu",
                      "Softplus", "Softsign", "Mish", "Swish", "QuantizeLinear", "DequantizeLinear", "Sin", "Cos",
                      "PRelu", "ThresholdedRelu", "Celu", "IsNaN", "IsInf", "CumSum", "LpNormalization",
-                     "RotaryEmbedding"});
+                     "RotaryEmbedding", "Conv", "ConvTranspose", "MaxPool", "AveragePool", "LpPool",
+                     "GlobalAveragePool", "GlobalMaxPool", "GlobalLpPool"});
 }
 
 bool nondeterministic(const std::string& op) {
@@ -218,6 +219,17 @@ class Propagator {
       if (!first_input) first_input = t;
       in_types.push_back(t ? t->type : ElemType::UNDEFINED);
       if (!t || !t->const_foldable) all_const = false;
+    }
+    // Conv's kernel has the data's rank (ONNX requires it): a known kernel fixes an unknown data rank.
+    if (n.domain.empty() && one_of(n.op_type, {"Conv", "ConvTranspose"}) && n.inputs.size() > 1 &&
+        !n.inputs[0].empty() && !n.inputs[1].empty()) {
+      const TensorInfo* w = g.find(n.inputs[1], m_.graphs);
+      auto x = g.tensors.find(n.inputs[0]);
+      if (w && w->rank >= 3 && x != g.tensors.end() && x->second.rank < 0) {
+        x->second.rank = w->rank;
+        x->second.dims.assign(static_cast<size_t>(w->rank), Dim{});
+        first_input = &x->second;
+      }
     }
     bool has_subgraph = std::any_of(n.attributes.begin(), n.attributes.end(),
                                     [](const Attribute& a) { return !a.graphs.empty(); });

@@ -211,6 +211,24 @@ TEST(ImporterChecks, E8M0ScalesExistFrom1012) {
   EXPECT_FALSE(mentions_e8m0(judge(m, "11.5", Precision::FP8)));
 }
 
+TEST(ImporterChecks, PowWithAnIntegerExponentImportsFrom108) {
+  // 10.8's importer casts an integer exponent to the base's type before the element-wise check.
+  auto pow = [](const std::string& name, int base) {
+    return one_node(name, 17, [&](GraphBuilder& g) {
+      g.input("x", base, {4}).input("e", kInt32, {4});
+      g.node("Pow", {"x", "e"}, {"y"}, "pow");
+      g.output("y");
+    });
+  };
+  Model float_base = pow("ic_pow_float", kFloat);
+  EXPECT_EQ(judge(float_base, "10.7").verdict, Verdict::UNSUPPORTED);
+  for (const char* release : {"10.8", "10.11", "11.5"}) EXPECT_EQ(judge(float_base, release).verdict, Verdict::SUPPORTED) << release;
+  // An integer base waits for 10.12 ("integer-typed base tensors for Pow").
+  Model int_base = pow("ic_pow_int", kInt32);
+  EXPECT_EQ(judge(int_base, "10.11").verdict, Verdict::UNSUPPORTED);
+  EXPECT_EQ(judge(int_base, "10.12").verdict, Verdict::SUPPORTED);
+}
+
 TEST(ImporterChecks, NoReleaseClaimsAnOpItsImporterLacks) {
   // 7.2's table marks SoftmaxCrossEntropyLoss supported, but 7.2.1 has no importer for it.
   Model m = one_node("ic_sce", 13, [](GraphBuilder& g) {

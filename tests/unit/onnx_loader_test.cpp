@@ -76,6 +76,23 @@ TEST(OnnxLoader, OwnPropagationTypesOpsTheLibraryDoesNotKnow) {
   EXPECT_EQ(tensor(m, "s").type, ElemType::INT64);
 }
 
+TEST(OnnxLoader, ConvKernelFixesAnUnknownDataRank) {
+  // A graph input of unknown rank feeding a 3-D convolution (5-D kernel): the data is 5-D, and so
+  // is the output.
+  std::string dir = temp_dir("loader_conv3d_rank");
+  ModelBuilder mb(17);
+  auto g = mb.graph();
+  auto* x = g.proto()->add_input();
+  x->set_name("x");
+  x->mutable_type()->mutable_tensor_type()->set_elem_type(kFloat);
+  g.init_float("w", {2, 3, 3, 3, 3}, std::vector<float>(162, 0.f));
+  g.node("Conv", {"x", "w"}, {"y"}, "conv");
+  g.output("y");
+  Model m = load_model(mb.save(dir + "/m.onnx"));
+  EXPECT_EQ(tensor(m, "x").rank, 5);
+  EXPECT_EQ(tensor(m, "y").rank, 5);
+}
+
 TEST(OnnxLoader, SubgraphsAndLocalFunctionsBecomeGraphsWithPaths) {
   std::string dir = temp_dir("loader_subgraphs");
   ModelBuilder mb(13);
