@@ -147,5 +147,78 @@ class ImporterFactsTest(unittest.TestCase):
         self.assertEqual(src.line(body.start), 5)
 
 
+POW = """
+NodeImportResult elementwiseHelper(IImporterContext* ctx, std::vector<TensorOrWeights>& inputs)
+{
+    CHECK(notInvalidType(inputs.at(0), {"INT32", "BOOL"}));
+    CHECK(notInvalidType(inputs.at(1), {"INT32", "BOOL"}));
+    ASSERT(scaleAllPositive && "Scale coefficients must all be positive", 0);
+    return {{nullptr}};
+}
+"""
+POW_IMPORTER = """
+DEFINE_BUILTIN_OP_IMPORTER(Pow)
+{
+    if (inputs.at(1).isInt32())
+    {
+        inputs[1] = TensorOrWeights(castHelper(ctx, &convertToTensor(inputs.at(1), ctx), inputs.at(0).getType()));
+    }
+    return elementwiseHelper(ctx, inputs);
+}
+"""
+
+
+def pow_release():
+    r = f.Release.__new__(f.Release)
+    r.branch = "test"
+    r.sources = [f.Source("importers.cpp", POW_IMPORTER), f.Source("utils.cpp", POW)]
+    r.funcs = {}
+    for src in r.sources:
+        for name, bodies in f.functions(src).items():
+            r.funcs.setdefault(name, []).extend(bodies)
+    r.ops = f.importers(r.sources[0], "DEFINE_BUILTIN_OP_IMPORTER")
+    r.checkers = {}
+    r.universe, r.int64 = UNIVERSE, None
+    return r
+
+
+class ImporterChecksAndDeltasTest(unittest.TestCase):
+    def test_a_replaced_input_is_exempt_from_the_helpers_every_input_check(self):
+        r = pow_release()
+        self.assertEqual(f.accepts_column(r.op_facts("Pow")[1]["checks"], r.universe), "0:FP32|FP16|INT8|UINT8@utils.cpp:4")
+
+    def test_a_hand_read_check_is_found_in_a_helper_with_its_line(self):
+        r = pow_release()
+        bodies = r.op_facts("Pow")[1]["bodies"]
+        checks = [("Pow", "value_in(1,>0)", "Scale coefficients must all be positive"),
+                  ("Pow", "rank(0,4)", "text the code does not have"), ("Abs", "rank(0,4)", "Scale coefficients")]
+        self.assertEqual(f.rules_column("Pow", bodies, checks), "value_in(1,>0)#utils.cpp:6")
+
+    def test_delta_merges_base_facts_and_refuses_an_unknown_equal_sign(self):
+        import tempfile
+        d = tempfile.mkdtemp()
+        base = os.path.join(d, "10.10.tsv")
+        with open(base, "w") as out:
+            out.write("# release: 10.10\n# branch: 10.10-GA\n# commit: " + "a" * 40 + "\n# types: FP32 INT32\n"
+                      "op\tsrc\taccepts\tattrs_read\tinputs_read\tchecks\trules\n"
+                      "Abs\tonnxOpImporters.cpp:143\t0:FP32@importerUtils.cpp:1874\t-\t0\t-\t-\n")
+        delta = os.path.join(d, "delta.tsv")
+        with open(delta, "w") as out:
+            out.write("# release: 10.16\n# commit: " + "b" * 40 + "\n# search_id: 1\n"
+                      "op\tsrc\taccepts\tattrs_read\tinputs_read\tnote\n"
+                      "Abs\tonnxOpImporters.cpp:144\t=\t=\t=\t-\n"
+                      "Swish\tonnxOpImporters.cpp:6688\t-\talpha\t0\tNEW\n")
+        self.assertEqual(f.main(["x", "--delta", delta, "--base", base, "--date", "2026-03-24", d]), 0)
+        with open(os.path.join(d, "10.16.tsv")) as got:
+            text = got.read()
+        self.assertIn("# commit: " + "b" * 40, text)
+        self.assertIn("Abs\tonnxOpImporters.cpp:144\t0:FP32@importerUtils.cpp:1874 as read in 10.10-GA\t-\t0", text)
+        self.assertIn("Swish\tonnxOpImporters.cpp:6688\t-\talpha\t0\t-\t-", text)
+        with open(delta, "a") as out:
+            out.write("Gelu\tonnxOpImporters.cpp:9\t=\t=\t=\t-\n")
+        with self.assertRaises(SystemExit):
+            f.main(["x", "--delta", delta, "--base", base, "--date", "2026-03-24", d])
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -229,6 +229,27 @@ TEST(ImporterChecks, PowWithAnIntegerExponentImportsFrom108) {
   EXPECT_EQ(judge(int_base, "10.12").verdict, Verdict::SUPPORTED);
 }
 
+TEST(ImporterChecks, ReleasesAfter1010ReadTheirOwnImporterLines) {
+  // 10.16 and 11.0 from their own onnxOpImporters.cpp (data/importer/delta); 11.5 carries 11.0.
+  const OpEntry* attention = kb().resolve("10.16").find("Attention");
+  ASSERT_NE(attention, nullptr);
+  EXPECT_EQ(attention->import_src, "10.16-GA onnxOpImporters.cpp:184");
+  const OpEntry* swish = kb().resolve("11.5").find("Swish");
+  ASSERT_NE(swish, nullptr);
+  EXPECT_EQ(swish->import_src, "11.0-GA onnxOpImporters.cpp:6688 (carried forward)");
+  // 10.14 has Attention in its table but no importer facts of its own (10.13's carry): no false refusal.
+  EXPECT_EQ(kb().resolve("10.14").find("Attention")->import_src, "");
+  // Einsum's importer refuses INT32 from 10.13 (onnxOpImporters.cpp:1943), not at 10.11.
+  auto refuses_int32 = [](const char* release) {
+    const OpEntry* e = kb().resolve(release).find("Einsum");
+    return !e->import_types.empty() &&
+           std::find(e->import_types[0].types.begin(), e->import_types[0].types.end(), "INT32") == e->import_types[0].types.end();
+  };
+  EXPECT_FALSE(refuses_int32("10.11"));
+  EXPECT_TRUE(refuses_int32("10.13"));
+  EXPECT_TRUE(refuses_int32("11.5"));
+}
+
 TEST(ImporterChecks, NoReleaseClaimsAnOpItsImporterLacks) {
   // 7.2's table marks SoftmaxCrossEntropyLoss supported, but 7.2.1 has no importer for it.
   Model m = one_node("ic_sce", 13, [](GraphBuilder& g) {
