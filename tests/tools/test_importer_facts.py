@@ -95,10 +95,10 @@ DEFINE_BUILTIN_OP_IMPORTER(Chosen)
 """
 
 
-def release():
+def release(importers=IMPORTERS, helpers=HELPERS):
     r = f.Release.__new__(f.Release)
     r.branch = "test"
-    r.sources = [f.Source("importers.cpp", IMPORTERS), f.Source("utils.cpp", HELPERS)]
+    r.sources = [f.Source("importers.cpp", importers), f.Source("utils.cpp", helpers)]
     r.funcs = {}
     for src in r.sources:
         for name, bodies in f.functions(src).items():
@@ -169,17 +169,7 @@ DEFINE_BUILTIN_OP_IMPORTER(Pow)
 
 
 def pow_release():
-    r = f.Release.__new__(f.Release)
-    r.branch = "test"
-    r.sources = [f.Source("importers.cpp", POW_IMPORTER), f.Source("utils.cpp", POW)]
-    r.funcs = {}
-    for src in r.sources:
-        for name, bodies in f.functions(src).items():
-            r.funcs.setdefault(name, []).extend(bodies)
-    r.ops = f.importers(r.sources[0], "DEFINE_BUILTIN_OP_IMPORTER")
-    r.checkers = {}
-    r.universe, r.int64 = UNIVERSE, None
-    return r
+    return release(POW_IMPORTER, POW)
 
 
 class ImporterChecksAndDeltasTest(unittest.TestCase):
