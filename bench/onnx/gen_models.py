@@ -7,6 +7,7 @@
                             reads them)
   gpt2_embedded.onnx        the same decoder with 14 layers, its ~1.7 GB of weights embedded
   wide.onnx                 ~100,000 small nodes in 1,000 parallel branches
+  chain.onnx                one chain of 1,000,000 small nodes (same op mix)
 
 Usage: gen_models.py OUT_DIR [--only NAME]
 """
@@ -176,14 +177,44 @@ def wide(out_dir, branches=1000, depth=100):
     return len(nodes)
 
 
+def chain(out_dir, length=1_000_000):
+    """x -> one chain of 1,000,000 small ops (the wide graph's op mix) -> y."""
+    inits = [
+        helper.make_tensor("w", TensorProto.FLOAT, [16, 16], [0.01] * 256),
+        helper.make_tensor("b", TensorProto.FLOAT, [16], [0.0] * 16),
+        helper.make_tensor("shape", TensorProto.INT64, [2], [-1, 16]),
+    ]
+    ops = ["MatMul", "Add", "Relu", "Reshape", "Sigmoid", "Mul"]
+    graph = onnx.GraphProto()
+    graph.name = "chain"
+    x = "x"
+    for d in range(length):
+        op = ops[d % len(ops)]
+        out = "y" if d == length - 1 else f"n{d}"
+        node = graph.node.add()
+        node.op_type = op
+        node.name = out
+        node.input.extend({"MatMul": [x, "w"], "Add": [x, "b"], "Reshape": [x, "shape"], "Mul": [x, x]}.get(op, [x]))
+        node.output.append(out)
+        x = out
+    graph.initializer.extend(inits)
+    graph.input.append(helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 16]))
+    graph.output.append(helper.make_tensor_value_info("y", TensorProto.FLOAT, None))
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)], producer_name="trtlens-bench")
+    onnx.save_model(model, os.path.join(out_dir, "chain.onnx"))
+    return length
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("out_dir")
-    ap.add_argument("--only", choices=["external", "embedded", "wide"])
+    ap.add_argument("--only", choices=["external", "embedded", "wide", "chain"])
     args = ap.parse_args()
     os.makedirs(args.out_dir, exist_ok=True)
     if args.only in (None, "wide"):
         print(f"wide.onnx: {wide(args.out_dir)} nodes", flush=True)
+    if args.only in (None, "chain"):
+        print(f"chain.onnx: {chain(args.out_dir)} nodes", flush=True)
     if args.only in (None, "external"):
         print(f"gpt2_external: {gpt2_external(args.out_dir) / 1e9:.2f} GB of external weights", flush=True)
     if args.only in (None, "embedded"):

@@ -4,7 +4,9 @@
 // (memory-mapped) or in external data and are only described here.
 #pragma once
 #include <cstdint>
+#include <deque>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -60,8 +62,8 @@ struct TensorInfo {
   std::optional<std::vector<double>> values;
   // Where the type came from: "value_info", "onnx-shape-inference", "trtlens"
   // (own propagation), "initializer", "graph-input", "call-site" (a local function input typed
-  // from the calls, all of which agree); empty when unknown.
-  std::string type_source;
+  // from the calls, all of which agree); empty when unknown. Always a string literal.
+  std::string_view type_source;
 };
 
 // One attribute of a node (onnx AttributeProto, flattened).
@@ -84,13 +86,42 @@ struct Attribute {
   std::vector<int> graphs;
 };
 
+// A tensor of one graph: an index into Graph::tensors (names are interned once
+// per graph by the loader); kNoTensor for an omitted optional input or output.
+using TensorId = int;
+inline constexpr TensorId kNoTensor = -1;
+
 struct Node {
   int index = 0;  // position in its graph's node list
   std::string name, op_type, domain;  // domain "" means the default ONNX domain
   std::vector<std::string> inputs;    // "" marks an omitted optional input
   std::vector<std::string> outputs;
   std::vector<Attribute> attributes;
+  // inputs/outputs as ids of the node's graph (filled by index_graphs); a read of
+  // an enclosing graph's tensor has the id of this graph's OuterScope entry.
+  std::vector<TensorId> input_ids, output_ids;
   const Attribute* attribute(std::string_view name) const;  // nullptr when absent
+};
+
+// A node of a model: its graph (index into Model::graphs) and its index there.
+struct NodeRef {
+  int graph = 0, index = 0;
+  bool operator==(const NodeRef&) const = default;
+};
+
+// Graph facts every analysis reads, built once by index_graphs (load_model runs it).
+// Per-tensor vectors are indexed by TensorId.
+struct GraphIndex {
+  std::vector<int> order;       // node indices, topological; file order among ready nodes
+  std::vector<int> producer;    // the node writing each tensor; -1 for inputs, initializers, outer reads
+  // Nodes reading each tensor as an input, ascending and each once: consumer_nodes[consumer_start[t] ..
+  // consumer_start[t + 1]). A node whose subgraph reads the tensor is not listed (its body's
+  // readers are, in the body's index), though the order puts it after the tensor's producer.
+  std::vector<int> consumer_start, consumer_nodes;
+  // Each tensor as every reader should see it: itself, or for an OuterScope entry the
+  // enclosing graph's tensor of that name.
+  std::vector<const TensorInfo*> resolved;
+  std::vector<TensorId> outer_reads;  // OuterScope entries: what this graph and its subgraphs read from outside
 };
 
 struct Graph {
@@ -102,9 +133,37 @@ struct Graph {
   int parent_node = -1;  // node index in the parent graph that owns this subgraph
   std::vector<Node> nodes;
   std::vector<std::string> inputs, outputs;
-  std::unordered_map<std::string, TensorInfo> tensors;  // every tensor named in this graph
+  // Every tensor named in this graph, in first-mention order; a TensorId indexes it.
+  // A deque: entries never move, so pointers to them stay valid as tensors are added.
+  std::deque<TensorInfo> tensors;
+  GraphIndex index;
+
+  Graph() = default;
+  Graph(Graph&&) noexcept = default;
+  Graph& operator=(Graph&&) noexcept = default;
+  // Move-only: the name table and the index point into `tensors` (and enclosing graphs').
+  Graph(const Graph&) = delete;
+  Graph& operator=(const Graph&) = delete;
+
+  // The id of `name` in this graph; kNoTensor when it is not named here.
+  TensorId id(std::string_view name) const;
+  // The id of the tensor named `name` here, added (origin Unknown) when new.
+  TensorId intern(std::string_view name);
+  // The tensor named `name` here (not in enclosing graphs); nullptr when unknown.
+  const TensorInfo* local(std::string_view name) const;
+  TensorInfo* local(std::string_view name);
   // Looks a tensor up here, then in enclosing graphs; nullptr when unknown.
-  const TensorInfo* find(const std::string& name, const std::vector<Graph>& all) const;
+  const TensorInfo* find(std::string_view name, const std::vector<Graph>& all) const;
+  // Input/output `k` of `n` (a node of this graph) as its readers see it, through
+  // the index (enclosing graphs' tensors for outer reads); nullptr when omitted.
+  const TensorInfo* input(const Node& n, size_t k) const { return at(k < n.input_ids.size() ? n.input_ids[k] : kNoTensor); }
+  const TensorInfo* output(const Node& n, size_t k) const { return at(k < n.output_ids.size() ? n.output_ids[k] : kNoTensor); }
+  const TensorInfo* at(TensorId t) const { return t < 0 ? nullptr : index.resolved[static_cast<size_t>(t)]; }
+  // The nodes reading tensor `t` (see GraphIndex::consumer_nodes).
+  std::span<const int> consumers(TensorId t) const;
+
+ private:
+  std::unordered_map<std::string_view, TensorId> ids_;  // views into tensors[i].name
 };
 
 struct OpsetImport {
@@ -146,5 +205,12 @@ struct Model {
 // that is absolute or escapes the model folder, a cycle in a graph, a node
 // input that is never produced.
 Model load_model(const std::string& path);
+
+// Fills every graph's GraphIndex and its nodes' input/output ids (names not yet in
+// a graph's tensors are added; a read of an enclosing graph's tensor gets an
+// OuterScope entry). load_model builds the index (and refuses unproduced inputs
+// and cycles); a model built by hand must run this before any analysis. Here an
+// unproduced input stays a tensor without producer, and a cycle's nodes end the order.
+void index_graphs(Model& m);
 
 }  // namespace trtlens

@@ -34,7 +34,8 @@ ModelMatch match_model(const CalibCache& c, const Model& m) {
   for (const auto& e : c.entries) in_cache.insert(e.tensor);
   for (const auto& g : m.graphs) {
     if (g.path.rfind("fn:", 0) == 0) continue;  // local functions are inlined under other names
-    for (const auto& [name, t] : g.tensors) {
+    for (const TensorInfo& t : g.tensors) {
+      const std::string& name = t.name;
       in_model.insert(name);
       bool activation = t.origin == TensorOrigin::GraphInput || t.origin == TensorOrigin::Computed;
       bool float_like = t.type == ElemType::UNDEFINED || is_float(t.type);

@@ -5,6 +5,7 @@
 #include "cli/knowledge.h"
 #include "cli/output.h"
 #include "render/check_output.h"
+#include "util/files.h"
 #include "trtlens/error.h"
 
 namespace trtlens::cli {
@@ -57,10 +58,10 @@ void add_check_command(CLI::App& app, int& exit_code) {
     CheckView view{color_for(opt->output), parse_verdicts(opt->only)};
     Model model = load_model(opt->model);
     Annotations a = annotate(model, kb, release, precision);
-    std::string text = opt->format == "json"       ? check_json(model, a)
-                       : opt->format == "markdown" ? check_markdown(model, a, view)
-                                                   : check_text(model, a, view);
-    emit(text, opt->output);
+    OutputStream out(opt->output);
+    if (opt->format == "json") check_json(model, a, [&out](std::string_view s) { out.write(s); });
+    else out.write(opt->format == "markdown" ? check_markdown(model, a, view) : check_text(model, a, view));
+    out.commit();
     exit_code = a.converts ? kExitOk : kExitNotConverting;
   });
 }

@@ -95,43 +95,31 @@ Annotator::Annotator(const Model& model, const KnowledgeBase& kb) : model_(model
     };
     if (std::none_of(g.nodes.begin(), g.nodes.end(), is_qdq)) continue;
     has_qdq_ = true;
-    std::unordered_map<std::string_view, int> producer;
-    std::unordered_map<std::string_view, std::vector<int>> consumers;
-    for (const auto& n : g.nodes) {
-      for (const auto& o : n.outputs) producer.emplace(o, n.index);
-      for (const auto& i : n.inputs)
-        if (!i.empty()) consumers[i].push_back(n.index);
-    }
-    auto type_of = [&](const std::string& name) {
-      const TensorInfo* t = g.find(name, model.graphs);
-      return t ? t->type : ElemType::UNDEFINED;
-    };
+    auto type_of = [&](const TensorInfo* t) { return t ? t->type : ElemType::UNDEFINED; };
     // Q/DQ regions: a DequantizeLinear's consumers compute in its quantized
     // type (TensorRT fuses DQ into them), and so does the producer of a
     // QuantizeLinear's input (fused with the Q on its output).
     for (const auto& n : g.nodes) {
       if (!is_qdq(n) || n.inputs.empty() || n.outputs.empty()) continue;
       bool dq = n.op_type == "DequantizeLinear";
-      ElemType q = dq ? type_of(n.inputs[0]) : type_of(n.outputs[0]);
+      ElemType q = dq ? type_of(g.input(n, 0)) : type_of(g.output(n, 0));
       if (!is_quantized_type(q)) continue;
       if (!dq && q == ElemType::UINT8)
-        if (const TensorInfo* t = g.find(n.outputs[0], model.graphs)) quantized_as_int8_.insert(t);
-      if (q == ElemType::UINT8 && (!dq || quantized_as_int8_.count(g.find(n.inputs[0], model.graphs))))
-        q = ElemType::INT8;
+        if (const TensorInfo* t = g.output(n, 0)) quantized_as_int8_.insert(t);
+      if (q == ElemType::UINT8 && (!dq || quantized_as_int8_.count(g.input(n, 0)))) q = ElemType::INT8;
       f.quant[static_cast<size_t>(n.index)] = q;
       if (dq) {
-        for (const auto& o : n.outputs)
-          if (auto it = consumers.find(o); it != consumers.end())
-            for (int c : it->second) f.quant[static_cast<size_t>(c)] = q;
-      } else if (auto it = producer.find(n.inputs[0]); it != producer.end()) {
-        f.quant[static_cast<size_t>(it->second)] = q;
+        for (TensorId o : n.output_ids)
+          for (int c : g.consumers(o)) f.quant[static_cast<size_t>(c)] = q;
+      } else if (int p = n.input_ids[0] == kNoTensor ? -1 : g.index.producer[static_cast<size_t>(n.input_ids[0])]; p >= 0) {
+        f.quant[static_cast<size_t>(p)] = q;
       }
     }
   }
   // The float type the model carries: the type of most float tensors feeding nodes.
   std::unordered_map<int, int> votes;
   for (const auto& g : model.graphs)
-    for (const auto& [name, t] : g.tensors)
+    for (const TensorInfo& t : g.tensors)
       if (is_float(t.type) && !is_quantized_type(t.type)) ++votes[static_cast<int>(t.type)];
   int best = 0;
   for (const auto& [type, count] : votes)
@@ -160,7 +148,7 @@ void Annotator::find_bounded_int64() {
     return std::all_of(v.begin(), v.end(), [](double x) { return x >= -2147483648.0 && x <= 2147483647.0; });
   };
   for (const Graph& g : model_.graphs)
-    for (const auto& [name, t] : g.tensors)
+    for (const TensorInfo& t : g.tensors)
       if (t.type == ElemType::INT64 && t.values && fits(*t.values)) bounded_int64_.insert(&t);
   // One pass in node order: ONNX requires graphs to be topologically sorted, and a
   // model that is not only gets more IMPLICIT_CAST, never a wrong SUPPORTED.
@@ -170,9 +158,9 @@ void Annotator::find_bounded_int64() {
       bool index_op = in(n.op_type, kIndexOps);
       if (!index_op && !in(n.op_type, kShapeOps)) continue;
       bool inputs_bounded = true;
-      for (const auto& name : n.inputs) {
-        if (name.empty()) continue;
-        const TensorInfo* t = g.find(name, model_.graphs);
+      for (size_t i = 0; i < n.inputs.size(); ++i) {
+        if (n.input_ids[i] == kNoTensor) continue;
+        const TensorInfo* t = g.input(n, i);
         if (!t) {
           inputs_bounded = false;
           break;
@@ -193,8 +181,7 @@ void Annotator::find_bounded_int64() {
       if (!inputs_bounded) continue;
       // TopK's values (output 0) are its data; only its indices are bounded by a shape.
       for (size_t k = n.op_type == "TopK" ? 1 : 0; k < n.outputs.size(); ++k)
-        if (const TensorInfo* t = n.outputs[k].empty() ? nullptr : g.find(n.outputs[k], model_.graphs);
-            t && t->type == ElemType::INT64)
+        if (const TensorInfo* t = g.output(n, k); t && t->type == ElemType::INT64)
           bounded_int64_.insert(t);
     }
 }
@@ -274,8 +261,8 @@ std::vector<const TensorInfo*> Annotator::tensors_of(int gi, const Node& n) cons
   const Graph& g = model_.graphs[static_cast<size_t>(gi)];
   std::vector<const TensorInfo*> out;
   out.reserve(n.inputs.size() + n.outputs.size());
-  for (const auto& name : n.inputs) out.push_back(name.empty() ? nullptr : g.find(name, model_.graphs));
-  for (const auto& name : n.outputs) out.push_back(name.empty() ? nullptr : g.find(name, model_.graphs));
+  for (size_t i = 0; i < n.inputs.size(); ++i) out.push_back(g.input(n, i));
+  for (size_t k = 0; k < n.outputs.size(); ++k) out.push_back(g.output(n, k));
   return out;
 }
 

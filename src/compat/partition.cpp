@@ -39,10 +39,8 @@ int64_t dim(const TensorInfo* t, int k) {  // k < 0 counts from the end
 // the shapes needed are not known.
 int64_t node_macs(const Graph& g, const Node& n) {
   if (!n.domain.empty()) return 0;
-  auto info = [&](const std::vector<std::string>& names, size_t k) -> const TensorInfo* {
-    if (k >= names.size() || names[k].empty()) return nullptr;
-    auto it = g.tensors.find(names[k]);
-    return it == g.tensors.end() ? nullptr : &it->second;
+  auto info = [&](const std::vector<TensorId>& ids, size_t k) -> const TensorInfo* {
+    return k < ids.size() && ids[k] != kNoTensor ? &g.tensors[static_cast<size_t>(ids[k])] : nullptr;
   };
   auto kernel = [](const TensorInfo* w) {  // elements of W without its first two dims
     int64_t all = elements(w), lead = dim(w, 0) * dim(w, 1);
@@ -50,18 +48,18 @@ int64_t node_macs(const Graph& g, const Node& n) {
   };
   auto times = [](int64_t a, int64_t b) { return a < 0 || b < 0 ? -1 : a * b; };
   if (n.op_type == "Conv") {  // out elements × C/group × kernel
-    const TensorInfo* w = info(n.inputs, 1);
-    return times(times(elements(info(n.outputs, 0)), dim(w, 1)), kernel(w));
+    const TensorInfo* w = info(n.input_ids, 1);
+    return times(times(elements(info(n.output_ids, 0)), dim(w, 1)), kernel(w));
   }
   if (n.op_type == "ConvTranspose") {  // in elements × M/group × kernel
-    const TensorInfo* w = info(n.inputs, 1);
-    return times(times(elements(info(n.inputs, 0)), dim(w, 1)), kernel(w));
+    const TensorInfo* w = info(n.input_ids, 1);
+    return times(times(elements(info(n.input_ids, 0)), dim(w, 1)), kernel(w));
   }
-  if (n.op_type == "MatMul") return times(elements(info(n.outputs, 0)), dim(info(n.inputs, 0), -1));
+  if (n.op_type == "MatMul") return times(elements(info(n.output_ids, 0)), dim(info(n.input_ids, 0), -1));
   if (n.op_type == "Gemm") {
     const Attribute* ta = n.attribute("transA");
-    const TensorInfo* a = info(n.inputs, 0);
-    return times(elements(info(n.outputs, 0)), ta && ta->i ? dim(a, 0) : dim(a, -1));
+    const TensorInfo* a = info(n.input_ids, 0);
+    return times(elements(info(n.output_ids, 0)), ta && ta->i ? dim(a, 0) : dim(a, -1));
   }
   return 0;
 }
@@ -111,31 +109,28 @@ Partition partition_model(const Model& m, const Annotations& a, const PartitionO
   }
 
   // What each node reads: its inputs, plus what its bodies read from the main graph.
-  std::vector<std::vector<const std::string*>> reads(n);
+  std::vector<std::vector<TensorId>> reads(n);
   for (size_t i = 0; i < n; ++i)
-    for (const auto& in : g.nodes[i].inputs)
-      if (!in.empty()) reads[i].push_back(&in);
+    for (TensorId in : g.nodes[i].input_ids)
+      if (in != kNoTensor) reads[i].push_back(in);
   for (size_t gi = 1; gi < m.graphs.size(); ++gi) {
     const Graph& sub = m.graphs[gi];
     if (sub.parent != 0 || sub.parent_node < 0 || static_cast<size_t>(sub.parent_node) >= n) continue;
-    std::vector<const std::string*> outer;
-    for (const auto& [name, info] : sub.tensors)
-      if (info.origin == TensorOrigin::OuterScope) outer.push_back(&name);
-    std::sort(outer.begin(), outer.end(), [](const std::string* x, const std::string* y) { return *x < *y; });
+    std::vector<TensorId> outer;
+    for (TensorId t : sub.index.outer_reads) outer.push_back(g.id(sub.tensors[static_cast<size_t>(t)].name));
+    std::sort(outer.begin(), outer.end(), [&](TensorId x, TensorId y) {
+      return g.tensors[static_cast<size_t>(x)].name < g.tensors[static_cast<size_t>(y)].name;
+    });
     auto& r = reads[static_cast<size_t>(sub.parent_node)];
     r.insert(r.end(), outer.begin(), outer.end());
   }
-  std::unordered_map<std::string_view, int> producer;
-  producer.reserve(n * 2);
-  for (size_t i = 0; i < n; ++i)
-    for (const auto& o : g.nodes[i].outputs)
-      if (!o.empty()) producer.emplace(o, static_cast<int>(i));
+  const std::vector<int>& producer = g.index.producer;
   std::vector<std::vector<int>> consumers(n);
   std::vector<int> indegree(n, 0);
   for (size_t i = 0; i < n; ++i)
-    for (const std::string* name : reads[i])
-      if (auto p = producer.find(*name); p != producer.end() && static_cast<size_t>(p->second) != i) {
-        consumers[static_cast<size_t>(p->second)].push_back(static_cast<int>(i));
+    for (TensorId t : reads[i])
+      if (int p = producer[static_cast<size_t>(t)]; p >= 0 && static_cast<size_t>(p) != i) {
+        consumers[static_cast<size_t>(p)].push_back(static_cast<int>(i));
         ++indegree[i];
       }
 
@@ -230,24 +225,26 @@ Partition partition_model(const Model& m, const Annotations& a, const PartitionO
 
   // Boundaries, initializers, MACs and parameters per part.
   std::unordered_set<std::string_view> graph_outputs(g.outputs.begin(), g.outputs.end());
-  std::unordered_map<std::string_view, bool> initializer_in_trt;  // every initializer read, and whether a region reads it
+  std::unordered_map<TensorId, bool> initializer_in_trt;  // every initializer read, and whether a region reads it
+  std::vector<TensorId> initializers_read;               // the same, in first-read order
   for (auto& p : out.parts) {
-    std::unordered_set<std::string_view> seen;
+    std::unordered_set<TensorId> seen;
     for (int node : p.nodes) {
       const Node& nd = g.nodes[static_cast<size_t>(node)];
-      for (const std::string* name : reads[static_cast<size_t>(node)]) {
-        auto prod = producer.find(*name);
-        if (prod != producer.end() && part_of[static_cast<size_t>(prod->second)] == part_of[static_cast<size_t>(node)])
-          continue;
-        if (!seen.insert(*name).second) continue;
-        auto t = g.tensors.find(*name);
-        if (prod == producer.end() && t != g.tensors.end() && t->second.origin == TensorOrigin::Initializer) {
-          p.initializers.push_back(*name);
-          int64_t e = elements(&t->second);
+      for (TensorId id : reads[static_cast<size_t>(node)]) {
+        int prod = producer[static_cast<size_t>(id)];
+        if (prod >= 0 && part_of[static_cast<size_t>(prod)] == part_of[static_cast<size_t>(node)]) continue;
+        if (!seen.insert(id).second) continue;
+        const TensorInfo& t = g.tensors[static_cast<size_t>(id)];
+        if (prod < 0 && t.origin == TensorOrigin::Initializer) {
+          p.initializers.push_back(t.name);
+          int64_t e = elements(&t);
           if (e > 0) p.parameters += e;
-          initializer_in_trt[*name] |= p.tensorrt;
+          auto [it, fresh] = initializer_in_trt.try_emplace(id, false);
+          if (fresh) initializers_read.push_back(id);
+          it->second |= p.tensorrt;
         } else {
-          p.inputs.push_back(*name);
+          p.inputs.push_back(t.name);
         }
       }
       if (nd.op_type == "Constant" && nd.domain.empty())
@@ -269,11 +266,11 @@ Partition partition_model(const Model& m, const Annotations& a, const PartitionO
       if (p.tensorrt) ++out.nodes_in_tensorrt;
     }
   }
-  for (const auto& [name, in_trt] : initializer_in_trt) {
-    int64_t e = elements(&g.tensors.at(std::string(name)));
+  for (TensorId id : initializers_read) {
+    int64_t e = elements(&g.tensors[static_cast<size_t>(id)]);
     if (e <= 0) continue;
     out.parameters += e;
-    if (in_trt) out.parameters_in_tensorrt += e;
+    if (initializer_in_trt[id]) out.parameters_in_tensorrt += e;
   }
   // Outputs: what another part or the graph reads, in production order.
   std::unordered_set<std::string_view> crossing(graph_outputs);

@@ -249,11 +249,10 @@ class PartWriter {
  private:
   // Type and shape of a boundary tensor: what trtlens knows, else the file's own declaration.
   void value_info(onnx::ValueInfoProto& vi, const std::string& name) {
-    const auto& tensors = m_.graphs[0].tensors;
-    auto t = tensors.find(name);
+    const TensorInfo* t = m_.graphs[0].local(name);
     auto d = declared_.find(name);
-    if ((t == tensors.end() || t->second.type == ElemType::UNDEFINED) && d != declared_.end()) vi = *d->second;
-    else if (t != tensors.end()) set_value_info(vi, t->second);
+    if ((!t || t->type == ElemType::UNDEFINED) && d != declared_.end()) vi = *d->second;
+    else if (t) set_value_info(vi, *t);
     else vi.set_name(name);
   }
 

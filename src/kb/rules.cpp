@@ -305,17 +305,12 @@ RuleCheck check_const_input(const Rule& r, const Ctx& c) {
                            describe_input(c.node, ix), k.where, k.foldable ? kFoldHint : ""));
 }
 
-// The node that produces `name` in this graph, or null. Producers usually come
-// just before their consumer, so search backwards from the node first.
+// The node that produces `name` in this graph (GraphIndex), or null.
 const Node* producer(const Ctx& c, const std::string& name) {
-  const auto& nodes = c.graph.nodes;
-  auto produces = [&](const Node& n) { return std::find(n.outputs.begin(), n.outputs.end(), name) != n.outputs.end(); };
-  size_t here = std::min(static_cast<size_t>(std::max(c.node.index, 0)), nodes.size());
-  for (size_t i = here; i-- > 0;)
-    if (produces(nodes[i])) return &nodes[i];
-  for (size_t i = here; i < nodes.size(); ++i)
-    if (produces(nodes[i])) return &nodes[i];
-  return nullptr;
+  TensorId t = c.graph.id(name);
+  if (t == kNoTensor || static_cast<size_t>(t) >= c.graph.index.producer.size()) return nullptr;
+  int p = c.graph.index.producer[static_cast<size_t>(t)];
+  return p < 0 ? nullptr : &c.graph.nodes[static_cast<size_t>(p)];
 }
 
 // A node as messages name it: its name, or its position when unnamed.

@@ -329,7 +329,6 @@ class Converter {
       g.path = std::move(path);
       g.parent = parent;
       g.parent_node = parent_node;
-      g.tensors.reserve(static_cast<size_t>(gp.node_size()) * 2 + gp.initializer_size() + gp.input_size());
       for (const auto& t : gp.initializer()) {
         TensorInfo& info = tensor(g, t.name());
         fill_from_tensor(info, t);
@@ -382,11 +381,7 @@ class Converter {
   }
 
  private:
-  static TensorInfo& tensor(Graph& g, const std::string& name) {
-    auto [it, inserted] = g.tensors.try_emplace(name);
-    if (inserted) it->second.name = name;
-    return it->second;
-  }
+  static TensorInfo& tensor(Graph& g, const std::string& name) { return g.tensors[static_cast<size_t>(g.intern(name))]; }
 
   void nodes(int gi, const google::protobuf::RepeatedPtrField<onnx::NodeProto>& protos) {
     m_.graphs[static_cast<size_t>(gi)].nodes.reserve(static_cast<size_t>(protos.size()));
@@ -411,11 +406,9 @@ class Converter {
       }
       Graph& g = m_.graphs[static_cast<size_t>(gi)];
       bool is_constant = n.op_type == "Constant" && n.domain.empty();
-      for (size_t k = 0; k < n.outputs.size(); ++k) {
-        if (n.outputs[k].empty()) continue;
-        TensorInfo& info = tensor(g, n.outputs[k]);
-        info.origin = is_constant ? TensorOrigin::ConstantNode : TensorOrigin::Computed;
-      }
+      for (size_t k = 0; k < n.outputs.size(); ++k)
+        if (!n.outputs[k].empty())
+          tensor(g, n.outputs[k]).origin = is_constant ? TensorOrigin::ConstantNode : TensorOrigin::Computed;
       g.nodes.push_back(std::move(n));
     }
   }

@@ -73,13 +73,44 @@ const Attribute* Node::attribute(std::string_view attr_name) const {
   return nullptr;
 }
 
-const TensorInfo* Graph::find(const std::string& tensor_name, const std::vector<Graph>& all) const {
+TensorId Graph::id(std::string_view tensor_name) const {
+  auto it = ids_.find(tensor_name);
+  return it == ids_.end() ? kNoTensor : it->second;
+}
+
+TensorId Graph::intern(std::string_view tensor_name) {
+  if (auto it = ids_.find(tensor_name); it != ids_.end()) return it->second;
+  TensorInfo& t = tensors.emplace_back();
+  t.name = tensor_name;
+  auto id = static_cast<TensorId>(tensors.size() - 1);
+  ids_.emplace(t.name, id);
+  return id;
+}
+
+const TensorInfo* Graph::local(std::string_view tensor_name) const {
+  TensorId t = id(tensor_name);
+  return t == kNoTensor ? nullptr : &tensors[static_cast<size_t>(t)];
+}
+
+TensorInfo* Graph::local(std::string_view tensor_name) {
+  TensorId t = id(tensor_name);
+  return t == kNoTensor ? nullptr : &tensors[static_cast<size_t>(t)];
+}
+
+const TensorInfo* Graph::find(std::string_view tensor_name, const std::vector<Graph>& all) const {
   for (const Graph* g = this;;) {
-    auto it = g->tensors.find(tensor_name);
-    if (it != g->tensors.end() && it->second.origin != TensorOrigin::OuterScope) return &it->second;
-    if (g->parent < 0) return it != g->tensors.end() ? &it->second : nullptr;
+    const TensorInfo* t = g->local(tensor_name);
+    if (t && t->origin != TensorOrigin::OuterScope) return t;
+    if (g->parent < 0) return t;
     g = &all[static_cast<size_t>(g->parent)];
   }
+}
+
+std::span<const int> Graph::consumers(TensorId t) const {
+  if (t < 0 || static_cast<size_t>(t) + 1 >= index.consumer_start.size()) return {};
+  auto from = static_cast<size_t>(index.consumer_start[static_cast<size_t>(t)]);
+  auto to = static_cast<size_t>(index.consumer_start[static_cast<size_t>(t) + 1]);
+  return std::span<const int>(index.consumer_nodes).subspan(from, to - from);
 }
 
 int64_t Model::default_opset() const {

@@ -3,8 +3,8 @@
 #include <fmt/core.h>
 
 #include <algorithm>
-#include <set>
-#include <unordered_map>
+#include <functional>
+#include <queue>
 #include <unordered_set>
 
 #include "trtlens/error.h"
@@ -52,116 +52,111 @@ bool nondeterministic(const std::string& op) {
                      "Bernoulli"});
 }
 
-struct GraphOrder {
-  std::vector<int> order;                  // node indices, topological
-  std::unordered_set<std::string> outer;   // names read from enclosing graphs
-};
-
-class Propagator {
+// Phase 1 (index_graphs): node input/output ids, every input produced, no cycle,
+// the topological order, producers, consumers and outer-scope reads.
+class Indexer {
  public:
-  explicit Propagator(Model& m) : m_(m), orders_(m.graphs.size()) {}
+  // `strict`: an input nothing produces and a cycle are InputErrors (the loader);
+  // otherwise the input stays an unproduced tensor and a cycle's nodes follow the order.
+  Indexer(Model& m, bool strict) : m_(m), strict_(strict) {}
 
   void run() {
     structure(0);
     for (const auto& f : m_.functions) structure(f.graph);
-    propagate(0);
-    for (const auto& f : m_.functions) {
-      bind_call_site_types(f);
-      propagate(f.graph);
-    }
-  }
-
-  // A function's untyped formal inputs take the type every call site passes;
-  // where call sites disagree the input stays unknown (the body is one graph,
-  // judged once, so no single type would be true of every call).
-  void bind_call_site_types(const LocalFunction& f) {
-    Graph& body = m_.graphs[static_cast<size_t>(f.graph)];
-    for (size_t i = 0; i < body.inputs.size(); ++i) {
-      TensorInfo& formal = body.tensors[body.inputs[i]];
-      if (formal.type != ElemType::UNDEFINED) continue;
-      ElemType bound = ElemType::UNDEFINED;
-      bool agree = true;
-      for (const Graph& g : m_.graphs) {
-        for (const Node& n : g.nodes) {
-          if (n.op_type != f.name || n.domain != f.domain || i >= n.inputs.size() || n.inputs[i].empty()) continue;
-          const TensorInfo* actual = g.find(n.inputs[i], m_.graphs);
-          ElemType t = actual ? actual->type : ElemType::UNDEFINED;
-          agree = t != ElemType::UNDEFINED && (bound == ElemType::UNDEFINED || bound == t);
-          bound = t;
-          if (!agree) break;
-        }
-        if (!agree) break;
-      }
-      if (agree && bound != ElemType::UNDEFINED) {
-        formal.type = bound;
-        formal.type_source = "call-site";
-      }
-    }
   }
 
  private:
-  // Phase 1: every input produced, no cycle; records the topological order.
-  // Returns the names this graph (and its subgraphs) read from enclosing graphs.
   void structure(int gi) {
     Graph& g = m_.graphs[static_cast<size_t>(gi)];
-    std::unordered_map<std::string_view, int> producer;
-    producer.reserve(g.nodes.size() * 2);
+    for (auto& n : g.nodes) {
+      n.output_ids.resize(n.outputs.size());
+      for (size_t k = 0; k < n.outputs.size(); ++k)
+        n.output_ids[k] = n.outputs[k].empty() ? kNoTensor : g.intern(n.outputs[k]);
+    }
+    GraphIndex& ix = g.index;
+    ix = GraphIndex{};
+    std::vector<int> producer(g.tensors.size(), -1);
     for (const auto& n : g.nodes)
-      for (const auto& o : n.outputs)
-        if (!o.empty()) producer.emplace(o, n.index);
+      for (TensorId o : n.output_ids)
+        if (o != kNoTensor && producer[static_cast<size_t>(o)] < 0) producer[static_cast<size_t>(o)] = n.index;
 
     std::vector<std::vector<int>> consumers(g.nodes.size());
     std::vector<int> indegree(g.nodes.size(), 0);
-    GraphOrder& ord = orders_[static_cast<size_t>(gi)];
-    auto resolve = [&](const Node& n, const std::string& name) {
-      if (auto p = producer.find(name); p != producer.end()) {
-        consumers[static_cast<size_t>(p->second)].push_back(n.index);
+    std::vector<std::pair<TensorId, int>> reads;  // (tensor, reading node)
+    std::unordered_set<TensorId> outer_seen;
+    reads.reserve(g.nodes.size() * 2);
+    auto resolve = [&](const Node& n, std::string_view name, bool direct) -> TensorId {
+      TensorId t = g.intern(name);
+      if (static_cast<size_t>(t) >= producer.size()) producer.resize(g.tensors.size(), -1);
+      if (direct) reads.emplace_back(t, n.index);
+      if (int p = producer[static_cast<size_t>(t)]; p >= 0) {
+        consumers[static_cast<size_t>(p)].push_back(n.index);
         ++indegree[static_cast<size_t>(n.index)];
-        return;
+        return t;
       }
-      auto t = g.tensors.find(name);
-      if (t != g.tensors.end() &&
-          (t->second.origin == TensorOrigin::GraphInput || t->second.origin == TensorOrigin::Initializer))
-        return;
+      TensorInfo& info = g.tensors[static_cast<size_t>(t)];
+      if (info.origin == TensorOrigin::GraphInput || info.origin == TensorOrigin::Initializer) return t;
       if (g.parent >= 0 && m_.graphs[static_cast<size_t>(g.parent)].find(name, m_.graphs)) {
-        ord.outer.insert(name);
-        TensorInfo& info = g.tensors[name];
-        info.name = name;
         info.origin = TensorOrigin::OuterScope;
-        return;
+        if (outer_seen.insert(t).second) ix.outer_reads.push_back(t);
+        return t;
       }
+      if (!strict_) return t;
       throw InputError(m_.path, fmt::format("{} in {} reads tensor '{}', which no node, graph input or "
                                             "initializer produces",
                                             node_label(n), graph_label(g), name));
     };
-    for (const auto& n : g.nodes) {
-      for (const auto& in : n.inputs)
-        if (!in.empty()) resolve(n, in);
+    for (auto& n : g.nodes) {
+      n.input_ids.resize(n.inputs.size());
+      for (size_t i = 0; i < n.inputs.size(); ++i)
+        n.input_ids[i] = n.inputs[i].empty() ? kNoTensor : resolve(n, n.inputs[i], true);
       for (const auto& a : n.attributes)
         for (int sub : a.graphs) {
           structure(sub);
-          for (const auto& name : orders_[static_cast<size_t>(sub)].outer)
-            resolve(n, name);  // the owning node depends on what its body reads
+          const Graph& sg = m_.graphs[static_cast<size_t>(sub)];
+          for (TensorId o : sg.index.outer_reads)
+            resolve(n, sg.tensors[static_cast<size_t>(o)].name, false);  // the owning node depends on what its body reads
         }
     }
-    // Kahn's algorithm, keeping the file order among ready nodes.
-    std::vector<int> ready;
+    // Kahn's algorithm, ties by position (a min-heap): the file's order when it is topological.
+    std::priority_queue<int, std::vector<int>, std::greater<>> ready;
     for (size_t i = 0; i < g.nodes.size(); ++i)
-      if (indegree[i] == 0) ready.push_back(static_cast<int>(i));
-    std::reverse(ready.begin(), ready.end());
-    ord.order.reserve(g.nodes.size());
+      if (indegree[i] == 0) ready.push(static_cast<int>(i));
+    ix.order.reserve(g.nodes.size());
     while (!ready.empty()) {
-      int n = ready.back();
-      ready.pop_back();
-      ord.order.push_back(n);
+      int n = ready.top();
+      ready.pop();
+      ix.order.push_back(n);
       for (int c : consumers[static_cast<size_t>(n)])
-        if (--indegree[static_cast<size_t>(c)] == 0) ready.push_back(c);
+        if (--indegree[static_cast<size_t>(c)] == 0) ready.push(c);
     }
-    if (ord.order.size() != g.nodes.size()) throw InputError(m_.path, cycle_message(g, producer, indegree));
+    if (ix.order.size() != g.nodes.size()) {
+      if (strict_) throw InputError(m_.path, cycle_message(g, producer, indegree));
+      for (size_t i = 0; i < g.nodes.size(); ++i)
+        if (indegree[i] > 0) ix.order.push_back(static_cast<int>(i));
+    }
+
+    size_t count = g.tensors.size();
+    producer.resize(count, -1);
+    ix.producer = std::move(producer);
+    // Consumers per tensor (CSR), each reader once, ascending: a counting sort of `reads`.
+    std::sort(reads.begin(), reads.end());
+    reads.erase(std::unique(reads.begin(), reads.end()), reads.end());
+    ix.consumer_start.assign(count + 1, 0);
+    for (const auto& [t, n] : reads) ++ix.consumer_start[static_cast<size_t>(t) + 1];
+    for (size_t t = 0; t < count; ++t) ix.consumer_start[t + 1] += ix.consumer_start[t];
+    ix.consumer_nodes.reserve(reads.size());
+    for (const auto& r : reads) ix.consumer_nodes.push_back(r.second);
+    ix.resolved.resize(count);
+    for (size_t t = 0; t < count; ++t) {
+      const TensorInfo& info = g.tensors[t];
+      ix.resolved[t] = info.origin == TensorOrigin::OuterScope
+                           ? m_.graphs[static_cast<size_t>(g.parent)].find(info.name, m_.graphs)
+                           : &info;
+    }
   }
 
-  std::string cycle_message(const Graph& g, const std::unordered_map<std::string_view, int>& producer,
-                            const std::vector<int>& indegree) {
+  std::string cycle_message(const Graph& g, const std::vector<int>& producer, const std::vector<int>& indegree) {
     // Walk producers backwards from a blocked node until a node repeats: that is a cycle.
     int start = 0;
     while (indegree[static_cast<size_t>(start)] == 0) ++start;
@@ -172,10 +167,10 @@ class Propagator {
       seen[static_cast<size_t>(cur)] = static_cast<int>(path.size());
       path.push_back(cur);
       int next = -1;
-      for (const auto& in : g.nodes[static_cast<size_t>(cur)].inputs) {
-        auto p = producer.find(in);
-        if (p != producer.end() && indegree[static_cast<size_t>(p->second)] > 0) {
-          next = p->second;
+      for (TensorId in : g.nodes[static_cast<size_t>(cur)].input_ids) {
+        int p = in == kNoTensor ? -1 : producer[static_cast<size_t>(in)];
+        if (p >= 0 && indegree[static_cast<size_t>(p)] > 0) {
+          next = p;
           break;
         }
       }
@@ -194,9 +189,54 @@ class Propagator {
     return fmt::format("{} has a cycle: {}", graph_label(g), chain);
   }
 
+  Model& m_;
+  bool strict_;
+};
+
+class Propagator {
+ public:
+  explicit Propagator(Model& m) : m_(m) {}
+
+  void run() {
+    propagate(0);
+    for (const auto& f : m_.functions) {
+      bind_call_site_types(f);
+      propagate(f.graph);
+    }
+  }
+
+  // A function's untyped formal inputs take the type every call site passes;
+  // where call sites disagree the input stays unknown (the body is one graph,
+  // judged once, so no single type would be true of every call).
+  void bind_call_site_types(const LocalFunction& f) {
+    Graph& body = m_.graphs[static_cast<size_t>(f.graph)];
+    for (size_t i = 0; i < body.inputs.size(); ++i) {
+      TensorInfo& formal = body.tensors[static_cast<size_t>(body.intern(body.inputs[i]))];
+      if (formal.type != ElemType::UNDEFINED) continue;
+      ElemType bound = ElemType::UNDEFINED;
+      bool agree = true;
+      for (const Graph& g : m_.graphs) {
+        for (const Node& n : g.nodes) {
+          if (n.op_type != f.name || n.domain != f.domain || i >= n.inputs.size() || n.inputs[i].empty()) continue;
+          const TensorInfo* actual = g.input(n, i);
+          ElemType t = actual ? actual->type : ElemType::UNDEFINED;
+          agree = t != ElemType::UNDEFINED && (bound == ElemType::UNDEFINED || bound == t);
+          bound = t;
+          if (!agree) break;
+        }
+        if (!agree) break;
+      }
+      if (agree && bound != ElemType::UNDEFINED) {
+        formal.type = bound;
+        formal.type_source = "call-site";
+      }
+    }
+  }
+
+ private:
   // Phase 2: types, Constant values, ranks, constness, in topological order.
   void propagate(int gi) {
-    for (int ni : orders_[static_cast<size_t>(gi)].order) {
+    for (int ni : m_.graphs[static_cast<size_t>(gi)].index.order) {
       Graph& g = m_.graphs[static_cast<size_t>(gi)];
       const Node& n = g.nodes[static_cast<size_t>(ni)];
       for (const auto& a : n.attributes)
@@ -210,25 +250,25 @@ class Propagator {
     in_types.reserve(n.inputs.size());
     bool all_const = !n.inputs.empty();
     const TensorInfo* first_input = nullptr;
-    for (const auto& name : n.inputs) {
-      if (name.empty()) {
+    for (size_t i = 0; i < n.inputs.size(); ++i) {
+      if (n.input_ids[i] == kNoTensor) {
         in_types.push_back(ElemType::UNDEFINED);
         continue;
       }
-      const TensorInfo* t = g.find(name, m_.graphs);
+      const TensorInfo* t = g.input(n, i);
       if (!first_input) first_input = t;
       in_types.push_back(t ? t->type : ElemType::UNDEFINED);
       if (!t || !t->const_foldable) all_const = false;
     }
     // Conv's kernel has the data's rank (ONNX requires it): a known kernel fixes an unknown data rank.
     if (n.domain.empty() && one_of(n.op_type, {"Conv", "ConvTranspose"}) && n.inputs.size() > 1 &&
-        !n.inputs[0].empty() && !n.inputs[1].empty()) {
-      const TensorInfo* w = g.find(n.inputs[1], m_.graphs);
-      auto x = g.tensors.find(n.inputs[0]);
-      if (w && w->rank >= 3 && x != g.tensors.end() && x->second.rank < 0) {
-        x->second.rank = w->rank;
-        x->second.dims.assign(static_cast<size_t>(w->rank), Dim{});
-        first_input = &x->second;
+        n.input_ids[0] != kNoTensor && n.input_ids[1] != kNoTensor) {
+      const TensorInfo* w = g.input(n, 1);
+      TensorInfo& x = g.tensors[static_cast<size_t>(n.input_ids[0])];
+      if (w && w->rank >= 3 && x.rank < 0) {
+        x.rank = w->rank;
+        x.dims.assign(static_cast<size_t>(w->rank), Dim{});
+        first_input = &x;
       }
     }
     bool has_subgraph = std::any_of(n.attributes.begin(), n.attributes.end(),
@@ -241,8 +281,8 @@ class Propagator {
       foldable = true;
 
     for (size_t k = 0; k < n.outputs.size(); ++k) {
-      if (n.outputs[k].empty()) continue;
-      TensorInfo& out = g.tensors[n.outputs[k]];
+      if (n.output_ids[k] == kNoTensor) continue;
+      TensorInfo& out = g.tensors[static_cast<size_t>(n.output_ids[k])];
       out.const_foldable = foldable;
       if (is_constant) {
         constant(out, n);
@@ -297,7 +337,6 @@ class Propagator {
   }
 
   Model& m_;
-  std::vector<GraphOrder> orders_;
 };
 
 ElemType subgraph_output_type(const Node& n, size_t k, const Model& m) {
@@ -362,6 +401,11 @@ ElemType infer_output_type(const Node& n, size_t k, const std::vector<ElemType>&
   return ElemType::UNDEFINED;
 }
 
-void check_structure_and_propagate(Model& m) { Propagator(m).run(); }
+void index_graphs(Model& m) { Indexer(m, false).run(); }
+
+void check_structure_and_propagate(Model& m) {
+  Indexer(m, true).run();
+  Propagator(m).run();
+}
 
 }  // namespace trtlens

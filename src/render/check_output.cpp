@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <functional>
 #include <nlohmann/json.hpp>
 
 #include "render/table.h"
@@ -63,21 +64,56 @@ json summary_json(const std::array<int, 5>& summary) {
 }
 
 
-// A JSON string literal (escaping by nlohmann-json).
-std::string json_quote(std::string_view s) { return json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace); }
+// Appends `s` as a JSON string literal. Plain printable ASCII, what nearly every
+// name and message is, is copied as is; anything else is escaped by nlohmann-json
+// (invalid UTF-8 replaced), so the bytes match a DOM dump either way.
+void append_quoted(std::string& out, std::string_view s) {
+  bool plain = std::all_of(s.begin(), s.end(), [](char c) {
+    auto u = static_cast<unsigned char>(c);
+    return u >= 0x20 && u < 0x80 && c != '"' && c != '\\';
+  });
+  if (!plain) {
+    out += json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    return;
+  }
+  out += '"';
+  out += s;
+  out += '"';
+}
 
 // One node's JSON object (docs/check-json.md), written without building a DOM:
 // this runs for every node of the model.
 void append_node_json(std::string& out, const Model& m, const NodeVerdict& v) {
   const Node& n = node_of(m, v);
-  out += fmt::format(R"({{"graph":{},"index":{},"name":{},"op_type":{},"domain":{},"verdict":"{}","precision":{},"reasons":[)",
-                     json_quote(m.graphs[static_cast<size_t>(v.graph)].path), v.index, json_quote(n.name), json_quote(n.op_type),
-                     json_quote(n.domain), verdict_name(v.verdict), json_quote(v.precision));
-  for (size_t i = 0; i < v.reasons.size(); ++i)
-    out += fmt::format(R"({}{{"rule":{},"message":{},"source":{}}})", i ? "," : "", json_quote(v.reasons[i].rule),
-                       json_quote(v.reasons[i].message), json_quote(v.reasons[i].source));
+  out += R"({"graph":)";
+  append_quoted(out, m.graphs[static_cast<size_t>(v.graph)].path);
+  out += R"(,"index":)";
+  out += std::to_string(v.index);
+  out += R"(,"name":)";
+  append_quoted(out, n.name);
+  out += R"(,"op_type":)";
+  append_quoted(out, n.op_type);
+  out += R"(,"domain":)";
+  append_quoted(out, n.domain);
+  out += R"(,"verdict":")";
+  out += verdict_name(v.verdict);
+  out += R"(","precision":)";
+  append_quoted(out, v.precision);
+  out += R"(,"reasons":[)";
+  for (size_t i = 0; i < v.reasons.size(); ++i) {
+    out += i ? R"(,{"rule":)" : R"({"rule":)";
+    append_quoted(out, v.reasons[i].rule);
+    out += R"(,"message":)";
+    append_quoted(out, v.reasons[i].message);
+    out += R"(,"source":)";
+    append_quoted(out, v.reasons[i].source);
+    out += '}';
+  }
   out += R"(],"hints":[)";
-  for (size_t i = 0; i < v.hints.size(); ++i) out += (i ? "," : "") + json_quote(v.hints[i]);
+  for (size_t i = 0; i < v.hints.size(); ++i) {
+    if (i) out += ',';
+    append_quoted(out, v.hints[i]);
+  }
   out += "]}";
 }
 
@@ -135,7 +171,7 @@ std::string check_text(const Model& m, const Annotations& a, const CheckView& vi
   return out;
 }
 
-std::string check_json(const Model& m, const Annotations& a) {
+void check_json(const Model& m, const Annotations& a, const std::function<void(std::string_view)>& write) {
   json doc = {{"schema_version", kCheckSchemaVersion},
               {"tool", "trtlens"},
               {"model", model_json(m)},
@@ -152,16 +188,25 @@ std::string check_json(const Model& m, const Annotations& a) {
   // of a 100k-node model would cost more than the analysis itself.
   std::string head = doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
   size_t close = head.rfind("[]");
-  std::string out = head.substr(0, close) + "[";
+  write(std::string_view(head).substr(0, close));
+  write("[");
+  std::string line;
   const char* sep = "\n    ";
   for (const auto& v : a.nodes) {
-    out += sep;
-    append_node_json(out, m, v);
+    line = sep;
+    append_node_json(line, m, v);
+    write(line);
     sep = ",\n    ";
   }
-  out += a.nodes.empty() ? "]" : "\n  ]";
-  out += head.substr(close + 2);
-  return out + "\n";
+  write(a.nodes.empty() ? "]" : "\n  ]");
+  write(std::string_view(head).substr(close + 2));
+  write("\n");
+}
+
+std::string check_json(const Model& m, const Annotations& a) {
+  std::string out;
+  check_json(m, a, [&out](std::string_view s) { out += s; });
+  return out;
 }
 
 std::string check_markdown(const Model& m, const Annotations& a, const CheckView& view) {

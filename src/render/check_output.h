@@ -1,7 +1,9 @@
 // Output of `trtlens check` and `trtlens matrix`: text for people, json for
 // programs (schema in docs/check-json.md), markdown for pull-request comments.
 #pragma once
+#include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "trtlens/compat.h"
@@ -19,6 +21,8 @@ struct CheckView {
 std::string check_text(const Model& m, const Annotations& a, const CheckView& view);
 // The public JSON document (schema_version 1), pretty-printed.
 std::string check_json(const Model& m, const Annotations& a);
+// The same document handed to `write` piece by piece (one node per call), never held whole.
+void check_json(const Model& m, const Annotations& a, const std::function<void(std::string_view)>& write);
 // Summary, then the nodes that are not SUPPORTED (all nodes in a details block).
 std::string check_markdown(const Model& m, const Annotations& a, const CheckView& view);
 

@@ -30,13 +30,8 @@ std::string count_text(int64_t v) {
   return u == 0 ? std::to_string(v) : fmt::format("{:.2f}{}", x, units[u]);
 }
 
-const TensorInfo* tensor(const Model& m, const std::string& name) {
-  auto it = m.graphs[0].tensors.find(name);
-  return it == m.graphs[0].tensors.end() ? nullptr : &it->second;
-}
-
 std::string tensor_text(const Model& m, const std::string& name) {
-  const TensorInfo* t = tensor(m, name);
+  const TensorInfo* t = m.graphs[0].local(name);
   return fmt::format("{} {} {}", name, t ? elem_type_name(t->type) : "UNDEFINED", t ? format_shape(*t) : "?");
 }
 
@@ -92,7 +87,7 @@ json shape_json(const TensorInfo* t) {
 }
 
 json tensor_json(const Model& m, const std::string& name) {
-  const TensorInfo* t = tensor(m, name);
+  const TensorInfo* t = m.graphs[0].local(name);
   return {{"name", name}, {"type", t ? elem_type_name(t->type) : "UNDEFINED"}, {"shape", shape_json(t)}};
 }
 
@@ -185,7 +180,7 @@ std::string partition_json(const Model& m, const Annotations& a, const Partition
   }
   json graph_inputs = json::array(), graph_outputs = json::array(), outside = json::array();
   for (const auto& i : m.graphs[0].inputs)
-    if (tensor(m, i) && tensor(m, i)->origin == TensorOrigin::GraphInput) graph_inputs.push_back(tensor_json(m, i));
+    if (const TensorInfo* t = m.graphs[0].local(i); t && t->origin == TensorOrigin::GraphInput) graph_inputs.push_back(tensor_json(m, i));
   for (const auto& o : m.graphs[0].outputs) {
     json t = tensor_json(m, o);
     auto from = w.from.find(o);
@@ -234,7 +229,7 @@ std::string partition_markdown(const Model& m, const Annotations& a, const Parti
     Table b{{"direction", "tensor", "type", "shape"}, {}, {}};
     auto rows = [&](const char* direction, const std::vector<std::string>& names) {
       for (const auto& name : names) {
-        const TensorInfo* t = tensor(m, name);
+        const TensorInfo* t = m.graphs[0].local(name);
         b.rows.push_back({direction, "`" + md_escape(name) + "`", t ? std::string(elem_type_name(t->type)) : "UNDEFINED",
                           t ? format_shape(*t) : "?"});
       }

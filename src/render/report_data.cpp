@@ -209,11 +209,9 @@ struct ReportBuilder::Impl {
     for (const std::string& n : ann.notes) notes[k].push_back(strings.id(n));
   }
 
-  std::vector<std::vector<std::string>> outer_memo;
-  std::vector<bool> outer_done;
   // Tensors a subgraph (or its own subgraphs) reads from enclosing graphs:
   // the implicit inputs of the node that owns it.
-  const std::vector<std::string>& outer_reads(size_t gi);
+  std::vector<std::string> outer_reads(size_t gi) const;  // in order of first read (GraphIndex::outer_reads)
 
   Json json_out();
   // Everything about a graph but the verdicts: it reads only the model, so it
@@ -230,34 +228,11 @@ struct ReportBuilder::Impl {
   Json engine_json();
 };
 
-const std::vector<std::string>& ReportBuilder::Impl::outer_reads(size_t gi) {
-  if (outer_memo.empty()) {
-    outer_memo.resize(model.graphs.size());
-    outer_done.assign(model.graphs.size(), false);
-  }
-  if (outer_done[gi]) return outer_memo[gi];
-  outer_done[gi] = true;  // set first: a malformed self-reference cannot recurse forever
+std::vector<std::string> ReportBuilder::Impl::outer_reads(size_t gi) const {
   const Graph& g = model.graphs[gi];
-  std::unordered_map<std::string, bool> defined;
-  for (const auto& in : g.inputs) defined[in] = true;
-  for (const auto& [name, t] : g.tensors)
-    if (t.origin == TensorOrigin::Initializer) defined[name] = true;
-  for (const Node& n : g.nodes)
-    for (const auto& o : n.outputs) defined[o] = true;
-  std::vector<std::string> reads;
-  std::unordered_map<std::string, bool> seen;
-  auto use = [&](const std::string& name) {
-    if (!name.empty() && !defined.count(name) && seen.emplace(name, true).second) reads.push_back(name);
-  };
-  for (const Node& n : g.nodes) {
-    for (const auto& in : n.inputs) use(in);
-    for (const Attribute& a : n.attributes)
-      for (int sub : a.graphs)
-        if (sub >= 0 && static_cast<size_t>(sub) < model.graphs.size())
-          for (const auto& name : std::vector<std::string>(outer_reads(sub))) use(name);
-  }
-  outer_memo[gi] = std::move(reads);
-  return outer_memo[gi];
+  std::vector<std::string> names;
+  for (TensorId t : g.index.outer_reads) names.push_back(g.tensors[static_cast<size_t>(t)].name);
+  return names;
 }
 
 namespace {
@@ -305,7 +280,7 @@ Json ReportBuilder::Impl::graph_json(size_t gi) {
     for (const Attribute& a : g.nodes[i].attributes)
       for (int sub : a.graphs)
         if (sub >= 0 && static_cast<size_t>(sub) < model.graphs.size())
-          for (const auto& name : std::vector<std::string>(outer_reads(sub)))
+          for (const auto& name : outer_reads(sub))
             if (std::find(implicit[i].begin(), implicit[i].end(), name) == implicit[i].end() &&
                 std::find(g.nodes[i].inputs.begin(), g.nodes[i].inputs.end(), name) == g.nodes[i].inputs.end())
               implicit[i].push_back(name);
@@ -316,43 +291,21 @@ Json ReportBuilder::Impl::graph_json(size_t gi) {
     return v;
   };
 
-  // Which node of this graph produces each tensor.
-  std::unordered_map<std::string, size_t> producer;
-  for (size_t i = 0; i < g.nodes.size(); ++i)
-    for (const auto& o : g.nodes[i].outputs)
-      if (!o.empty()) producer.emplace(o, i);
-
-  // Topological order (Kahn, ties by position), so regions are runs of the
-  // data flow even if the file's node order is not topological.
+  // Which node of this graph produces each tensor; the order is topological (ties by
+  // position), so regions are runs of the data flow even if the file's order is not.
+  auto producer_of = [&](const std::string& name) -> int {
+    TensorId t = g.id(name);
+    return t == kNoTensor ? -1 : g.index.producer[static_cast<size_t>(t)];
+  };
   size_t n = g.nodes.size();
-  std::vector<std::vector<size_t>> consumers(n);
-  std::vector<int> indegree(n, 0);
-  for (size_t i = 0; i < n; ++i)
-    for (const auto& in : all_inputs(i)) {
-      auto p = producer.find(in);
-      if (in.empty() || p == producer.end() || p->second == i) continue;
-      consumers[p->second].push_back(i);
-      ++indegree[i];
-    }
-  std::priority_queue<size_t, std::vector<size_t>, std::greater<>> ready;
-  for (size_t i = 0; i < n; ++i)
-    if (indegree[i] == 0) ready.push(i);
-  std::vector<size_t> order;
-  while (!ready.empty()) {
-    size_t i = ready.top();
-    ready.pop();
-    order.push_back(i);
-    for (size_t c : consumers[i])
-      if (--indegree[c] == 0) ready.push(c);
-  }
-  for (size_t i = 0; i < n && order.size() < n; ++i)  // a cycle (the loader rejects them): keep the rest
-    if (indegree[i] > 0) order.push_back(i);
+  const std::vector<int>& order = g.index.order;
 
   size_t region_size = std::max<size_t>(options.region_nodes, 1);
   size_t region_count = n <= region_size ? 1 : (n + region_size - 1) / region_size;
   size_t per_region = (n + region_count - 1) / std::max<size_t>(region_count, 1);
   std::vector<int> region(n, 0);
-  for (size_t r = 0; r < order.size(); ++r) region[order[r]] = static_cast<int>(per_region ? r / per_region : 0);
+  for (size_t r = 0; r < order.size(); ++r)
+    region[static_cast<size_t>(order[r])] = static_cast<int>(per_region ? r / per_region : 0);
 
   // Nodes.
   std::map<std::pair<std::string, std::string>, int> function_graph;
@@ -424,7 +377,7 @@ Json ReportBuilder::Impl::graph_json(size_t gi) {
   }
   // What a subgraph reads from enclosing graphs enters it like an input.
   if (gi > 0)
-    for (const auto& name : std::vector<std::string>(outer_reads(gi))) is_graph_input.emplace(name, true);
+    for (const auto& name : outer_reads(gi)) is_graph_input.emplace(name, true);
   std::vector<std::map<std::tuple<int, int, int>, bool>> seen(region_count);
   auto add_edge = [&](int r, int from, int to, int t) {
     if (seen[r].emplace(std::make_tuple(from, to, t), true).second) edges[r].push_back({from, to, t});
@@ -434,17 +387,17 @@ Json ReportBuilder::Impl::graph_json(size_t gi) {
     for (const auto& in : all_inputs(i)) {
       if (in.empty()) continue;
       int t = tensor(in);
-      auto p = producer.find(in);
-      if (p != producer.end()) {
-        if (p->second == i) continue;
-        int pr = region[p->second];
+      if (int p = producer_of(in); p >= 0) {
+        auto pi = static_cast<size_t>(p);
+        if (pi == i) continue;
+        int pr = region[pi];
         if (pr == r) {
-          add_edge(r, node_item[p->second], node_item[i], t);
+          add_edge(r, node_item[pi], node_item[i], t);
         } else {
           int from = add_item(r, from_items[r], kItemFromRegion, t, pr, tensor_width(in));
           add_edge(r, from, node_item[i], t);
           int to = add_item(pr, to_items[pr], kItemToRegion, r, r, 110);
-          add_edge(pr, node_item[p->second], to, t);
+          add_edge(pr, node_item[pi], to, t);
         }
       } else if (is_graph_input.count(in) && is_graph_input[in]) {
         int from = add_item(r, input_items[r], kItemInput, t, -1, tensor_width(in));
@@ -454,11 +407,11 @@ Json ReportBuilder::Impl::graph_json(size_t gi) {
   }
   for (const auto& o : g.outputs) {
     int t = tensor(o);
-    auto p = producer.find(o);
-    if (p == producer.end()) continue;
-    int r = region[p->second];
+    int p = producer_of(o);
+    if (p < 0) continue;
+    int r = region[static_cast<size_t>(p)];
     int to = add_item(r, output_items[r], kItemOutput, t, -1, tensor_width(o));
-    add_edge(r, node_item[p->second], to, t);
+    add_edge(r, node_item[static_cast<size_t>(p)], to, t);
   }
 
   Json regions = Json::array();

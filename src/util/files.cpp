@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <utility>
 
 #include "trtlens/error.h"
 
@@ -75,30 +76,73 @@ std::string read_file(const std::string& path, uint64_t max_bytes) {
 }
 
 void write_file_atomic(const std::string& path, const std::string& contents) {
+  OutputStream out(path.empty() ? "./" : path);  // "" is not stdout here: let the open fail
+  out.write(contents);
+  out.commit();
+}
+
+namespace {
+constexpr size_t kOutputBuffer = size_t{1} << 16;  // bytes per write(2)
+}
+
+OutputStream::OutputStream(const std::string& path) : path_(path) {
+  buffer_.reserve(kOutputBuffer);
+  if (path.empty()) return;
   namespace fs = std::filesystem;
   fs::path target(path);
   fs::path dir = target.parent_path().empty() ? fs::path(".") : target.parent_path();
-  std::string tmpl = (dir / ("." + target.filename().string() + ".XXXXXX")).string();
-  int fd = mkstemp(tmpl.data());
-  if (fd < 0) throw InputError(path, std::string("cannot write: ") + std::strerror(errno));
-  const char* p = contents.data();
-  size_t left = contents.size();
-  while (left > 0) {
-    ssize_t n = ::write(fd, p, left);
-    if (n < 0) {
-      int err = errno;
-      ::close(fd);
-      ::unlink(tmpl.c_str());
-      throw InputError(path, std::string("cannot write: ") + std::strerror(err));
-    }
-    p += n;
-    left -= static_cast<size_t>(n);
+  tmp_ = (dir / ("." + target.filename().string() + ".XXXXXX")).string();
+  fd_ = mkstemp(tmp_.data());
+  if (fd_ < 0) throw InputError(path, std::string("cannot write: ") + std::strerror(errno));
+}
+
+OutputStream::~OutputStream() {
+  if (fd_ >= 0) {
+    ::close(fd_);
+    ::unlink(tmp_.c_str());
   }
-  ::fchmod(fd, 0644);
-  if (::close(fd) != 0 || std::rename(tmpl.c_str(), path.c_str()) != 0) {
+}
+
+void OutputStream::write(std::string_view text) {
+  if (buffer_.size() + text.size() <= kOutputBuffer) {
+    buffer_.append(text);
+    return;
+  }
+  flush();
+  if (text.size() < kOutputBuffer) buffer_.append(text);
+  else write_all(text);
+}
+
+void OutputStream::flush() {
+  write_all(buffer_);
+  buffer_.clear();
+}
+
+void OutputStream::write_all(std::string_view text) {
+  if (fd_ < 0) {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    return;
+  }
+  while (!text.empty()) {
+    ssize_t n = ::write(fd_, text.data(), text.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw InputError(path_, std::string("cannot write: ") + std::strerror(errno));
+    text.remove_prefix(static_cast<size_t>(n));
+  }
+}
+
+void OutputStream::commit() {
+  flush();
+  if (fd_ < 0) {
+    std::fflush(stdout);
+    return;
+  }
+  ::fchmod(fd_, 0644);
+  int fd = std::exchange(fd_, -1);
+  if (::close(fd) != 0 || std::rename(tmp_.c_str(), path_.c_str()) != 0) {
     int err = errno;
-    ::unlink(tmpl.c_str());
-    throw InputError(path, std::string("cannot write: ") + std::strerror(err));
+    ::unlink(tmp_.c_str());
+    throw InputError(path_, std::string("cannot write: ") + std::strerror(err));
   }
 }
 

@@ -2,6 +2,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 namespace trtlens {
 
@@ -23,5 +24,31 @@ std::string read_file(const std::string& path, uint64_t max_bytes = kMaxInputByt
 // a rename, so a failure never leaves a partial file. Throws
 // InputError(path, "cannot write: <reason>").
 void write_file_atomic(const std::string& path, const std::string& contents);
+
+// Output written piece by piece, so a large document is never held whole:
+// to stdout when `path` is empty, else to `path` all-or-nothing (a temporary
+// in the same folder, renamed by commit(); destroyed uncommitted, the
+// temporary is removed and `path` is untouched). Throws InputError(path,
+// "cannot write: <reason>") from the constructor, write() or commit().
+class OutputStream {
+ public:
+  explicit OutputStream(const std::string& path);
+  ~OutputStream();
+  OutputStream(const OutputStream&) = delete;
+  OutputStream& operator=(const OutputStream&) = delete;
+  void write(std::string_view text);
+  OutputStream& operator<<(std::string_view text) {
+    write(text);
+    return *this;
+  }
+  void commit();
+
+ private:
+  void flush();
+  void write_all(std::string_view text);
+  std::string path_, tmp_;
+  int fd_ = -1;  // -1: stdout
+  std::string buffer_;
+};
 
 }  // namespace trtlens

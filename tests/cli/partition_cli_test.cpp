@@ -146,7 +146,7 @@ TEST(PartitionCli, WrittenPartsAreValidModelsThatChainBackToTheWhole) {
     }
     for (const json& t : part["outputs"]) EXPECT_TRUE(made_by.emplace(t["name"], part["index"].get<int>()).second);
     // Boundary tensors carry a type and a shape.
-    for (const auto& name : m.graphs[0].inputs) EXPECT_NE(m.graphs[0].tensors.at(name).type, ElemType::UNDEFINED);
+    for (const auto& name : m.graphs[0].inputs) EXPECT_NE(m.graphs[0].local(name)->type, ElemType::UNDEFINED);
   }
   EXPECT_EQ(seen.size(), whole.graphs[0].nodes.size());
   for (const auto& [name, count] : seen) EXPECT_EQ(count, 1) << name;

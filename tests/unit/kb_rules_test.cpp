@@ -20,8 +20,7 @@ class KbRules : public ::testing::Test {
 
   // A tensor with a known type and shape (-1 = unknown dim, -2 = symbolic "N").
   TensorInfo& tensor(const std::string& name, ElemType type, std::vector<int64_t> dims, TensorOrigin origin) {
-    TensorInfo& t = graph().tensors[name];
-    t.name = name;
+    TensorInfo& t = graph().tensors[static_cast<size_t>(graph().intern(name))];
     t.type = type;
     t.rank = static_cast<int>(dims.size());
     t.dims.clear();
@@ -36,8 +35,7 @@ class KbRules : public ::testing::Test {
     return t;
   }
   TensorInfo& unknown_tensor(const std::string& name, TensorOrigin origin = TensorOrigin::Computed) {
-    TensorInfo& t = graph().tensors[name];
-    t.name = name;
+    TensorInfo& t = graph().tensors[static_cast<size_t>(graph().intern(name))];
     t.origin = origin;
     return t;
   }
@@ -92,6 +90,7 @@ class KbRules : public ::testing::Test {
   // Checks the rule on graph().nodes[index] (nodes are found again by index
   // because adding nodes moves them).
   RuleCheck check(const std::string& rule, size_t index = 0) {
+    index_graphs(model);
     const Graph& g = graph();
     return check_rule(parse_rule(rule), model, g, g.nodes.at(index));
   }
@@ -182,15 +181,13 @@ TEST_F(KbRules, ConstInputSeesInitializersOfEnclosingGraphs) {
   Graph body;
   body.path = "Loop_0/body";
   body.parent = 0;
-  TensorInfo outer;
-  outer.name = "w";
-  outer.origin = TensorOrigin::OuterScope;
-  body.tensors["w"] = outer;
+  body.tensors[static_cast<size_t>(body.intern("w"))].origin = TensorOrigin::OuterScope;
   Node n;
   n.op_type = "Reshape";
   n.inputs = {"x", "w"};
   body.nodes.push_back(n);
-  model.graphs.push_back(body);
+  model.graphs.push_back(std::move(body));
+  index_graphs(model);
   const Graph& g = model.graphs[1];
   EXPECT_EQ(check_rule(parse_rule("const_input(1)"), model, g, g.nodes[0]).outcome, Holds);
 }

@@ -228,11 +228,11 @@ TEST(FunctionTypes, UntypedFunctionInputsTakeTheCallSiteTypes) {
   Model m = load_model(mb.save(temp_dir("fn_types") + "/m.onnx"));
   ASSERT_EQ(m.functions.size(), 1u);
   const Graph& body = m.graphs[static_cast<size_t>(m.functions[0].graph)];
-  EXPECT_EQ(body.tensors.at("data").type, ElemType::FLOAT);
-  EXPECT_EQ(body.tensors.at("data").type_source, "call-site");
-  EXPECT_EQ(body.tensors.at("new_shape").type, ElemType::INT64);
-  EXPECT_EQ(body.tensors.at("r").type, ElemType::FLOAT);
-  EXPECT_EQ(body.tensors.at("out").type, ElemType::FLOAT);
+  EXPECT_EQ(body.local("data")->type, ElemType::FLOAT);
+  EXPECT_EQ(body.local("data")->type_source, "call-site");
+  EXPECT_EQ(body.local("new_shape")->type, ElemType::INT64);
+  EXPECT_EQ(body.local("r")->type, ElemType::FLOAT);
+  EXPECT_EQ(body.local("out")->type, ElemType::FLOAT);
 }
 
 TEST(FunctionTypes, CallSitesThatDisagreeLeaveTheInputUnknown) {
@@ -249,9 +249,9 @@ TEST(FunctionTypes, CallSitesThatDisagreeLeaveTheInputUnknown) {
   mb.function_node("Block", "local", "Reshape", {"data", "new_shape"}, {"out"});
   Model m = load_model(mb.save(temp_dir("fn_types_disagree") + "/m.onnx"));
   const Graph& body = m.graphs[static_cast<size_t>(m.functions[0].graph)];
-  EXPECT_EQ(body.tensors.at("data").type, ElemType::UNDEFINED);
-  EXPECT_EQ(body.tensors.at("new_shape").type, ElemType::INT64);  // both calls pass INT64
-  EXPECT_EQ(body.tensors.at("out").type, ElemType::UNDEFINED);    // not the shape's INT64
+  EXPECT_EQ(body.local("data")->type, ElemType::UNDEFINED);
+  EXPECT_EQ(body.local("new_shape")->type, ElemType::INT64);  // both calls pass INT64
+  EXPECT_EQ(body.local("out")->type, ElemType::UNDEFINED);    // not the shape's INT64
 }
 
 }  // namespace

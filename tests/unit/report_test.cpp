@@ -22,6 +22,9 @@ TensorInfo tensor(const std::string& name, ElemType t, std::vector<int64_t> dims
   return info;
 }
 
+// Adds `t` to `g` under its name.
+void put(Graph& g, TensorInfo t) { g.tensors[static_cast<size_t>(g.intern(t.name))] = std::move(t); }
+
 Node node(int index, std::string name, std::string op, std::vector<std::string> in, std::vector<std::string> out) {
   Node n;
   n.index = index;
@@ -40,11 +43,11 @@ Model small_model() {
   Graph main;
   main.inputs = {"x", "w"};
   main.outputs = {"y"};
-  main.tensors["x"] = tensor("x", ElemType::FLOAT, {1, 3, 8, 8}, TensorOrigin::GraphInput);
-  main.tensors["w"] = tensor("w", ElemType::FLOAT, {4, 3, 3, 3}, TensorOrigin::Initializer);
-  main.tensors["c"] = tensor("c", ElemType::FLOAT, {1, 4, 6, 6}, TensorOrigin::Computed);
-  main.tensors["r"] = tensor("r", ElemType::FLOAT, {1, 4, 6, 6}, TensorOrigin::Computed);
-  main.tensors["y"] = tensor("y", ElemType::FLOAT, {1, 4, 6, 6}, TensorOrigin::Computed);
+  put(main, tensor("x", ElemType::FLOAT, {1, 3, 8, 8}, TensorOrigin::GraphInput));
+  put(main, tensor("w", ElemType::FLOAT, {4, 3, 3, 3}, TensorOrigin::Initializer));
+  put(main, tensor("c", ElemType::FLOAT, {1, 4, 6, 6}, TensorOrigin::Computed));
+  put(main, tensor("r", ElemType::FLOAT, {1, 4, 6, 6}, TensorOrigin::Computed));
+  put(main, tensor("y", ElemType::FLOAT, {1, 4, 6, 6}, TensorOrigin::Computed));
   main.nodes.push_back(node(0, "conv0", "Conv", {"x", "w"}, {"c"}));
   Attribute k;
   k.name = "kernel_shape";
@@ -64,14 +67,15 @@ Model small_model() {
   sub.parent_node = 2;
   sub.inputs = {"i"};
   sub.outputs = {"o"};
-  sub.tensors["i"] = tensor("i", ElemType::INT64, {}, TensorOrigin::GraphInput);
-  sub.tensors["o"] = tensor("o", ElemType::INT64, {}, TensorOrigin::Computed);
-  sub.tensors["c"] = tensor("c", ElemType::FLOAT, {1, 4, 6, 6}, TensorOrigin::OuterScope);
-  sub.tensors["o2"] = tensor("o2", ElemType::FLOAT, {1, 4, 6, 6}, TensorOrigin::Computed);
+  put(sub, tensor("i", ElemType::INT64, {}, TensorOrigin::GraphInput));
+  put(sub, tensor("o", ElemType::INT64, {}, TensorOrigin::Computed));
+  put(sub, tensor("c", ElemType::FLOAT, {1, 4, 6, 6}, TensorOrigin::OuterScope));
+  put(sub, tensor("o2", ElemType::FLOAT, {1, 4, 6, 6}, TensorOrigin::Computed));
   sub.nodes.push_back(node(0, "id", "Identity", {"i"}, {"o"}));
   sub.nodes.push_back(node(1, "outer", "Identity", {"c"}, {"o2"}));  // reads the enclosing graph
   m.graphs.push_back(std::move(main));
   m.graphs.push_back(std::move(sub));
+  index_graphs(m);
   return m;
 }
 
@@ -304,16 +308,17 @@ TEST(ReportData, SplitsBigGraphsIntoLinkedRegions) {
   Model m;
   Graph g;
   g.inputs = {"t0"};
-  g.tensors["t0"] = tensor("t0", ElemType::FLOAT, {1}, TensorOrigin::GraphInput);
+  put(g, tensor("t0", ElemType::FLOAT, {1}, TensorOrigin::GraphInput));
   for (int i = 0; i < 25; ++i) {
     std::string in = "t" + std::to_string(i), out = "t" + std::to_string(i + 1);
-    g.tensors[out] = tensor(out, ElemType::FLOAT, {1}, TensorOrigin::Computed);
+    put(g, tensor(out, ElemType::FLOAT, {1}, TensorOrigin::Computed));
     // Listed in reverse: regions must follow the data flow, not the file order.
     g.nodes.insert(g.nodes.begin(), node(0, "n" + std::to_string(i), "Relu", {in}, {out}));
   }
   for (int i = 0; i < 25; ++i) g.nodes[i].index = i;
   g.outputs = {"t25"};
-  m.graphs.push_back(g);
+  m.graphs.push_back(std::move(g));
+  index_graphs(m);
   ReportOptions o;
   o.region_nodes = 10;
   json d = build(m, two_releases(), o);
