@@ -149,6 +149,7 @@ struct Graph {
   TensorId id(std::string_view name) const;
   // The id of the tensor named `name` here, added (origin Unknown) when new.
   TensorId intern(std::string_view name);
+  void reserve_names(size_t count) { ids_.reserve(count); }
   // The tensor named `name` here (not in enclosing graphs); nullptr when unknown.
   const TensorInfo* local(std::string_view name) const;
   TensorInfo* local(std::string_view name);

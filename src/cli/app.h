@@ -1,6 +1,7 @@
 // The command-line front end: one file per subcommand, registered in commands.cpp.
 #pragma once
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace CLI {
@@ -21,6 +22,14 @@ using CommandAdder = void (*)(CLI::App& app, int& exit_code);
 
 // Every subcommand, in the order `trtlens --help` lists them.
 const std::vector<CommandAdder>& commands();
+
+// One-shot commands hand their large results (a model, its annotations) here:
+// main() ends the process with _Exit, so they are never freed. Freeing a
+// million-node model costs a tenth of a run (clang's -disable-free, for the same reason).
+template <typename T>
+T& keep_until_exit(T&& value) {
+  return *new T(std::forward<T>(value));
+}
 
 // Runs trtlens with `args` (without the program name), as main() does:
 // prints errors as one line on stderr and returns the exit code. Lets one

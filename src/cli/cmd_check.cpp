@@ -56,8 +56,8 @@ void add_check_command(CLI::App& app, int& exit_code) {
     const Release& release = opt->release.empty() ? kb.releases().back() : kb.resolve(opt->release);
     Precision precision = parse_precision(opt->precision);
     CheckView view{color_for(opt->output), parse_verdicts(opt->only)};
-    Model model = load_model(opt->model);
-    Annotations a = annotate(model, kb, release, precision);
+    const Model& model = keep_until_exit(load_model(opt->model));
+    const Annotations& a = keep_until_exit(annotate(model, kb, release, precision));
     OutputStream out(opt->output);
     if (opt->format == "json") check_json(model, a, [&out](std::string_view s) { out.write(s); });
     else out.write(opt->format == "markdown" ? check_markdown(model, a, view) : check_text(model, a, view));

@@ -46,7 +46,7 @@ void add_matrix_command(CLI::App& app, int& exit_code) {
       exit_code = kExitOk;
       return;
     }
-    Model model = load_model(opt->model);
+    const Model& model = keep_until_exit(load_model(opt->model));
     Matrix mx = compute_matrix(model, kb);
     std::string text = opt->format == "json"       ? matrix_json(model, mx)
                        : opt->format == "markdown" ? matrix_markdown(model, mx)

@@ -2,6 +2,7 @@
 #include <fmt/core.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 
 #include "cli/app.h"
@@ -37,10 +38,14 @@ int run(const std::vector<std::string>& args) {
 
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
+  int code = 3;
   try {
-    return trtlens::cli::run(args);
+    code = trtlens::cli::run(args);
   } catch (const std::exception& e) {
     fmt::print(stderr, "trtlens: internal error: {}\n", e.what());
-    return 3;
   }
+  // Output is flushed; what is left in memory is not worth freeing (keep_until_exit).
+  std::fflush(stdout);
+  std::fflush(stderr);
+  std::_Exit(code);
 }

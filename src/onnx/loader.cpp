@@ -329,6 +329,8 @@ class Converter {
       g.path = std::move(path);
       g.parent = parent;
       g.parent_node = parent_node;
+      g.reserve_names(static_cast<size_t>(gp.node_size()) * 2 + static_cast<size_t>(gp.initializer_size()) +
+                      static_cast<size_t>(gp.input_size()));
       for (const auto& t : gp.initializer()) {
         TensorInfo& info = tensor(g, t.name());
         fill_from_tensor(info, t);
@@ -406,9 +408,13 @@ class Converter {
       }
       Graph& g = m_.graphs[static_cast<size_t>(gi)];
       bool is_constant = n.op_type == "Constant" && n.domain.empty();
-      for (size_t k = 0; k < n.outputs.size(); ++k)
-        if (!n.outputs[k].empty())
-          tensor(g, n.outputs[k]).origin = is_constant ? TensorOrigin::ConstantNode : TensorOrigin::Computed;
+      n.output_ids.assign(n.outputs.size(), kNoTensor);
+      for (size_t k = 0; k < n.outputs.size(); ++k) {
+        if (n.outputs[k].empty()) continue;
+        n.output_ids[k] = g.intern(n.outputs[k]);
+        g.tensors[static_cast<size_t>(n.output_ids[k])].origin =
+            is_constant ? TensorOrigin::ConstantNode : TensorOrigin::Computed;
+      }
       g.nodes.push_back(std::move(n));
     }
   }
@@ -481,6 +487,19 @@ std::string wire_problem(const std::string& what, uint64_t file_size) {
   return "not an ONNX model: the protobuf wire format is broken (" + what + ")";
 }
 
+// True when every tensor of every graph has a type and a shape whose dimensions
+// are fixed or named: nothing ONNX shape inference could add.
+bool fully_shaped(const Model& m) {
+  for (const Graph& g : m.graphs)
+    for (const TensorInfo& t : g.tensors) {
+      if (t.origin == TensorOrigin::OuterScope) continue;  // facts live in the enclosing graph
+      if (t.type == ElemType::UNDEFINED || t.rank < 0 || t.dims.size() != static_cast<size_t>(t.rank)) return false;
+      for (const Dim& d : t.dims)
+        if (!d.fixed() && d.param.empty()) return false;
+    }
+  return true;
+}
+
 }  // namespace
 
 Model load_model(const std::string& path) {
@@ -509,30 +528,35 @@ Model load_model(const std::string& path) {
 
   PreTyped pretyped;
   collect_pretyped(proto.graph(), pretyped);
-  // Shape inference is a help, not a requirement: our propagation still runs.
-  // libonnx 1.12 crashes on some malformed nodes instead of reporting them, so
-  // a model with such a node is not given to it at all.
-  if (safe_for_shape_inference(proto, path)) {
-    try {
-      // Node-level failures are skipped (error_mode 0); merge conflicts throw.
-      onnx::shape_inference::InferShapes(proto);
-    } catch (const std::exception&) {
-    }
+  auto convert = [&]() {
+    Model m;
+    m.path = path;
+    m.ir_version = proto.ir_version();
+    m.producer_name = proto.producer_name();
+    m.producer_version = proto.producer_version();
+    for (const auto& o : proto.opset_import())
+      m.opsets.push_back({o.domain() == "ai.onnx" ? "" : o.domain(), o.version()});
+    Converter conv(m, pretyped);
+    conv.graph(proto.graph(), "", -1, -1);
+    for (const auto& f : proto.functions()) m.functions.push_back({f.name(), f.domain(), conv.function(f)});
+    m.external_data_files = external.files();
+    check_structure_and_propagate(m);  // throws InputError for cycles and unproduced inputs
+    return m;
+  };
+  // Our own propagation first: when it leaves every tensor typed and shaped, ONNX
+  // shape inference has nothing to add (it is the larger part of loading a big graph).
+  Model m = convert();
+  if (fully_shaped(m) || !safe_for_shape_inference(proto, path)) return m;
+  // Shape inference is a help, not a requirement. libonnx 1.12 crashes on some
+  // malformed nodes instead of reporting them, so a model with such a node is not
+  // given to it at all. Its facts come first and ours fill what it leaves.
+  try {
+    // Node-level failures are skipped (error_mode 0); merge conflicts throw.
+    onnx::shape_inference::InferShapes(proto);
+  } catch (const std::exception&) {
   }
-
-  Model m;
-  m.path = path;
-  m.ir_version = proto.ir_version();
-  m.producer_name = proto.producer_name();
-  m.producer_version = proto.producer_version();
-  for (const auto& o : proto.opset_import()) m.opsets.push_back({o.domain() == "ai.onnx" ? "" : o.domain(), o.version()});
-  Converter conv(m, pretyped);
-  conv.graph(proto.graph(), "", -1, -1);
-  for (const auto& f : proto.functions()) m.functions.push_back({f.name(), f.domain(), conv.function(f)});
-
-  m.external_data_files = external.files();
-  check_structure_and_propagate(m);  // throws InputError for cycles and unproduced inputs
-  return m;
+  m = Model{};  // the first conversion's memory is free before the second
+  return convert();
 }
 
 }  // namespace trtlens

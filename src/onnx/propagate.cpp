@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <optional>
 #include <queue>
 #include <unordered_set>
 
@@ -52,6 +53,108 @@ bool nondeterministic(const std::string& op) {
                      "Bernoulli"});
 }
 
+// Ops whose output 0 has exactly the shape of input 0 (ONNX's
+// propagateShapeAndTypeFromFirstInput); the shape is copied, symbols included.
+bool keeps_shape(const std::string& op) {
+  return one_of(op, {"Relu", "Sigmoid", "Tanh", "Cast", "CastLike", "Identity", "Neg", "Abs", "Exp", "Log", "Sqrt",
+                     "Erf", "Softmax", "LogSoftmax", "LeakyRelu", "Clip", "Elu", "Selu", "Softplus", "Softsign",
+                     "Mish", "HardSwish", "HardSigmoid", "Not", "Reciprocal", "Floor", "Ceil", "Round", "Sign", "Gelu",
+                     "Sin", "Cos", "IsNaN", "IsInf"});
+}
+
+bool broadcasts(const std::string& op) {
+  return one_of(op, {"Add", "Sub", "Mul", "Div", "Pow", "Max", "Min", "Sum", "Mean", "Equal", "Less", "Greater",
+                     "LessOrEqual", "GreaterOrEqual", "And", "Or", "Xor", "Where", "PRelu"});
+}
+
+// A shape every dimension of which is known: fixed, or (when `symbols`) named.
+bool complete(const TensorInfo* t, bool symbols) {
+  return t && t->rank >= 0 && t->dims.size() == static_cast<size_t>(t->rank) &&
+         std::all_of(t->dims.begin(), t->dims.end(), [&](const Dim& d) { return d.fixed() || (symbols && !d.param.empty()); });
+}
+
+// Output 0's shape where our own rules are certain (the cases ONNX shape
+// inference answers the same way, so a model shaped here needs no libonnx
+// pass): element-wise ops, numpy broadcasting of fixed shapes, MatMul of
+// fixed rank >= 2 shapes, Reshape to a constant shape. nullopt otherwise.
+std::optional<std::vector<Dim>> own_shape(const Graph& g, const Node& n) {
+  if (!n.domain.empty() || n.inputs.empty() || n.input_ids[0] == kNoTensor) return std::nullopt;
+  const TensorInfo* x = g.input(n, 0);
+  if (keeps_shape(n.op_type)) {
+    if (complete(x, true)) return x->dims;
+    return std::nullopt;
+  }
+  if (broadcasts(n.op_type)) {
+    std::vector<int64_t> out;
+    for (size_t i = 0; i < n.inputs.size(); ++i) {
+      const TensorInfo* t = g.input(n, i);
+      if (!complete(t, false)) return std::nullopt;
+      if (t->dims.size() > out.size()) out.insert(out.begin(), t->dims.size() - out.size(), 1);
+      size_t off = out.size() - t->dims.size();
+      for (size_t d = 0; d < t->dims.size(); ++d) {
+        int64_t v = t->dims[d].value;
+        if (v == out[off + d] || v == 1) continue;
+        if (out[off + d] != 1) return std::nullopt;  // not broadcastable: leave it to ONNX
+        out[off + d] = v;
+      }
+    }
+    std::vector<Dim> dims;
+    for (int64_t v : out) dims.push_back(Dim{v, {}});
+    return dims;
+  }
+  if (n.op_type == "MatMul" && n.inputs.size() == 2) {
+    const TensorInfo* w = g.input(n, 1);
+    if (!complete(x, false) || !complete(w, false) || x->rank < 2 || w->rank < 2) return std::nullopt;
+    auto rx = static_cast<size_t>(x->rank), rw = static_cast<size_t>(w->rank);
+    if (x->dims[rx - 1].value != w->dims[rw - 2].value) return std::nullopt;
+    size_t batch = std::max(rx, rw) - 2;
+    std::vector<Dim> dims(batch);
+    for (size_t d = 0; d < batch; ++d) {
+      auto at = [&](const TensorInfo* t, size_t r) {
+        size_t lead = r - 2;
+        return d + lead >= batch ? t->dims[d + lead - batch].value : int64_t{1};
+      };
+      int64_t a = at(x, rx), b = at(w, rw);
+      if (a != b && a != 1 && b != 1) return std::nullopt;
+      dims[d].value = a == 1 ? b : a;
+    }
+    dims.push_back(x->dims[rx - 2]);
+    dims.push_back(w->dims[rw - 1]);
+    return dims;
+  }
+  if (n.op_type == "Reshape" && n.inputs.size() == 2 && n.input_ids[1] != kNoTensor) {
+    const TensorInfo* shape = g.input(n, 1);
+    if (!complete(x, false) || !shape || !shape->values || shape->rank != 1) return std::nullopt;
+    const Attribute* allowzero = n.attribute("allowzero");
+    if (allowzero && allowzero->i != 0) return std::nullopt;
+    int64_t total = 1;
+    for (const Dim& d : x->dims) total *= d.value;
+    std::vector<Dim> dims;
+    int64_t known = 1;
+    int infer = -1;
+    for (size_t i = 0; i < shape->values->size(); ++i) {
+      double v = (*shape->values)[i];
+      if (v == -1 && infer < 0) {
+        infer = static_cast<int>(i);
+        dims.push_back(Dim{});
+        continue;
+      }
+      if (v == 0 && i < x->dims.size()) v = static_cast<double>(x->dims[i].value);
+      if (v < 1) return std::nullopt;
+      dims.push_back(Dim{static_cast<int64_t>(v), {}});
+      known *= static_cast<int64_t>(v);
+    }
+    if (infer >= 0) {
+      if (known == 0 || total % known != 0) return std::nullopt;
+      dims[static_cast<size_t>(infer)].value = total / known;
+    } else if (known != total) {
+      return std::nullopt;
+    }
+    return dims;
+  }
+  return std::nullopt;
+}
+
 // Phase 1 (index_graphs): node input/output ids, every input produced, no cycle,
 // the topological order, producers, consumers and outer-scope reads.
 class Indexer {
@@ -69,6 +172,7 @@ class Indexer {
   void structure(int gi) {
     Graph& g = m_.graphs[static_cast<size_t>(gi)];
     for (auto& n : g.nodes) {
+      if (n.output_ids.size() == n.outputs.size()) continue;  // the loader's converter set them
       n.output_ids.resize(n.outputs.size());
       for (size_t k = 0; k < n.outputs.size(); ++k)
         n.output_ids[k] = n.outputs[k].empty() ? kNoTensor : g.intern(n.outputs[k]);
@@ -139,14 +243,25 @@ class Indexer {
     size_t count = g.tensors.size();
     producer.resize(count, -1);
     ix.producer = std::move(producer);
-    // Consumers per tensor (CSR), each reader once, ascending: a counting sort of `reads`.
-    std::sort(reads.begin(), reads.end());
-    reads.erase(std::unique(reads.begin(), reads.end()), reads.end());
+    // Consumers per tensor (CSR), each reader once, ascending: a counting sort of `reads`
+    // (recorded in node order, so each tensor's readers arrive ascending).
     ix.consumer_start.assign(count + 1, 0);
     for (const auto& [t, n] : reads) ++ix.consumer_start[static_cast<size_t>(t) + 1];
     for (size_t t = 0; t < count; ++t) ix.consumer_start[t + 1] += ix.consumer_start[t];
-    ix.consumer_nodes.reserve(reads.size());
-    for (const auto& r : reads) ix.consumer_nodes.push_back(r.second);
+    std::vector<int> fill(ix.consumer_start.begin(), ix.consumer_start.end() - 1);
+    ix.consumer_nodes.assign(reads.size(), -1);
+    for (const auto& [t, n] : reads) ix.consumer_nodes[static_cast<size_t>(fill[static_cast<size_t>(t)]++)] = n;
+    // A node reading a tensor twice (Mul(x, x)) is listed once: squeeze the repeats out.
+    size_t w = 0;
+    for (size_t t = 0; t < count; ++t) {
+      auto from = static_cast<size_t>(ix.consumer_start[t]), to = static_cast<size_t>(ix.consumer_start[t + 1]);
+      size_t start = w;
+      ix.consumer_start[t] = static_cast<int>(start);
+      for (size_t i = from; i < to; ++i)
+        if (w == start || ix.consumer_nodes[w - 1] != ix.consumer_nodes[i]) ix.consumer_nodes[w++] = ix.consumer_nodes[i];
+    }
+    ix.consumer_start[count] = static_cast<int>(w);
+    ix.consumer_nodes.resize(w);
     ix.resolved.resize(count);
     for (size_t t = 0; t < count; ++t) {
       const TensorInfo& info = g.tensors[t];
@@ -292,6 +407,11 @@ class Propagator {
         out.type = infer_output_type(n, k, in_types, m_);
         if (out.type != ElemType::UNDEFINED) out.type_source = "trtlens";
       }
+      if (k == 0 && out.rank < 0)
+        if (auto dims = own_shape(g, n)) {
+          out.rank = static_cast<int>(dims->size());
+          out.dims = std::move(*dims);
+        }
       if (k == 0 && out.rank < 0 && first_input && first_input->rank >= 0 && keeps_rank(n.op_type)) {
         out.rank = first_input->rank;
         out.dims.assign(static_cast<size_t>(out.rank), Dim{});
