@@ -317,9 +317,15 @@ void collect_pretyped(const onnx::GraphProto& g, PreTyped& out) {
     }
 }
 
+// Our Model from a parsed ModelProto. `pretyped` null: shape inference did not
+// run, so every value_info is the file's own. With `split`, the main graph's
+// nodes come from split->nodes, parsed one at a time (their external data
+// checked by `external` as they pass).
 class Converter {
  public:
-  Converter(Model& m, const PreTyped& pretyped) : m_(m), pretyped_(pretyped) {}
+  Converter(Model& m, const PreTyped* pretyped, const SplitModel* split = nullptr,
+            ExternalDataChecker* external = nullptr)
+      : m_(m), pretyped_(pretyped), split_(split), external_(external) {}
 
   int graph(const onnx::GraphProto& gp, std::string path, int parent, int parent_node) {
     int gi = static_cast<int>(m_.graphs.size());
@@ -329,7 +335,8 @@ class Converter {
       g.path = std::move(path);
       g.parent = parent;
       g.parent_node = parent_node;
-      g.reserve_names(static_cast<size_t>(gp.node_size()) * 2 + static_cast<size_t>(gp.initializer_size()) +
+      size_t node_count = parent < 0 && split_ ? split_->node_ends.size() : static_cast<size_t>(gp.node_size());
+      g.reserve_names(node_count * 2 + static_cast<size_t>(gp.initializer_size()) +
                       static_cast<size_t>(gp.input_size()));
       for (const auto& t : gp.initializer()) {
         TensorInfo& info = tensor(g, t.name());
@@ -354,9 +361,11 @@ class Converter {
           set_type(info, vi.type(), "graph-input");
         }
       }
-      auto it = pretyped_.find(&gp);
+      const std::unordered_set<std::string>* declared_names = nullptr;
+      if (pretyped_)
+        if (auto it = pretyped_->find(&gp); it != pretyped_->end()) declared_names = &it->second;
       for (const auto& vi : gp.value_info()) {
-        bool declared = it != pretyped_.end() && it->second.count(vi.name());
+        bool declared = !pretyped_ || (declared_names && declared_names->count(vi.name()));
         set_type(tensor(g, vi.name()), vi.type(), declared ? "value_info" : "onnx-shape-inference");
       }
       for (const auto& vi : gp.output()) {
@@ -364,7 +373,8 @@ class Converter {
         set_type(tensor(g, vi.name()), vi.type(), "value_info");
       }
     }
-    nodes(gi, gp.node());
+    if (parent < 0 && split_) split_nodes(gi);
+    else nodes(gi, gp.node());
     return gi;
   }
 
@@ -388,39 +398,59 @@ class Converter {
   void nodes(int gi, const google::protobuf::RepeatedPtrField<onnx::NodeProto>& protos) {
     m_.graphs[static_cast<size_t>(gi)].nodes.reserve(static_cast<size_t>(protos.size()));
     int index = 0;
-    for (const auto& np : protos) {
-      Node n;
-      n.index = index++;
-      n.name = np.name();
-      n.op_type = np.op_type();
-      n.domain = np.domain() == "ai.onnx" ? "" : np.domain();
-      n.inputs.assign(np.input().begin(), np.input().end());
-      n.outputs.assign(np.output().begin(), np.output().end());
-      std::string owner = n.name.empty() ? n.op_type + "_" + std::to_string(n.index) : n.name;
-      for (const auto& ap : np.attribute()) {
-        Attribute a = convert_attribute(ap);
-        const std::string& parent_path = m_.graphs[static_cast<size_t>(gi)].path;
-        std::string base = (parent_path.empty() ? "" : parent_path + "/") + owner + "/" + ap.name();
-        if (ap.has_g()) a.graphs.push_back(graph(ap.g(), base, gi, n.index));
-        for (int k = 0; k < ap.graphs_size(); ++k)
-          a.graphs.push_back(graph(ap.graphs(k), base + "[" + std::to_string(k) + "]", gi, n.index));
-        n.attributes.push_back(std::move(a));
-      }
-      Graph& g = m_.graphs[static_cast<size_t>(gi)];
-      bool is_constant = n.op_type == "Constant" && n.domain.empty();
-      n.output_ids.assign(n.outputs.size(), kNoTensor);
-      for (size_t k = 0; k < n.outputs.size(); ++k) {
-        if (n.outputs[k].empty()) continue;
-        n.output_ids[k] = g.intern(n.outputs[k]);
-        g.tensors[static_cast<size_t>(n.output_ids[k])].origin =
-            is_constant ? TensorOrigin::ConstantNode : TensorOrigin::Computed;
-      }
-      g.nodes.push_back(std::move(n));
+    for (const auto& np : protos) node(gi, np, index++);
+  }
+
+  // The main graph's nodes from their stripped bytes, one NodeProto at a time
+  // (the message is reused: protobuf keeps its allocations between parses).
+  void split_nodes(int gi) {
+    m_.graphs[static_cast<size_t>(gi)].nodes.reserve(split_->node_ends.size());
+    onnx::NodeProto np;
+    size_t begin = 0;
+    int index = 0;
+    for (size_t end : split_->node_ends) {
+      if (!np.ParseFromArray(split_->nodes.data() + begin, static_cast<int>(end - begin)))
+        throw InputError(m_.path, "not an ONNX model: node " + std::to_string(index) + " does not parse as an onnx.NodeProto");
+      begin = end;
+      if (external_) check_external_node(np, *external_);
+      node(gi, np, index++);
     }
   }
 
+  void node(int gi, const onnx::NodeProto& np, int index) {
+    Node n;
+    n.index = index;
+    n.name = np.name();
+    n.op_type = np.op_type();
+    n.domain = np.domain() == "ai.onnx" ? "" : np.domain();
+    n.inputs.assign(np.input().begin(), np.input().end());
+    n.outputs.assign(np.output().begin(), np.output().end());
+    std::string owner = n.name.empty() ? n.op_type + "_" + std::to_string(n.index) : n.name;
+    for (const auto& ap : np.attribute()) {
+      Attribute a = convert_attribute(ap);
+      const std::string& parent_path = m_.graphs[static_cast<size_t>(gi)].path;
+      std::string base = (parent_path.empty() ? "" : parent_path + "/") + owner + "/" + ap.name();
+      if (ap.has_g()) a.graphs.push_back(graph(ap.g(), base, gi, n.index));
+      for (int k = 0; k < ap.graphs_size(); ++k)
+        a.graphs.push_back(graph(ap.graphs(k), base + "[" + std::to_string(k) + "]", gi, n.index));
+      n.attributes.push_back(std::move(a));
+    }
+    Graph& g = m_.graphs[static_cast<size_t>(gi)];
+    bool is_constant = n.op_type == "Constant" && n.domain.empty();
+    n.output_ids.assign(n.outputs.size(), kNoTensor);
+    for (size_t k = 0; k < n.outputs.size(); ++k) {
+      if (n.outputs[k].empty()) continue;
+      n.output_ids[k] = g.intern(n.outputs[k]);
+      g.tensors[static_cast<size_t>(n.output_ids[k])].origin =
+          is_constant ? TensorOrigin::ConstantNode : TensorOrigin::Computed;
+    }
+    g.nodes.push_back(std::move(n));
+  }
+
   Model& m_;
-  const PreTyped& pretyped_;
+  const PreTyped* pretyped_;
+  const SplitModel* split_;
+  ExternalDataChecker* external_;
 };
 
 // libonnx 1.12's shape inference dereferences before it checks (fuzz findings
@@ -505,30 +535,12 @@ bool fully_shaped(const Model& m) {
 Model load_model(const std::string& path) {
   MappedFile file(path);
   if (file.size() == 0) throw InputError(path, "empty file, not an ONNX model");
-  std::string stripped;
-  try {
-    stripped = strip_payloads(file.view());
-  } catch (const std::runtime_error& e) {
-    throw InputError(path, wire_problem(e.what(), file.size()));
-  }
-  // An arena makes the many small allocations of a 100k-node proto cheap to make and free.
-  google::protobuf::Arena arena;
-  onnx::ModelProto& proto = *google::protobuf::Arena::CreateMessage<onnx::ModelProto>(&arena);
-  if (!proto.ParseFromString(stripped))
-    throw InputError(path, "not an ONNX model: the bytes do not parse as an onnx.ModelProto");
-  stripped.clear();
-  stripped.shrink_to_fit();
-  if (!proto.has_graph()) throw InputError(path, "not an ONNX model: it has no graph");
-  if (proto.ir_version() <= 0) throw InputError(path, "not an ONNX model: ir_version is missing");
-
-  ExternalDataChecker external(path);
-  check_external(proto.graph(), external);
-  for (const auto& f : proto.functions())
-    for (const auto& n : f.node()) check_external_node(n, external);
-
-  PreTyped pretyped;
-  collect_pretyped(proto.graph(), pretyped);
-  auto convert = [&]() {
+  auto check_header = [&](const onnx::ModelProto& proto) {
+    if (!proto.has_graph()) throw InputError(path, "not an ONNX model: it has no graph");
+    if (proto.ir_version() <= 0) throw InputError(path, "not an ONNX model: ir_version is missing");
+  };
+  auto convert = [&](const onnx::ModelProto& proto, const PreTyped* pretyped, const SplitModel* split,
+                     ExternalDataChecker& external) {
     Model m;
     m.path = path;
     m.ir_version = proto.ir_version();
@@ -536,27 +548,68 @@ Model load_model(const std::string& path) {
     m.producer_version = proto.producer_version();
     for (const auto& o : proto.opset_import())
       m.opsets.push_back({o.domain() == "ai.onnx" ? "" : o.domain(), o.version()});
-    Converter conv(m, pretyped);
+    Converter conv(m, pretyped, split, &external);
     conv.graph(proto.graph(), "", -1, -1);
-    for (const auto& f : proto.functions()) m.functions.push_back({f.name(), f.domain(), conv.function(f)});
+    for (const auto& f : proto.functions()) {
+      if (split)  // in the whole-proto pass these were checked before conversion
+        for (const auto& n : f.node()) check_external_node(n, external);
+      m.functions.push_back({f.name(), f.domain(), conv.function(f)});
+    }
     m.external_data_files = external.files();
     check_structure_and_propagate(m);  // throws InputError for cycles and unproduced inputs
     return m;
   };
-  // Our own propagation first: when it leaves every tensor typed and shaped, ONNX
-  // shape inference has nothing to add (it is the larger part of loading a big graph).
-  Model m = convert();
-  if (fully_shaped(m) || !safe_for_shape_inference(proto, path)) return m;
-  // Shape inference is a help, not a requirement. libonnx 1.12 crashes on some
-  // malformed nodes instead of reporting them, so a model with such a node is not
-  // given to it at all. Its facts come first and ours fill what it leaves.
+
+  // Pass 1: the main graph's nodes parsed one at a time, typed by our own
+  // propagation alone. When that leaves every tensor typed and shaped, ONNX shape
+  // inference has nothing to add, and neither a whole-graph proto (most of the
+  // memory of loading a big graph) nor inference (most of its time) is needed.
+  Model m;
+  {
+    SplitModel split;
+    try {
+      split = strip_payloads_split(file.view());
+    } catch (const std::runtime_error& e) {
+      throw InputError(path, wire_problem(e.what(), file.size()));
+    }
+    onnx::ModelProto proto;
+    if (!proto.ParseFromString(split.model))
+      throw InputError(path, "not an ONNX model: the bytes do not parse as an onnx.ModelProto");
+    split.model.clear();
+    split.model.shrink_to_fit();
+    check_header(proto);
+    ExternalDataChecker external(path);
+    check_external(proto.graph(), external);  // initializers here; nodes as they are converted
+    m = convert(proto, nullptr, &split, external);
+  }
+  if (fully_shaped(m)) return m;
+
+  // Pass 2: the whole proto, given to ONNX shape inference; its facts come first
+  // and ours fill what it leaves. Shape inference is a help, not a requirement:
+  // libonnx 1.12 crashes on some malformed nodes instead of reporting them, so a
+  // model with such a node is not given to it at all.
+  std::string stripped = strip_payloads(file.view());  // pass 1 walked it: it does not throw
+  // An arena makes the many small allocations of a 100k-node proto cheap to make and free.
+  google::protobuf::Arena arena;
+  onnx::ModelProto& proto = *google::protobuf::Arena::CreateMessage<onnx::ModelProto>(&arena);
+  if (!proto.ParseFromString(stripped))
+    throw InputError(path, "not an ONNX model: the bytes do not parse as an onnx.ModelProto");
+  stripped.clear();
+  stripped.shrink_to_fit();
+  if (!safe_for_shape_inference(proto, path)) return m;
+  ExternalDataChecker external(path);
+  check_external(proto.graph(), external);
+  for (const auto& f : proto.functions())
+    for (const auto& n : f.node()) check_external_node(n, external);
+  PreTyped pretyped;
+  collect_pretyped(proto.graph(), pretyped);
   try {
     // Node-level failures are skipped (error_mode 0); merge conflicts throw.
     onnx::shape_inference::InferShapes(proto);
   } catch (const std::exception&) {
   }
   m = Model{};  // the first conversion's memory is free before the second
-  return convert();
+  return convert(proto, &pretyped, nullptr, external);
 }
 
 }  // namespace trtlens

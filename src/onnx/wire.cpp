@@ -63,7 +63,9 @@ void put_bytes_field(std::string& out, uint32_t field, std::string_view bytes) {
 
 class Stripper {
  public:
-  explicit Stripper(std::string_view file) : base_(reinterpret_cast<const uint8_t*>(file.data())) {}
+  // With `split`, the main graph's nodes go to split->nodes instead of the model.
+  Stripper(std::string_view file, SplitModel* split)
+      : base_(reinterpret_cast<const uint8_t*>(file.data())), split_(split) {}
 
   // `depth` counts the messages enclosing this one; past kMaxNestingDepth the
   // file is refused, so neither this walk nor protobuf's parser recurses without bound.
@@ -101,6 +103,11 @@ class Stripper {
             continue;  // payload not copied
           }
           Msg sub = submessage(kind, field);
+          if (sub == Msg::Node && kind == Msg::Graph && split_ && depth == 2) {  // a node of the main graph (Model > Graph > Node)
+            message(sub, body, p, split_->nodes, depth + 1);
+            split_->node_ends.push_back(split_->nodes.size());
+            continue;
+          }
           if (sub != Msg::Other) {
             std::string inner;
             message(sub, body, p, inner, depth + 1);
@@ -153,15 +160,24 @@ class Stripper {
   }
 
   const uint8_t* base_;
+  SplitModel* split_;
 };
 
 }  // namespace
 
 std::string strip_payloads(std::string_view file) {
   std::string out;
-  Stripper s(file);
+  Stripper s(file, nullptr);
   auto* p = reinterpret_cast<const uint8_t*>(file.data());
   s.message(Msg::Model, p, p + file.size(), out);
+  return out;
+}
+
+SplitModel strip_payloads_split(std::string_view file) {
+  SplitModel out;
+  Stripper s(file, &out);
+  auto* p = reinterpret_cast<const uint8_t*>(file.data());
+  s.message(Msg::Model, p, p + file.size(), out.model);
   return out;
 }
 

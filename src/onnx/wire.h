@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace trtlens {
 
@@ -24,5 +25,16 @@ inline constexpr uint64_t kInlinePayloadLimit = 16 * 1024;
 // Throws std::runtime_error("<what is broken> at byte N") for malformed or
 // truncated wire format.
 std::string strip_payloads(std::string_view file);
+
+// strip_payloads with the main graph's nodes set apart: `model` is the stripped
+// ModelProto without them, `nodes` their stripped NodeProto bytes one after
+// another, `node_ends` where each ends in `nodes`. A loader then parses one
+// NodeProto at a time instead of a whole million-node proto at once.
+// Throws as strip_payloads does.
+struct SplitModel {
+  std::string model, nodes;
+  std::vector<size_t> node_ends;
+};
+SplitModel strip_payloads_split(std::string_view file);
 
 }  // namespace trtlens
