@@ -65,8 +65,7 @@ int run_report(const ReportArgs& a) {
     emit(out, a.output == "-" ? "" : a.output);
     return kExitOk;
   }
-  for (size_t i = 0; i < kb.releases().size(); ++i)
-    if (initial_release && &kb.releases()[i] == initial_release) options.initial_release = static_cast<int>(i);
+  options.initial_release = initial_release;
   options.initial_precision = initial_precision;
   options.region_nodes = a.region_nodes;
   options.title = std::filesystem::path(a.model).filename().string();

@@ -2,64 +2,63 @@
 
 #include <fmt/core.h>
 
-#include <future>
 #include <vector>
 
-#include "compat/annotator.h"
 #include "render/report_html.h"
 #include "trtlens/error.h"
-#include "trtlens/partition.h"
 
 namespace trtlens {
+namespace {
 
-std::string render_report(const Model& model, const KnowledgeBase& kb, const ReportOptions& options,
-                          unsigned threads) {
+std::vector<const Release*> releases_of(const KnowledgeBase& kb) {
+  std::vector<const Release*> out;
+  for (const Release& r : kb.releases()) out.push_back(&r);
+  return out;
+}
+
+const Model& checked_size(const Model& model) {
   if (model.node_count() > kMaxReportNodes)
     throw InputError(model.path, fmt::format("{} nodes; a report page holds at most {} (use `trtlens check` or "
                                              "`trtlens partition` on models this large)",
                                              model.node_count(), kMaxReportNodes));
-  std::vector<const Release*> releases;
-  for (const Release& r : kb.releases()) releases.push_back(&r);
-  ReportBuilder builder(model, releases, options);
-  // One annotator for all runtimes: its per-model facts are computed once.
-  const Annotator annotator(model, kb);
-  struct Job {
-    size_t release;
-    Precision precision;
-  };
-  std::vector<Job> jobs;
-  for (size_t r = 0; r < releases.size(); ++r)
-    for (Precision p : kAllPrecisions) jobs.push_back({r, p});
-  if (threads < 1) threads = 1;
-  const size_t initial_release =
-      options.initial_release < 0 || static_cast<size_t>(options.initial_release) >= releases.size()
-          ? releases.size() - 1
-          : static_cast<size_t>(options.initial_release);
+  return model;
+}
+
+}  // namespace
+
+ReportPage::ReportPage(const Model& model, const KnowledgeBase& kb, ReportOptions options)
+    : model_(checked_size(model)),
+      initial_{options.initial_release ? options.initial_release : &kb.releases().back(), options.initial_precision},
+      options_(options),
+      builder_(model, releases_of(kb), std::move(options)) {}
+
+ReportPage::~ReportPage() {
+  if (layout_.valid()) layout_.wait();
+}
+
+AnalysisRequest ReportPage::request(unsigned threads, const std::vector<Runtime>& extra_pins) {
   // Layout depends on the model only: it runs beside the annotators.
-  std::future<void> layout = std::async(threads > 1 ? std::launch::async : std::launch::deferred,
-                                        [&builder] { builder.lay_out(); });
-  // Annotate a batch in parallel, then fold it in job order: the page is the
-  // same whatever the thread count, and only one batch is held in memory.
-  for (size_t start = 0; start < jobs.size(); start += threads) {
-    std::vector<std::future<Annotations>> batch;
-    for (size_t j = start; j < jobs.size() && j < start + threads; ++j) {
-      const Release* rel = releases[jobs[j].release];
-      Precision p = jobs[j].precision;
-      batch.push_back(std::async(threads > 1 ? std::launch::async : std::launch::deferred,
-                                 [&annotator, rel, p] { return annotator.run(*rel, p); }));
-    }
-    for (size_t j = 0; j < batch.size(); ++j) {
-      const Job& job = jobs[start + j];
-      Annotations a = batch[j].get();
-      // The region toggle shows the partition of the runtime the page opens on.
-      if (job.release == initial_release && job.precision == options.initial_precision)
-        builder.set_partition(partition_model(model, a, PartitionOptions{}), a);
-      builder.add(job.release, job.precision, a);
-    }
-    if (options.on_progress) options.on_progress(start + batch.size(), jobs.size());
-  }
-  layout.get();
-  return assemble_report_page(options.title, builder.json());
+  layout_ = std::async(threads > 1 ? std::launch::async : std::launch::deferred, [this] { builder_.lay_out(); });
+  AnalysisRequest r;
+  r.pins.push_back(initial_);
+  r.pins.insert(r.pins.end(), extra_pins.begin(), extra_pins.end());
+  r.partition_pin = 0;
+  r.threads = threads;
+  r.sweep = [this](size_t release, Precision p, const Annotations& a) { builder_.add(release, p, a); };
+  return r;
+}
+
+std::string ReportPage::html(const ModelAnalysis& analysis) {
+  if (analysis.partition && !analysis.pinned.empty()) builder_.set_partition(*analysis.partition, analysis.pinned[0]);
+  if (layout_.valid()) layout_.get();
+  return assemble_report_page(options_.title, builder_.json());
+}
+
+std::string render_report(const Model& model, const KnowledgeBase& kb, const ReportOptions& options,
+                          unsigned threads) {
+  ReportPage page(model, kb, options);
+  ModelAnalysis analysis = analyze_model(model, kb, page.request(threads));
+  return page.html(analysis);
 }
 
 }  // namespace trtlens

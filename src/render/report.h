@@ -1,8 +1,10 @@
 // `trtlens report`: the self-contained HTML visualizer of one model.
 #pragma once
+#include <future>
 #include <string>
 
 #include "render/report_data.h"
+#include "trtlens/analysis.h"
 
 namespace trtlens {
 
@@ -13,9 +15,32 @@ namespace trtlens {
 // `partition` still work.
 inline constexpr size_t kMaxReportNodes = 200000;
 
-// Annotates `model` for every release of `kb` at every precision and returns
-// the whole HTML page. `threads` annotators run at once (at least 1).
-// Throws InputError(model.path, ...) for a model of more than kMaxReportNodes nodes.
+// The report page of one model, drawn from an analysis that sweeps every
+// release × precision of `kb`:
+//   ReportPage page(model, kb, options);
+//   ModelAnalysis a = analyze_model(model, kb, page.request(threads, extra_pins));
+//   std::string html = page.html(a);
+// The graphs are laid out beside the sweep (on its own thread when threads > 1).
+class ReportPage {
+ public:
+  // Throws InputError(model.path, ...) for a model of more than kMaxReportNodes nodes.
+  ReportPage(const Model& model, const KnowledgeBase& kb, ReportOptions options);
+  ~ReportPage();
+  // The sweep feeding this page; pins[0] is the runtime the page opens on (its
+  // partition is the region toggle), followed by `extra_pins`.
+  AnalysisRequest request(unsigned threads, const std::vector<Runtime>& extra_pins = {});
+  // The whole HTML page, once `analysis` (from request()) is done.
+  std::string html(const ModelAnalysis& analysis);
+
+ private:
+  const Model& model_;
+  Runtime initial_;
+  ReportOptions options_;
+  ReportBuilder builder_;
+  std::future<void> layout_;
+};
+
+// ReportPage and analyze_model in one call, for callers that need nothing else.
 std::string render_report(const Model& model, const KnowledgeBase& kb, const ReportOptions& options,
                           unsigned threads = 2);
 

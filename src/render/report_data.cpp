@@ -518,9 +518,9 @@ Json ReportBuilder::Impl::json_out() {
   Json verdicts = Json::array();
   for (Verdict v : kAllVerdicts) verdicts.push_back(std::string(verdict_name(v)));
   out["verdicts"] = verdicts;
-  int initial_release = options.initial_release;
-  if (initial_release < 0 || static_cast<size_t>(initial_release) >= releases.size())
-    initial_release = static_cast<int>(releases.size()) - 1;
+  int initial_release = static_cast<int>(releases.size()) - 1;
+  for (size_t i = 0; i < releases.size(); ++i)
+    if (releases[i] == options.initial_release) initial_release = static_cast<int>(i);
   out["initial"] = Json::array({initial_release, static_cast<int>(options.initial_precision)});
 
   // A runtime never added reads as UNKNOWN with a reason saying so.

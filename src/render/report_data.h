@@ -26,7 +26,7 @@ struct ReportEngine {
 
 struct ReportOptions {
   std::string title;             // page title, usually the model file name
-  int initial_release = -1;      // index into the releases given; -1 = the newest
+  const Release* initial_release = nullptr;  // one of the releases given; nullptr = the newest
   Precision initial_precision = Precision::FP32;
   // Graphs with more nodes than this are laid out and shown one region (a run
   // of this many nodes in topological order) at a time, so neither Graphviz
@@ -35,9 +35,6 @@ struct ReportOptions {
   // When set (and outliving the builder), the page carries the engine overlay:
   // `engine` in the page data (docs/report.md).
   const ReportEngine* engine = nullptr;
-  // Called by render_report after each batch of runtimes is annotated, with
-  // (runtimes done, runtimes in all), from the calling thread.
-  std::function<void(size_t done, size_t total)> on_progress;
 };
 
 // Folds the annotations of every runtime into the page data, one runtime at a

@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "render/check_output.h"
 #include "render/engine_render.h"
 #include "render/overlay_output.h"
 #include "render/report.h"
@@ -41,7 +42,8 @@ std::string user_message(const std::exception& e, const std::string& file) {
 
 const std::string& analysis_fingerprint() {
   static const std::string fingerprint = [] {
-    std::string all;
+    // The stored result's layout is part of it: a new layout re-analyses (lazily).
+    std::string all = "result schema " + std::to_string(kResultSchema) + '\0';
     for (const EmbeddedFile& f : embedded_files()) {
       all.append(f.path);
       all.push_back('\0');
@@ -116,6 +118,10 @@ store::Analysis Analyzer::ensure(const store::Version& v, const store::Engine& e
   return ensure_job({engine_key(v, e), v, e});
 }
 
+std::optional<store::Analysis> Analyzer::peek(const store::Version& v) {
+  return store_.analysis(model_key(v), analysis_fingerprint());
+}
+
 store::Analysis Analyzer::ensure_job(Job job) {
   const std::string& kb = analysis_fingerprint();
   // A failure is kept (the page shows its line) rather than retried on every view.
@@ -169,21 +175,30 @@ void Analyzer::run(const Job& job) {
     if (!job.engine) {
       ReportOptions options;
       options.title = v.model + " v" + std::to_string(v.number);
+      ReportPage page(model, KnowledgeBase::builtin(), options);
+      std::vector<Runtime> pins;
+      for (const Pin& p : pins_) pins.push_back({p.release, p.precision});
+      AnalysisRequest request = page.request(2, pins);
       int last = 0;
-      options.on_progress = [&](size_t done, size_t total) {
+      request.progress = [&](size_t done, size_t total) {
         int percent = 5 + static_cast<int>(85 * done / std::max<size_t>(total, 1));
         if (percent != last) report(last = percent, fmt::format("annotating runtime {} of {}", done, total));
       };
-      std::string page = render_report(model, KnowledgeBase::builtin(), options);
-      report(92, "checking the pinned runtimes");
+      // The pins come from the sweep (pinned[1..]), each stored as its `check --format json`.
+      ModelAnalysis analysis = analyze_model(model, KnowledgeBase::builtin(), request);
+      report(92, "storing the pinned runtimes");
       json converts = json::array();
-      for (const Pin& p : pins_) {
-        Annotations a = annotate(model, *p.release, p.precision);
-        converts.push_back({{"runtime", p.label},
+      for (size_t i = 0; i < pins_.size(); ++i) {
+        const Annotations& a = analysis.pinned[i + 1];
+        converts.push_back({{"runtime", pins_[i].label},
                             {"converts", a.converts},
-                            {"unsupported", a.summary[static_cast<int>(Verdict::UNSUPPORTED)]}});
+                            {"unsupported", a.summary[static_cast<int>(Verdict::UNSUPPORTED)]},
+                            {"check", store_.objects().put_blob(check_json(model, a))}});
       }
-      result = {{"page", store_.objects().put_blob(page)}, {"nodes", model.node_count()}, {"converts", converts}};
+      result = {{"schema_version", kResultSchema},
+                {"page", store_.objects().put_blob(page.html(analysis))},
+                {"nodes", model.node_count()},
+                {"converts", converts}};
     } else {
       report(10, "loading the engine");
       const std::string edir = store_.objects().tree_path(job.engine->tree_hash).string();
@@ -204,9 +219,7 @@ void Analyzer::run(const Job& job) {
       options.title = v.model + " v" + std::to_string(v.number) + " + " + job.engine->label;
       options.engine = &re;
       options.initial_precision = eo.check.runtime.precision;
-      const auto& releases = KnowledgeBase::builtin().releases();
-      for (size_t i = 0; i < releases.size(); ++i)
-        if (&releases[i] == eo.check.runtime.release) options.initial_release = static_cast<int>(i);
+      options.initial_release = eo.check.runtime.release;
       std::string page = render_report(model, KnowledgeBase::builtin(), options);
       result = {{"report", store_.objects().put_blob(card)}, {"overlay", store_.objects().put_blob(page)}};
     }
@@ -233,7 +246,8 @@ std::optional<ModelResult> Analyzer::model_result(const store::Version& v) {
   if (auto it = model_results_.find(*hash); it != model_results_.end()) return it->second;
   json r = json::parse(store_.objects().get_blob(*hash));
   ModelResult out{r["page"], r["nodes"], {}};
-  for (const auto& c : r["converts"]) out.converts.push_back({c["runtime"], c["converts"], c["unsupported"]});
+  for (const auto& c : r["converts"])
+    out.converts.push_back({c["runtime"], c["converts"], c["unsupported"], c.value("check", std::string())});
   if (model_results_.size() >= kMaxCachedResults) model_results_.clear();
   return model_results_[*hash] = out;
 }

@@ -41,8 +41,15 @@ int parse_number(const std::string& text, const char* what) {
   return std::stoi(text);
 }
 
-json analysis_json(Context& ctx, const store::Version& v) {
-  store::Analysis a = ctx.analyzer->ensure(v);
+// `queue` false (listings): no analysis is started; a version this binary has not
+// analysed reads "stale" until it is opened.
+json analysis_json(Context& ctx, const store::Version& v, bool queue) {
+  std::optional<store::Analysis> known = queue ? ctx.analyzer->ensure(v) : ctx.analyzer->peek(v);
+  if (!known)
+    return {{"status", "stale"},
+            {"progress_percent", 0},
+            {"message", "not analysed by this server's version yet; opening the version analyses it"}};
+  const store::Analysis& a = *known;
   json out = {{"status", store::status_name(a.status)},
               {"progress_percent", a.progress_percent},
               {"message", a.message}};
@@ -56,7 +63,7 @@ json analysis_json(Context& ctx, const store::Version& v) {
   return out;
 }
 
-json version_doc(Context& ctx, const store::Version& v) {
+json version_doc(Context& ctx, const store::Version& v, bool queue) {
   return {{"project", v.project},
           {"model", v.model},
           {"version", v.number},
@@ -67,7 +74,7 @@ json version_doc(Context& ctx, const store::Version& v) {
           {"created_at", iso_time(v.created_at)},
           {"created_by", v.created_by},
           {"url", fmt::format("/projects/{}/models/{}/versions/{}", v.project, v.model, v.number)},
-          {"analysis", analysis_json(ctx, v)}};
+          {"analysis", analysis_json(ctx, v, queue)}};
 }
 
 json engine_doc(Context& ctx, const store::Version& v, const store::Engine& e) {
@@ -98,7 +105,7 @@ std::optional<Caller> caller_for(Context& ctx, const httplib::Request& req, http
 
 }  // namespace
 
-std::string version_json(Context& ctx, const store::Version& v) { return dump(version_doc(ctx, v)); }
+std::string version_json(Context& ctx, const store::Version& v) { return dump(version_doc(ctx, v, true)); }
 
 store::Version find_version(Context& ctx, const std::string& project, const std::string& model,
                             const std::string& number) {
@@ -147,7 +154,7 @@ void add_api_routes(httplib::Server& server, Context& ctx) {
     if (!caller_for(ctx, req, res, project, Role::Read)) return;
     json out = json::array();
     for (const store::ModelSummary& m : ctx.store->models(project))
-      out.push_back({{"name", m.name}, {"versions", m.versions}, {"latest", version_doc(ctx, m.latest)}});
+      out.push_back({{"name", m.name}, {"versions", m.versions}, {"latest", version_doc(ctx, m.latest, false)}});
     send_json(res, dump({{"project", project}, {"models", out}}));
   });
 
@@ -156,7 +163,7 @@ void add_api_routes(httplib::Server& server, Context& ctx) {
     if (!caller_for(ctx, req, res, project, Role::Read)) return;
     json out = json::array();
     int64_t limit = req.has_param("limit") ? parse_number(req.get_param_value("limit"), "limit") : INT64_MAX;
-    for (const store::Version& v : ctx.store->versions(project, model, limit)) out.push_back(version_doc(ctx, v));
+    for (const store::Version& v : ctx.store->versions(project, model, limit)) out.push_back(version_doc(ctx, v, false));
     if (out.empty()) return send_error(res, 404, fmt::format("no model {} in project {}", model, project));
     send_json(res, dump({{"project", project}, {"model", model}, {"versions", out}}));
   });
@@ -188,7 +195,7 @@ void add_api_routes(httplib::Server& server, Context& ctx) {
 
   server.Get(V + "/analysis", [&ctx](const httplib::Request& req, httplib::Response& res) {
     if (!caller_for(ctx, req, res, req.matches[1], Role::Read)) return;
-    send_json(res, dump(analysis_json(ctx, find_version(ctx, req.matches[1], req.matches[2], req.matches[3]))));
+    send_json(res, dump(analysis_json(ctx, find_version(ctx, req.matches[1], req.matches[2], req.matches[3]), true)));
   });
 
   // `trtlens check --format json` for one runtime (default: newest release, fp32).
@@ -198,6 +205,15 @@ void add_api_routes(httplib::Server& server, Context& ctx) {
     const KnowledgeBase& kb = KnowledgeBase::builtin();
     const Release& r = req.has_param("trt") ? kb.resolve(req.get_param_value("trt")) : kb.releases().back();
     Precision p = parse_precision(req.has_param("precision") ? req.get_param_value("precision") : "fp32");
+    // A pinned runtime is read from the stored analysis; any other is judged now.
+    if (auto result = ctx.analyzer->model_result(v)) {
+      std::string label = r.name + " " + std::string(precision_name(p));
+      for (const PinResult& pin : result->converts)
+        if (pin.runtime == label && !pin.check_hash.empty()) {
+          send_json(res, ctx.store->objects().get_blob(pin.check_hash));
+          return;
+        }
+    }
     Model m = load_version_model(ctx, v);
     send_json(res, check_json(m, annotate(m, kb, r, p)));
   });

@@ -26,11 +26,14 @@ struct Pin {
 };
 std::vector<Pin> resolve_pins(const std::vector<std::string>& specs);  // throws UsageError
 
-// What one analysis produced (stored as a JSON blob; see Analyzer).
+// What one analysis produced (stored as a JSON blob; see Analyzer). Version 2:
+// {schema_version, page, nodes, converts: [{runtime, converts, unsupported, check}]}.
+inline constexpr int kResultSchema = 2;
 struct PinResult {
   std::string runtime;
   bool converts = false;
   int unsupported = 0;
+  std::string check_hash;  // ObjectStore blob: `check --format json` at this runtime
 };
 struct ModelResult {
   std::string page_hash;  // ObjectStore blob: the report page
@@ -54,6 +57,9 @@ class Analyzer {
   // under an older binary, or its server died).
   store::Analysis ensure(const store::Version& v);
   store::Analysis ensure(const store::Version& v, const store::Engine& e);
+  // v's analysis under this binary and knowledge base, without queuing one
+  // (listings: a new binary re-analyses a version when it is opened, never a whole list).
+  std::optional<store::Analysis> peek(const store::Version& v);
   // The result when done; nullopt otherwise.
   std::optional<ModelResult> model_result(const store::Version& v);
   std::optional<EngineResult> engine_result(const store::Version& v, const store::Engine& e);

@@ -353,10 +353,11 @@ TEST(ReportData, RuntimesNeverAddedReadAsUnknown) {
 }
 
 TEST(ReportData, InitialRuntimeFollowsOptions) {
+  auto rels = two_releases();
   ReportOptions o;
-  o.initial_release = 0;
+  o.initial_release = &rels[0];  // not the newest, the default
   o.initial_precision = Precision::INT8;
-  json d = build(small_model(), two_releases(), o);
+  json d = build(small_model(), rels, o);
   EXPECT_EQ(d["initial"], json::array({0, static_cast<int>(Precision::INT8)}));
 }
 

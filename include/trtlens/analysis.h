@@ -1,0 +1,50 @@
+// The analysis layer: what every front door (check, matrix, report, engine
+// report, the dashboard) asks for data. Front doors render what it returns;
+// none of them assembles the annotator, the sweep or the partition itself.
+#pragma once
+#include <cstddef>
+#include <functional>
+#include <optional>
+#include <vector>
+
+#include "trtlens/compat.h"
+#include "trtlens/partition.h"
+
+namespace trtlens {
+
+// One TensorRT release at one precision.
+struct Runtime {
+  const Release* release = nullptr;
+  Precision precision = Precision::FP32;
+};
+
+// Receives one runtime's annotations of a sweep: the release's index in the
+// knowledge base, the precision, and the annotations (valid during the call only).
+using AnnotationSink = std::function<void(size_t release, Precision precision, const Annotations& a)>;
+
+struct AnalysisRequest {
+  // Runtimes whose annotations the caller keeps (ModelAnalysis::pinned, same order).
+  std::vector<Runtime> pins;
+  // Every release × precision of the knowledge base (release-major, kAllPrecisions
+  // order), each handed to `sweep` in that order whatever the thread count; pins are
+  // taken from the sweep, not annotated again. Empty: no sweep.
+  AnnotationSink sweep;
+  // partition_model at pins[*partition_pin] (ModelAnalysis::partition).
+  std::optional<size_t> partition_pin;
+  unsigned threads = 2;  // annotators at once (at least 1)
+  // Called after each batch of the sweep: runtimes done, runtimes in all.
+  std::function<void(size_t done, size_t total)> progress;
+};
+
+struct ModelAnalysis {
+  std::vector<Annotations> pinned;  // one per AnalysisRequest::pins
+  std::optional<Partition> partition;
+};
+
+// Annotates `model` as `request` asks: the pins (each judged once), the sweep
+// (each node judged once per runtime; one Annotator, so per-model facts are
+// computed once), the partition. Pins naming a release outside `kb` are
+// annotated on their own. Throws what annotate throws.
+ModelAnalysis analyze_model(const Model& model, const KnowledgeBase& kb, const AnalysisRequest& request);
+
+}  // namespace trtlens

@@ -1,0 +1,59 @@
+#include "trtlens/analysis.h"
+
+#include <future>
+
+#include "compat/annotator.h"
+
+namespace trtlens {
+
+ModelAnalysis analyze_model(const Model& model, const KnowledgeBase& kb, const AnalysisRequest& request) {
+  ModelAnalysis out;
+  out.pinned.resize(request.pins.size());
+  std::vector<bool> have(request.pins.size(), false);
+  const Annotator annotator(model, kb);
+  const auto& releases = kb.releases();
+  auto pin_of = [&](const Release* r, Precision p, size_t from) {
+    for (size_t i = from; i < request.pins.size(); ++i)
+      if (request.pins[i].release == r && request.pins[i].precision == p) return i;
+    return request.pins.size();
+  };
+  if (request.sweep) {
+    struct Job {
+      size_t release;
+      Precision precision;
+    };
+    std::vector<Job> jobs;
+    for (size_t r = 0; r < releases.size(); ++r)
+      for (Precision p : kAllPrecisions) jobs.push_back({r, p});
+    unsigned threads = std::max(1u, request.threads);
+    auto policy = threads > 1 ? std::launch::async : std::launch::deferred;
+    // Annotate a batch in parallel, then hand it over in job order: the sink sees
+    // the same sequence whatever the thread count, and one batch is held at a time.
+    for (size_t start = 0; start < jobs.size(); start += threads) {
+      std::vector<std::future<Annotations>> batch;
+      for (size_t j = start; j < jobs.size() && j < start + threads; ++j) {
+        const Release* rel = &releases[jobs[j].release];
+        Precision p = jobs[j].precision;
+        batch.push_back(std::async(policy, [&annotator, rel, p] { return annotator.run(*rel, p); }));
+      }
+      for (size_t j = 0; j < batch.size(); ++j) {
+        const Job& job = jobs[start + j];
+        Annotations a = batch[j].get();
+        request.sweep(job.release, job.precision, a);
+        const Release* rel = &releases[job.release];
+        for (size_t i = pin_of(rel, job.precision, 0); i < request.pins.size(); i = pin_of(rel, job.precision, i + 1)) {
+          out.pinned[i] = a;
+          have[i] = true;
+        }
+      }
+      if (request.progress) request.progress(start + batch.size(), jobs.size());
+    }
+  }
+  for (size_t i = 0; i < request.pins.size(); ++i)
+    if (!have[i]) out.pinned[i] = annotator.run(*request.pins[i].release, request.pins[i].precision);
+  if (request.partition_pin && *request.partition_pin < out.pinned.size())
+    out.partition = partition_model(model, out.pinned[*request.partition_pin], PartitionOptions{});
+  return out;
+}
+
+}  // namespace trtlens
