@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <thread>
 
@@ -14,6 +15,7 @@
 #include "support/serve_process.h"
 #include "support/zip_writer.h"
 #include "store/backends.h"
+#include "store/store.h"
 
 namespace trtlens::test {
 namespace {
@@ -140,6 +142,52 @@ TEST(ServeCli, PushNumbersVersionsAnalysesAndCompares) {
   ASSERT_EQ(page->status, 200);
   json api = json::parse(page->body);
   EXPECT_TRUE(api["paths"].contains("/api/projects/{project}/models/{model}/versions"));
+}
+
+TEST(ServeCli, PinnedChecksComeFromTheStoredAnalysisAndListingsStartNone) {
+  Served s("serve_stored_analysis");
+  auto v1 = s.push(model_bytes());
+  ASSERT_EQ(v1->status, 201) << v1->body;
+  json a = s.wait_analysis(1);
+  ASSERT_EQ(a["status"], "done") << a.dump();
+  std::string pin = a["converts"][0]["runtime"];  // "<release> fp16"
+  std::string release = pin.substr(0, pin.find(' '));
+
+  // The stored model goes away: a pinned runtime is answered from the analysis,
+  // any other runtime needs the model and fails.
+  store::ObjectStore objects(s.data);
+  fs::remove(objects.tree_path(json::parse(v1->body)["tree_hash"]) / "model.onnx");
+  auto check = [&](const std::string& query) {
+    return s.client().Get(("/api/projects/vision/models/detector/versions/1/check?" + query).c_str(), bearer(s.token));
+  };
+  auto pinned = check("trt=" + release + "&precision=fp16");
+  ASSERT_EQ(pinned->status, 200) << pinned->body;
+  json doc = json::parse(pinned->body);
+  EXPECT_EQ(doc["runtime"]["release"], release);
+  EXPECT_EQ(doc["runtime"]["precision"], "fp16");
+  ASSERT_EQ(doc["nodes"].size(), 1u);
+  EXPECT_EQ(doc["nodes"][0]["name"], "relu");
+  EXPECT_NE(check("trt=8.6&precision=fp32")->status, 200);
+
+  // A version this server never analysed (added behind its back) lists as stale,
+  // and listing it starts nothing; opening its analysis does.
+  auto st = store::Store::open(s.data);
+  fs::path tmp = objects.make_temp_dir();
+  std::string bytes = model_bytes(true);
+  std::ofstream(tmp / "model.onnx", std::ios::binary) << bytes;
+  std::string tree = objects.adopt_tree(tmp);
+  st->add_version("vision", "detector", {tree, "model.onnx", "ai.onnx:13", bytes.size()},
+                  st->user_for_token(s.token)->id);
+  auto listed = [&] {
+    auto r = s.client().Get("/api/projects/vision/models/detector/versions", bearer(s.token));
+    return json::parse(r->body)["versions"][0];
+  };
+  EXPECT_EQ(listed()["version"], 2);
+  EXPECT_EQ(listed()["analysis"]["status"], "stale");
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  EXPECT_EQ(listed()["analysis"]["status"], "stale");
+  EXPECT_EQ(s.wait_analysis(2)["status"], "done");
+  EXPECT_EQ(listed()["analysis"]["status"], "done");
 }
 
 TEST(ServeCli, ModelsThatDoNotConvertSayWhichPinAndWhy) {
