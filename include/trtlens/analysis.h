@@ -1,13 +1,16 @@
-// The analysis layer: what every front door (check, matrix, report, engine
-// report, the dashboard) asks for data. Front doors render what it returns;
+// The analysis layer (src/analysis): what every front door (check, matrix,
+// report, engine report, the dashboard) asks for data. Front doors render what it returns;
 // none of them assembles the annotator, the sweep or the partition itself.
 #pragma once
 #include <cstddef>
 #include <functional>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 #include "trtlens/compat.h"
+#include "trtlens/engine.h"
+#include "trtlens/overlay.h"
 #include "trtlens/partition.h"
 
 namespace trtlens {
@@ -46,5 +49,25 @@ struct ModelAnalysis {
 // computed once), the partition. Pins naming a release outside `kb` are
 // annotated on their own. Throws what annotate throws.
 ModelAnalysis analyze_model(const Model& model, const KnowledgeBase& kb, const AnalysisRequest& request);
+
+// What `engine summary`, `engine report`, `report --engine` and the dashboard read
+// about one engine: its summary and lint findings, computed once, and with a model
+// the overlay (layers on nodes) checked against check's prediction.
+struct EngineAnalysis {
+  const EnginePlan* plan = nullptr;
+  const Model* model = nullptr;  // set with the overlay
+  EngineSummary summary;
+  std::vector<Finding> findings;
+  std::optional<EngineOverlay> overlay;
+};
+
+// summarize(plan, slowest) and lint(plan); with `model`, overlay_and_check(model,
+// plan, kb, trt, precision) ("" / nullopt: the release and precision the engine's
+// files record). `plan` and `model` must outlive the result. Throws what
+// overlay_and_check throws (UsageError for an unknown `trt`, InputError when no
+// layer names a node of the model).
+EngineAnalysis analyze_engine(const EnginePlan& plan, const Model* model, const KnowledgeBase& kb,
+                              std::string_view trt = "", std::optional<Precision> precision = std::nullopt,
+                              int slowest = 15);
 
 }  // namespace trtlens

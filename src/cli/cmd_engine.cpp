@@ -10,8 +10,8 @@
 
 #include "cli/app.h"
 #include "render/engine_render.h"
-#include "render/overlay_output.h"
 #include "render/table.h"
+#include "trtlens/analysis.h"
 #include "trtlens/compat.h"
 #include "trtlens/engine.h"
 #include "trtlens/kb.h"
@@ -135,9 +135,8 @@ void add_engine_command(CLI::App& app, int& exit_code) {
       auto f = parse_output_format(*format);
       auto& plans = load_plans(*a, 1);
       const auto& plan = plans[0];
-      auto sum = summarize(plan, *top);
-      auto findings = lint(plan);
-      emit(render_engine_summary(plan, sum, &findings, f, want_color(*output)), *output);
+      EngineAnalysis e = analyze_engine(plan, nullptr, KnowledgeBase::builtin(), "", std::nullopt, *top);
+      emit(render_engine_summary(plan, e.summary, &e.findings, f, want_color(*output)), *output);
       exit_code = kExitOk;
     });
   }
@@ -353,18 +352,14 @@ void add_engine_command(CLI::App& app, int& exit_code) {
       auto& plans = load_plans(*a, 1);
       if (labels->size() > plans.size())
         throw UsageError(fmt::format("{} labels for {} plans", labels->size(), plans.size()));
-      std::vector<const EnginePlan*> ptrs;
-      for (const auto& p : plans) ptrs.push_back(&p);
-      // The same overlay document `report MODEL --engine PLAN --format json` prints.
-      std::vector<std::string> overlays;
-      if (!model->empty()) {
-        Model m = load_model(*model);
-        for (const auto* p : ptrs) {
-          EngineOverlay eo = overlay_and_check(m, *p, KnowledgeBase::builtin(), *release, asked);
-          overlays.push_back(overlay_json({&m, p, &eo.overlay, &eo.check, &eo.predicted}));
-        }
-      }
-      write_file_atomic(*output, render_engine_report(ptrs, *graph_max, *labels, *region_layers, overlays));
+      std::optional<Model> m;
+      if (!model->empty()) m = load_model(*model);
+      std::vector<EngineAnalysis> analyses;
+      for (const auto& p : plans)
+        analyses.push_back(analyze_engine(p, m ? &*m : nullptr, KnowledgeBase::builtin(), *release, asked));
+      std::vector<const EngineAnalysis*> ptrs;
+      for (const auto& e : analyses) ptrs.push_back(&e);
+      write_file_atomic(*output, render_engine_report(ptrs, *graph_max, *labels, *region_layers));
       exit_code = kExitOk;
     });
   }

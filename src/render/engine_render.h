@@ -9,6 +9,8 @@
 
 namespace trtlens {
 
+struct EngineAnalysis;  // trtlens/analysis.h
+
 enum class OutputFormat { Text, Json, Csv, Markdown };
 // "text", "json", "csv", "markdown" (or "md"); throws UsageError otherwise.
 OutputFormat parse_output_format(const std::string& s);
@@ -68,12 +70,10 @@ std::string engine_precision_color(const std::string& precision);
 // `region_layers` consecutive layers (execution order), each laid out on its
 // own and shown one at a time with nodes leading to the neighbouring regions,
 // as `report` does for big ONNX graphs (Graphviz time grows faster than the
-// graph). Plans are named by plan_labels(plans, labels). `overlays`, when
-// given, holds per plan the overlay_json() document of the ONNX model on that
-// plan ("" for none): the page then lists each node's layer, precision and
-// time, and the disagreements with check.
-std::string render_engine_report(const std::vector<const EnginePlan*>& plans, size_t graph_max_layers,
-                                 const std::vector<std::string>& labels = {}, size_t region_layers = 500,
-                                 const std::vector<std::string>& overlays = {});
+// graph). Plans are named by plan_labels(plans, labels). An engine analysed
+// with a model carries the overlay_document() of the model on it: the page then
+// lists each node's layer, precision and time, and the disagreements with check.
+std::string render_engine_report(const std::vector<const EngineAnalysis*>& engines, size_t graph_max_layers,
+                                 const std::vector<std::string>& labels = {}, size_t region_layers = 500);
 
 }  // namespace trtlens

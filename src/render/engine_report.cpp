@@ -6,6 +6,9 @@
 #include <cmath>
 #include <map>
 #include <nlohmann/json.hpp>
+
+#include "render/overlay_output.h"
+#include "trtlens/analysis.h"
 #include <set>
 #include <unordered_map>
 
@@ -15,7 +18,7 @@
 #include "render/html.h"
 #include "util/embedded.h"
 
-using nlohmann::json;
+using json = nlohmann::ordered_json;
 
 namespace trtlens {
 
@@ -163,9 +166,10 @@ json graph_json(const EnginePlan& plan, size_t graph_max_layers, size_t region_l
   return {{"region_layers", per}, {"tensors", std::move(tensors)}, {"regions", std::move(out_regions)}};
 }
 
-json plan_data(const EnginePlan& plan, const std::string& label, size_t graph_max_layers, size_t region_layers) {
-  auto s = summarize(plan, 15);
-  auto findings = lint(plan);
+json plan_data(const EngineAnalysis& e, const std::string& label, size_t graph_max_layers, size_t region_layers) {
+  const EnginePlan& plan = *e.plan;
+  const EngineSummary& s = e.summary;
+  const std::vector<Finding>& findings = e.findings;
   const auto& a = s.analysis;
   json j;
   j["name"] = label;
@@ -257,16 +261,20 @@ json plan_data(const EnginePlan& plan, const std::string& label, size_t graph_ma
 
 }  // namespace
 
-std::string render_engine_report(const std::vector<const EnginePlan*>& plans, size_t graph_max_layers,
-                                 const std::vector<std::string>& labels, size_t region_layers,
-                                 const std::vector<std::string>& overlays) {
+std::string render_engine_report(const std::vector<const EngineAnalysis*>& engines, size_t graph_max_layers,
+                                 const std::vector<std::string>& labels, size_t region_layers) {
+  std::vector<const EnginePlan*> plans;
+  for (const EngineAnalysis* e : engines) plans.push_back(e->plan);
   const auto names = plan_labels(plans, labels);
   json data;
   data["schema_version"] = kEngineSchemaVersion;
   json ps = json::array();
-  for (size_t i = 0; i < plans.size(); ++i) {
-    ps.push_back(plan_data(*plans[i], names[i], graph_max_layers, region_layers));
-    if (i < overlays.size() && !overlays[i].empty()) ps.back()["overlay"] = json::parse(overlays[i]);
+  for (size_t i = 0; i < engines.size(); ++i) {
+    const EngineAnalysis& e = *engines[i];
+    ps.push_back(plan_data(e, names[i], graph_max_layers, region_layers));
+    if (e.overlay)
+      ps.back()["overlay"] =
+          overlay_document({e.model, e.plan, &e.overlay->overlay, &e.overlay->check, &e.overlay->predicted});
   }
   data["plans"] = std::move(ps);
   std::string title = plans.size() == 1 ? "Engine report: " + names[0]

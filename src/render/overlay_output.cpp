@@ -121,6 +121,10 @@ std::string overlay_node_label(const Model& m, const NodeOverlay& n) {
 }
 
 std::string overlay_json(const OverlayView& v) {
+  return overlay_document(v).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
+json overlay_document(const OverlayView& v) {
   const Model& m = *v.model;
   const EnginePlan& plan = *v.plan;
   const Overlay& o = *v.overlay;
@@ -207,7 +211,7 @@ std::string overlay_json(const OverlayView& v) {
                    {"message", d.message}});
   }
   doc["disagreements"] = std::move(dis);
-  return doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  return doc;
 }
 
 std::string overlay_text(const OverlayView& v, bool color) {

@@ -2,6 +2,7 @@
 // the model overlaid with its engine (include/trtlens/overlay.h). JSON is a
 // public, versioned document (docs/report.md); text and markdown are for people.
 #pragma once
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "trtlens/compat.h"
@@ -23,6 +24,8 @@ struct OverlayView {
 };
 
 std::string overlay_json(const OverlayView& v);
+// The same document as JSON data (to embed in a page without printing and parsing it).
+nlohmann::ordered_json overlay_document(const OverlayView& v);
 std::string overlay_text(const OverlayView& v, bool color);
 std::string overlay_markdown(const OverlayView& v);
 

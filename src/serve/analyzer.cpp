@@ -4,9 +4,9 @@
 
 #include "render/check_output.h"
 #include "render/engine_render.h"
-#include "render/overlay_output.h"
 #include "render/report.h"
 #include "serve/context.h"
+#include "trtlens/analysis.h"
 #include "trtlens/engine.h"
 #include "trtlens/error.h"
 #include "trtlens/overlay.h"
@@ -209,10 +209,10 @@ void Analyzer::run(const Job& job) {
         throw InputError("engine " + job.engine->label, e.problem());
       }
       report(30, "mapping layers to nodes");
-      EngineOverlay eo = overlay_and_check(model, plan, KnowledgeBase::builtin(), "", std::nullopt);
-      std::string overlay = overlay_json({&model, &plan, &eo.overlay, &eo.check, &eo.predicted});
+      EngineAnalysis ea = analyze_engine(plan, &model, KnowledgeBase::builtin());
+      const EngineOverlay& eo = *ea.overlay;
       report(50, "drawing the engine report");
-      std::string card = render_engine_report({&plan}, kEngineGraphMaxLayers, {job.engine->label}, 500, {overlay});
+      std::string card = render_engine_report({&ea}, kEngineGraphMaxLayers, {job.engine->label});
       report(70, "drawing the model with the engine");
       ReportEngine re{&plan, &eo.overlay, &eo.check};
       ReportOptions options;
