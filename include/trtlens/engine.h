@@ -18,6 +18,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <unordered_map>
 #include <vector>
 
 namespace trtlens {
@@ -395,10 +396,31 @@ struct Finding {
   std::string suggestion; // what to do
 };
 
+// One data edge between an engine's layers: `from` -1 is an engine input, `to` -1
+// an engine output. Tensors nobody writes that are not inputs (constants,
+// Myelin-internal weights) have no edge, as TREx hides them.
+struct EngineEdge {
+  int from, to;
+  const EngineTensor* tensor;  // points into plan.layers
+};
+
+// The data flow of a plan's layers, what TREx's EnginePlan graph holds: built
+// once per analysis by index_plan and read by the linters, the graph drawings
+// and the report card. Keys and pointers refer to the plan, which must outlive it.
+struct PlanIndex {
+  // Each layer input from its last earlier writer (or -1 when it is an engine
+  // input, or every unwritten input when the plan lists no I/O), then each
+  // engine output from its last writer.
+  std::vector<EngineEdge> edges;
+  std::unordered_map<std::string_view, int> writer;                // tensor -> the last layer writing it
+  std::unordered_map<std::string_view, std::vector<int>> readers;  // tensor -> layers reading it, once per input port
+};
+PlanIndex index_plan(const EnginePlan& plan);
+
 struct Linter {
   const char* name;
   const char* description;
-  void (*run)(const EnginePlan& plan, std::vector<Finding>& out);
+  void (*run)(const EnginePlan& plan, const PlanIndex& index, std::vector<Finding>& out);
 };
 // Every linter (src/engine/lint_*.cpp), registered in src/engine/lint.cpp.
 const std::vector<Linter>& linters();

@@ -5,7 +5,7 @@
 
 namespace trtlens::lint_impl {
 
-void conv_channel_alignment(const EnginePlan& plan, std::vector<Finding>& out) {
+void conv_channel_alignment(const EnginePlan& plan, const PlanIndex& /*index*/, std::vector<Finding>& out) {
   for (const auto& l : plan.layers) {
     if (l.type != "Convolution" || l.inputs.empty() || l.outputs.empty()) continue;
     const auto& in = l.inputs[0].dims;

@@ -5,7 +5,7 @@
 
 namespace trtlens::lint_impl {
 
-void conv_int8_float_output(const EnginePlan& plan, std::vector<Finding>& out) {
+void conv_int8_float_output(const EnginePlan& plan, const PlanIndex& /*index*/, std::vector<Finding>& out) {
   for (const auto& l : plan.layers) {
     if (l.type != "Convolution" || l.precision != "INT8" || l.outputs.empty()) continue;
     const auto& o = l.outputs[0];

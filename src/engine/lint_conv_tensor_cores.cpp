@@ -6,7 +6,7 @@
 
 namespace trtlens::lint_impl {
 
-void conv_tensor_cores(const EnginePlan& plan, std::vector<Finding>& out) {
+void conv_tensor_cores(const EnginePlan& plan, const PlanIndex& /*index*/, std::vector<Finding>& out) {
   for (const auto& l : plan.layers) {
     if (l.type != "Convolution" || l.precision == "FP32" || l.precision.empty()) continue;
     // Tensor-Core kernels name their MMA instruction family in the tactic name.

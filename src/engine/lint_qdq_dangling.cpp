@@ -18,21 +18,15 @@ bool quantizes(const EngineLayer& l) {
 }
 }  // namespace
 
-void qdq_dangling(const EnginePlan& plan, std::vector<Finding>& out) {
-  // Consumers of the quantized tensors only; most plans have few or none.
-  std::unordered_map<std::string, std::vector<int>> consumers;
-  for (const auto& l : plan.layers)
-    if (quantizes(l)) consumers.try_emplace(l.outputs[0].name);
-  if (consumers.empty()) return;
-  for (size_t i = 0; i < plan.layers.size(); ++i)
-    for (const auto& in : plan.layers[i].inputs)
-      if (auto it = consumers.find(in.name); it != consumers.end()) it->second.push_back(static_cast<int>(i));
+void qdq_dangling(const EnginePlan& plan, const PlanIndex& index, std::vector<Finding>& out) {
   std::unordered_set<std::string> io;
   for (const auto& t : plan.io) io.insert(t.name);
   for (const auto& l : plan.layers) {
     if (!quantizes(l)) continue;
     const auto& t = l.outputs[0];
-    const auto& readers = consumers[t.name];
+    static const std::vector<int> kNone;
+    auto found = index.readers.find(t.name);
+    const auto& readers = found == index.readers.end() ? kNone : found->second;
     if (readers.empty()) {
       if (io.count(t.name)) continue;
       out.push_back({"qdq-dangling", l.name, Severity::Warning,

@@ -6,7 +6,7 @@
 
 namespace trtlens::lint_impl {
 
-void qdq_unfused(const EnginePlan& plan, std::vector<Finding>& out) {
+void qdq_unfused(const EnginePlan& plan, const PlanIndex& /*index*/, std::vector<Finding>& out) {
   for (const auto& l : plan.layers) {
     if (!engine_detail::is_unfused_qdq(l)) continue;
     const bool scale = l.type == "Scale";

@@ -13,23 +13,9 @@
 
 namespace trtlens::lint_impl {
 
-void reformat_conversion(const EnginePlan& plan, std::vector<Finding>& out) {
+void reformat_conversion(const EnginePlan& plan, const PlanIndex& index, std::vector<Finding>& out) {
   std::unordered_set<std::string> io;
   for (const auto& t : plan.io) io.insert(t.name);
-  // Producers and first consumers of the tensors reformats touch.
-  std::unordered_map<std::string, const EngineLayer*> producer, consumer;
-  for (const auto& l : plan.layers)
-    if (l.is_reformat() && !l.inputs.empty() && !l.outputs.empty()) {
-      producer.emplace(l.inputs[0].name, nullptr);
-      consumer.emplace(l.outputs[0].name, nullptr);
-    }
-  if (producer.empty()) return;
-  for (const auto& l : plan.layers) {
-    for (const auto& t : l.outputs)
-      if (auto it = producer.find(t.name); it != producer.end()) it->second = &l;
-    for (const auto& t : l.inputs)
-      if (auto it = consumer.find(t.name); it != consumer.end() && !it->second) it->second = &l;
-  }
   for (const auto& l : plan.layers) {
     if (!l.is_reformat() || l.inputs.empty() || l.outputs.empty() || engine_detail::is_unfused_qdq(l)) continue;
     const auto& a = l.inputs[0];
@@ -52,10 +38,11 @@ void reformat_conversion(const EnginePlan& plan, std::vector<Finding>& out) {
                                                                          : "an output format that matches")
                                                 : fmt::format("--{}IOFormats={}", from_input ? "input" : "output", fmt_name));
     } else {
-      auto p = producer.find(a.name);
-      auto c = consumer.find(b.name);
-      std::string pn = p != producer.end() && p->second ? "'" + p->second->name + "'" : "its producer";
-      std::string cn = c != consumer.end() && c->second ? "'" + c->second->name + "'" : "its consumer";
+      // The layer writing the reformat's input (the last, as TREx) and the first reading its output.
+      auto p = index.writer.find(a.name);
+      auto c = index.readers.find(b.name);
+      std::string pn = p != index.writer.end() ? "'" + plan.layers[static_cast<size_t>(p->second)].name + "'" : "its producer";
+      std::string cn = c != index.readers.end() ? "'" + plan.layers[static_cast<size_t>(c->second[0])].name + "'" : "its consumer";
       suggestion = conversion
                        ? fmt::format("{} writes {} and {} reads {}; {}", pn, a.precision, cn, b.precision,
                                      a.precision == "INT8" || b.precision == "INT8"

@@ -5,7 +5,7 @@
 
 namespace trtlens::lint_impl {
 
-void slice_conversion(const EnginePlan& plan, std::vector<Finding>& out) {
+void slice_conversion(const EnginePlan& plan, const PlanIndex& /*index*/, std::vector<Finding>& out) {
   for (const auto& l : plan.layers) {
     if (l.type != "Slice" || l.inputs.empty() || l.outputs.empty()) continue;
     const auto& a = l.inputs[0];

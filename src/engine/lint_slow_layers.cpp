@@ -10,7 +10,7 @@ namespace trtlens::lint_impl {
 constexpr double kSlowPercent = 10.0;
 constexpr double kDominantPercent = 25.0;
 
-void slow_layers(const EnginePlan& plan, std::vector<Finding>& out) {
+void slow_layers(const EnginePlan& plan, const PlanIndex& /*index*/, std::vector<Finding>& out) {
   if (plan.layers.size() < 2) return;
   for (const auto& l : plan.layers) {
     if (l.percent < kSlowPercent) continue;

@@ -95,18 +95,12 @@ void name_parts(std::string_view s, std::vector<std::string_view>& out, int dept
   }
 }
 
-struct GraphIndex {
-  std::unordered_map<std::string, std::vector<int>> consumers;  // tensor → positions of the nodes reading it
-  std::unordered_map<std::string, int> producer;                // tensor → position of the node writing it
-};
-
 class Mapper {
  public:
   Mapper(const Model& model, const EnginePlan& plan) : model_(model), plan_(plan) {
     for (size_t g = 0; g < model.graphs.size(); ++g) {
       first_.push_back(static_cast<int>(out_.nodes.size()));
       const Graph& graph = model.graphs[g];
-      GraphIndex gi;
       for (size_t i = 0; i < graph.nodes.size(); ++i) {
         const Node& n = graph.nodes[i];
         NodeOverlay no;
@@ -119,12 +113,7 @@ class Mapper {
                           : !n.outputs.empty() && !n.outputs[0].empty() ? "node_of_" + n.outputs[0]
                                                                         : std::string();
         if (!key.empty()) by_name_[key].push_back(flat);
-        for (const auto& in : n.inputs)
-          if (!in.empty()) gi.consumers[in].push_back(static_cast<int>(i));
-        for (const auto& o : n.outputs)
-          if (!o.empty()) gi.producer.emplace(o, static_cast<int>(i));
       }
-      index_.push_back(std::move(gi));
     }
     out_.layers.resize(plan.layers.size());
     for (const auto& c : plan.constants) {
@@ -146,7 +135,6 @@ class Mapper {
   const EnginePlan& plan_;
   Overlay out_;
   std::vector<int> first_;  // flat index of each graph's first node
-  std::vector<GraphIndex> index_;
   std::unordered_map<std::string, std::vector<int>> by_name_;
   std::unordered_set<std::string> constant_names_;  // names and Metadata records of the plan's Constant layers
 
@@ -299,7 +287,7 @@ class Mapper {
       NodeOverlay& no = out_.nodes[f];
       if (!no.layers.empty()) continue;
       const Node& n = node_of(static_cast<int>(f));
-      const GraphIndex& gi = index_[static_cast<size_t>(no.graph)];
+      const Graph& g = model_.graphs[static_cast<size_t>(no.graph)];
       if (constant_foldable(static_cast<int>(f))) {
         no.vanished = Vanished::ConstantFolded;
         no.folded_into = folded_into(static_cast<int>(f));
@@ -307,11 +295,10 @@ class Mapper {
       }
       if ((n.op_type == "QuantizeLinear" || n.op_type == "DequantizeLinear")) {
         std::vector<int> readers, writers;
-        for (const auto& o : n.outputs)
-          if (auto it = gi.consumers.find(o); !o.empty() && it != gi.consumers.end())
-            readers.insert(readers.end(), it->second.begin(), it->second.end());
-        for (const auto& in : n.inputs)
-          if (auto it = gi.producer.find(in); !in.empty() && it != gi.producer.end()) writers.push_back(it->second);
+        for (TensorId o : n.output_ids)
+          for (int reader : g.consumers(o)) readers.push_back(reader);
+        for (TensorId in : n.input_ids)
+          if (int p = in == kNoTensor ? -1 : g.index.producer[static_cast<size_t>(in)]; p >= 0) writers.push_back(p);
         int layer = readers.empty() ? -1 : common_layer(no.graph, readers);
         if (layer < 0 && !writers.empty()) layer = common_layer(no.graph, writers);
         if (layer >= 0) {
@@ -332,11 +319,9 @@ class Mapper {
     // Kept as a Constant layer, which has no kernel and no place in the layer list.
     if (!key.empty() && constant_names_.count(key)) return -1;
     const NodeOverlay& no = out_.nodes[static_cast<size_t>(flat)];
-    const GraphIndex& gi = index_[static_cast<size_t>(no.graph)];
-    for (const auto& o : n.outputs) {
-      auto it = gi.consumers.find(o);
-      if (o.empty() || it == gi.consumers.end()) continue;
-      for (int pos : it->second) {
+    const Graph& g = model_.graphs[static_cast<size_t>(no.graph)];
+    for (TensorId o : n.output_ids) {
+      for (int pos : g.consumers(o)) {
         const NodeOverlay& reader = out_.nodes[static_cast<size_t>(first_[static_cast<size_t>(no.graph)] + pos)];
         if (!reader.layers.empty()) return reader.layers[0];
       }

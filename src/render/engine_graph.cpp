@@ -75,27 +75,6 @@ std::string engine_precision_color(const std::string& p) {
   return "#808080";
 }
 
-std::vector<EngineEdge> engine_data_edges(const EnginePlan& plan) {
-  std::unordered_set<std::string_view> io_names;
-  for (const auto& t : plan.io) io_names.insert(t.name);
-  std::vector<EngineEdge> edges;
-  std::unordered_map<std::string_view, int> last_writer;
-  for (size_t i = 0; i < plan.layers.size(); ++i) {
-    const auto& l = plan.layers[i];
-    for (const auto& t : l.inputs) {
-      auto w = last_writer.find(t.name);
-      if (w != last_writer.end()) edges.push_back({w->second, static_cast<int>(i), &t});
-      else if (io_names.count(t.name) || plan.io.empty()) edges.push_back({-1, static_cast<int>(i), &t});
-    }
-    for (const auto& t : l.outputs) last_writer[t.name] = static_cast<int>(i);
-  }
-  // The last writer of an engine output feeds the output.
-  for (size_t i = 0; i < plan.layers.size(); ++i)
-    for (const auto& t : plan.layers[i].outputs)
-      if (io_names.count(t.name) && last_writer[t.name] == static_cast<int>(i)) edges.push_back({static_cast<int>(i), -1, &t});
-  return edges;
-}
-
 DotGraph engine_dot_graph(const EnginePlan& plan, const EngineGraphOptions& opt) {
   if (opt.color_by != "type" && opt.color_by != "precision")
     throw UsageError("--color-by " + opt.color_by + ": expected type or precision");
@@ -115,7 +94,7 @@ DotGraph engine_dot_graph(const EnginePlan& plan, const EngineGraphOptions& opt)
   g.node_defaults = {{"shape", "box"}, {"style", "rounded,filled"}, {"fontname", "Helvetica"}, {"fontsize", "10"}};
   g.edge_defaults = {{"fontname", "Helvetica"}, {"fontsize", "8"}, {"penwidth", "2"}};
   const size_t n = plan.layers.size();
-  const std::vector<EngineEdge> edges = engine_data_edges(plan);
+  const std::vector<EngineEdge> edges = index_plan(plan).edges;
 
   // The layers drawn: all, or those --select names and their neighbourhood.
   std::vector<char> keep(n, select ? 0 : 1);

@@ -43,18 +43,6 @@ struct EngineGraphOptions {
   int hops = 0;                   // ...and the layers within this many data edges of them
 };
 
-// One data edge of the plan: layer `from` writes the tensor layer `to` reads.
-// Each read joins the latest earlier writer of the tensor (layers are in
-// execution order). from == -1: an engine input (a binding, or any unwritten
-// tensor when the graph lists no bindings); to == -1: an engine output, from
-// its last writer. Tensors nobody writes that are not inputs (constants,
-// Myelin-internal weights) have no edge, as TREx hides them.
-struct EngineEdge {
-  int from, to;
-  const EngineTensor* tensor;  // points into plan.layers
-};
-std::vector<EngineEdge> engine_data_edges(const EnginePlan& plan);
-
 // The data-dependency graph: layers as nodes coloured by type (or precision),
 // tensors as edges coloured by precision (FP32 red, FP16 orange, INT8 green).
 // Throws UsageError for an unknown color_by, an invalid regex, or a selection

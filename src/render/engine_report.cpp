@@ -112,7 +112,7 @@ json graph_json(const EnginePlan& plan, size_t graph_max_layers, size_t region_l
     return it->second;
   };
   auto name_width = [](const std::string& s) { return std::clamp(static_cast<double>(std::min<size_t>(s.size(), 30)) * 6.2 + 40, 80.0, 230.0); };
-  for (const auto& e : engine_data_edges(plan)) {
+  for (const auto& e : index_plan(plan).edges) {
     const int t = tensor(e.tensor);
     if (e.from < 0 || e.to < 0) {
       const int layer = e.from < 0 ? e.to : e.from;
