@@ -2,6 +2,7 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <optional>
 #include <map>
 #include <unordered_map>
 
@@ -802,6 +803,87 @@ Verdict Annotator::function_call_verdict(const Node& n, VerdictAt verdict_at, in
   return worst;
 }
 
+// Everything a node's judgement reads, as bytes: its op, attributes and graph;
+// per input and output the tensor's facts (type, shape, origin, constness,
+// values, the annotator's INT64-bound and Q/DQ marks, whether a graph output
+// of its graph) and per input its producer's op and first input (the weights
+// rule looks through a DequantizeLinear); the node's Q/DQ region. Names are
+// left out: they only ever appear in messages, which the matrix never formats.
+void Annotator::node_facts(int gi, const Node& n, std::string& out) const {
+  const Graph& g = model_.graphs[static_cast<size_t>(gi)];
+  out.clear();
+  auto put = [&out](const auto& v) { out.append(reinterpret_cast<const char*>(&v), sizeof(v)); };
+  auto put_text = [&](std::string_view text) {
+    put(text.size());
+    out.append(text);
+  };
+  auto put_doubles = [&](const std::optional<std::vector<double>>& v) {
+    put(v ? v->size() : static_cast<size_t>(-1));
+    if (v) out.append(reinterpret_cast<const char*>(v->data()), v->size() * sizeof(double));
+  };
+  auto put_tensor = [&](const TensorInfo* t, std::string_view name) {
+    if (!t) {
+      put('-');
+      return;
+    }
+    put('t');
+    put(t->type);
+    put(t->rank);
+    put(t->dims.size());
+    for (const Dim& d : t->dims) {
+      put(d.value);
+      put_text(d.param);
+    }
+    put(t->origin);
+    put(t->const_foldable);
+    put_doubles(t->values);
+    put(bounded_int64(t));
+    put(quantized_as_int8_.count(t) != 0);
+    put(std::find(g.outputs.begin(), g.outputs.end(), name) != g.outputs.end());
+  };
+  put(gi);
+  put_text(n.op_type);
+  put_text(n.domain);
+  put(quant(gi, n));
+  put(n.attributes.size());
+  for (const Attribute& a : n.attributes) {
+    put_text(a.name);
+    put(a.kind);
+    put(a.i);
+    put(a.f);
+    put_text(a.s);
+    put(a.ints.size());
+    out.append(reinterpret_cast<const char*>(a.ints.data()), a.ints.size() * sizeof(int64_t));
+    put(a.floats.size());
+    out.append(reinterpret_cast<const char*>(a.floats.data()), a.floats.size() * sizeof(double));
+    put(a.strings.size());
+    for (const auto& str : a.strings) put_text(str);
+    put(a.tensor_type);
+    put(a.tensor_dims.size());
+    out.append(reinterpret_cast<const char*>(a.tensor_dims.data()), a.tensor_dims.size() * sizeof(int64_t));
+    put_doubles(a.tensor_values);
+    put(a.graphs.size());
+    for (int sub : a.graphs) put(sub);
+  }
+  put(n.inputs.size());
+  for (size_t i = 0; i < n.inputs.size(); ++i) {
+    put_tensor(g.input(n, i), n.inputs[i]);
+    TensorId id = n.input_ids[i];
+    int p = id == kNoTensor ? -1 : g.index.producer[static_cast<size_t>(id)];
+    if (p < 0) {
+      put('-');
+      continue;
+    }
+    const Node& pn = g.nodes[static_cast<size_t>(p)];
+    put_text(pn.op_type);
+    put_text(pn.domain);
+    put(pn.inputs.size());
+    if (!pn.inputs.empty()) put_tensor(g.input(pn, 0), pn.inputs[0]);
+  }
+  put(n.outputs.size());
+  for (size_t k = 0; k < n.outputs.size(); ++k) put_tensor(g.output(n, k), n.outputs[k]);
+}
+
 Matrix Annotator::matrix() const {
   const auto& releases = kb_.releases();
   const size_t runtimes = releases.size() * kAllPrecisions.size();
@@ -858,22 +940,31 @@ Matrix Annotator::matrix() const {
   std::vector<uint8_t> verdicts(keep_rows ? model_.node_count() * runtimes : 0);  // [node][runtime]
   std::vector<size_t> graph_start(model_.graphs.size());
   size_t next = 0;
-  std::array<uint8_t, 6 * 64> by_class{};  // [class][precision]; an op has at most one class per release
+  // Nodes with the same facts (node_facts) get the same verdicts: each distinct
+  // set of facts is judged once per class, and the rows are reused.
+  std::unordered_map<std::string, std::vector<uint8_t>> judged;  // facts -> [class][precision]
+  std::string facts;
   for (size_t gi = 0; gi < model_.graphs.size(); ++gi) {
     graph_start[gi] = next;
     for (const auto& n : model_.graphs[gi].nodes) {
       size_t node = next++;
       if (model_.is_local_function(n.domain, n.op_type)) continue;  // filled below
       const OpClasses& oc = classes_of(n.op_type);
-      std::vector<const TensorInfo*> tensors = tensors_of(static_cast<int>(gi), n);
-      for (size_t c = 0; c < oc.representative.size(); ++c) {
-        const Release& rep = releases[oc.representative[c]];
-        Findings imported(false);
-        NodeTypes types = judge_import(static_cast<int>(gi), n, tensors, rep, imported);
-        for (size_t p = 0; p < kAllPrecisions.size(); ++p) {
-          Findings f = imported;
-          if (f.verdict != Verdict::UNSUPPORTED) judge_precision(static_cast<int>(gi), n, rep, kAllPrecisions[p], types, f);
-          by_class[c * 6 + p] = static_cast<uint8_t>(f.verdict);
+      node_facts(static_cast<int>(gi), n, facts);
+      auto [memo, fresh] = judged.try_emplace(facts);
+      std::vector<uint8_t>& by_class = memo->second;
+      if (fresh) {
+        by_class.resize(oc.representative.size() * 6);
+        std::vector<const TensorInfo*> tensors = tensors_of(static_cast<int>(gi), n);
+        for (size_t c = 0; c < oc.representative.size(); ++c) {
+          const Release& rep = releases[oc.representative[c]];
+          Findings imported(false);
+          NodeTypes types = judge_import(static_cast<int>(gi), n, tensors, rep, imported);
+          for (size_t p = 0; p < kAllPrecisions.size(); ++p) {
+            Findings f = imported;
+            if (f.verdict != Verdict::UNSUPPORTED) judge_precision(static_cast<int>(gi), n, rep, kAllPrecisions[p], types, f);
+            by_class[c * 6 + p] = static_cast<uint8_t>(f.verdict);
+          }
         }
       }
       for (size_t r = 0; r < releases.size(); ++r) {

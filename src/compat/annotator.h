@@ -64,6 +64,8 @@ class Annotator {
   template <typename VerdictAt>
   Verdict function_call_verdict(const Node& n, VerdictAt verdict_at, int* unsupported, size_t* body_nodes) const;
   ElemType quant(int graph, const Node& n) const;
+  // The facts a node's verdict depends on, as a key: nodes with equal keys are judged alike (matrix).
+  void node_facts(int graph, const Node& n, std::string& out) const;
 
   struct ReleaseMasks {
     uint32_t types = 0, limited = 0;
