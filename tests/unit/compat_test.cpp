@@ -352,6 +352,41 @@ TEST(CompatMatrix, CountsEqualAnnotatingEveryRuntime) {
   }
 }
 
+// Nodes that look alike (same op and attributes) but differ in what their
+// verdict reads: the matrix, which judges equal facts once, must tell them apart.
+TEST(CompatMatrix, LookAlikeNodesKeepTheirOwnVerdicts) {
+  using namespace trtlens::test;
+  std::string dir = temp_dir("compat_matrix_twins");
+  ModelBuilder mb(13);
+  auto g = mb.graph();
+  g.input("x", kFloat, {1, 3, 8, 8}).input("dynamic_shape", kInt64, {2}).input("dynamic_w", kFloat, {4, 3, 3, 3});
+  g.init_int64("const_shape", {2}, {1, 192});
+  g.init_float("w", {4, 3, 3, 3}, std::vector<float>(108, 0.1f));
+  g.init_float("ws", {}, {0.1f});
+  // Reshape twins: a constant shape, a shape given at run time.
+  g.node("Reshape", {"x", "const_shape"}, {"r1"}, "reshape_const");
+  g.node("Reshape", {"x", "dynamic_shape"}, {"r2"}, "reshape_dynamic");
+  // Conv twins whose weights come from a DequantizeLinear of an initializer, and of a graph input.
+  g.node("DequantizeLinear", {"w", "ws"}, {"wd1"}, "dq_const");
+  g.node("DequantizeLinear", {"dynamic_w", "ws"}, {"wd2"}, "dq_dynamic");
+  g.node("Conv", {"x", "wd1"}, {"c1"}, "conv_const");
+  g.node("Conv", {"x", "wd2"}, {"c2"}, "conv_dynamic");
+  g.output("r1").output("r2").output("c1").output("c2");
+  Model m = load_model(mb.save(dir + "/m.onnx"));
+  const KnowledgeBase& kb = KnowledgeBase::builtin();
+  Matrix mx = compute_matrix(m, kb);
+  bool reshapes_differ = false, convs_differ = false;
+  for (const auto& cell : mx.cells) {
+    Annotations a = annotate(m, *cell.release, cell.precision);
+    EXPECT_EQ(cell.summary, a.summary) << cell.release->name << " " << precision_name(cell.precision);
+    reshapes_differ = reshapes_differ || a.nodes[0].verdict != a.nodes[1].verdict;
+    convs_differ = convs_differ || a.nodes[4].verdict != a.nodes[5].verdict;
+  }
+  // The twins really differ somewhere, so a matrix that mixed them up would miscount.
+  EXPECT_TRUE(reshapes_differ);
+  EXPECT_TRUE(convs_differ);
+}
+
 // A knowledge base of one release, 9.9, written in the test (data/trt/README.md format).
 KnowledgeBase test_kb(const std::string& policies, const std::string& rows) {
   std::string text =
