@@ -359,18 +359,20 @@ TEST(CompatMatrix, LookAlikeNodesKeepTheirOwnVerdicts) {
   std::string dir = temp_dir("compat_matrix_twins");
   ModelBuilder mb(13);
   auto g = mb.graph();
-  g.input("x", kFloat, {1, 3, 8, 8}).input("dynamic_shape", kInt64, {2}).input("dynamic_w", kFloat, {4, 3, 3, 3});
+  g.input("x", kFloat, {1, 3, 8, 8}).input("dynamic_shape", kInt64, {2});
   g.init_int64("const_shape", {2}, {1, 192});
   g.init_float("w", {4, 3, 3, 3}, std::vector<float>(108, 0.1f));
   g.init_float("ws", {}, {0.1f});
   // Reshape twins: a constant shape, a shape given at run time.
   g.node("Reshape", {"x", "const_shape"}, {"r1"}, "reshape_const");
   g.node("Reshape", {"x", "dynamic_shape"}, {"r2"}, "reshape_dynamic");
-  // Conv twins whose weights come from a DequantizeLinear of an initializer, and of a graph input.
-  g.node("DequantizeLinear", {"w", "ws"}, {"wd1"}, "dq_const");
-  g.node("DequantizeLinear", {"dynamic_w", "ws"}, {"wd2"}, "dq_dynamic");
-  g.node("Conv", {"x", "wd1"}, {"c1"}, "conv_const");
-  g.node("Conv", {"x", "wd2"}, {"c2"}, "conv_dynamic");
+  // Conv twins whose weights are equal in every tensor fact (computed, foldable, FLOAT [4,3,3,3])
+  // and differ only in their producer: a DequantizeLinear of constants counts as weights (its
+  // input is float, so no Q/DQ region forms around the Conv).
+  g.node("DequantizeLinear", {"w", "ws"}, {"wd1"}, "dq");
+  g.node("Identity", {"w"}, {"wd2"}, "identity");
+  g.node("Conv", {"x", "wd1"}, {"c1"}, "conv_dq");
+  g.node("Conv", {"x", "wd2"}, {"c2"}, "conv_identity");
   g.output("r1").output("r2").output("c1").output("c2");
   Model m = load_model(mb.save(dir + "/m.onnx"));
   const KnowledgeBase& kb = KnowledgeBase::builtin();
