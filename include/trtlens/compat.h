@@ -34,7 +34,8 @@ struct NodeVerdict {
   int graph = 0;             // index into Model::graphs
   int index = 0;             // node index in that graph
   Verdict verdict = Verdict::SUPPORTED;
-  std::string precision;     // what it would run at: "FP16", "FP32", "INT8", "INT32", "-" when it does not import
+  // What it would run at: "FP16", "FP32", "INT8", "INT32", "-" when it does not import (a static name).
+  std::string_view precision;
   std::vector<Reason> reasons;
   std::vector<std::string> hints;  // what would help: another release, a graph change, a plugin
 };

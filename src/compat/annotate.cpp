@@ -110,9 +110,10 @@ Annotator::Annotator(const Model& model, const KnowledgeBase& kb) : model_(model
       if (q == ElemType::UINT8 && (!dq || quantized_as_int8_.count(g.input(n, 0)))) q = ElemType::INT8;
       f.quant[static_cast<size_t>(n.index)] = q;
       if (dq) {
-        for (TensorId o : n.output_ids)
+        for (TensorId o : g.output_ids(n))
           for (int c : g.consumers(o)) f.quant[static_cast<size_t>(c)] = q;
-      } else if (int p = n.input_ids[0] == kNoTensor ? -1 : g.index.producer[static_cast<size_t>(n.input_ids[0])]; p >= 0) {
+      } else if (TensorId in = g.input_id(n, 0); in != kNoTensor && g.index.producer[static_cast<size_t>(in)] >= 0) {
+        int p = g.index.producer[static_cast<size_t>(in)];
         f.quant[static_cast<size_t>(p)] = q;
       }
     }
@@ -160,7 +161,7 @@ void Annotator::find_bounded_int64() {
       if (!index_op && !in(n.op_type, kShapeOps)) continue;
       bool inputs_bounded = true;
       for (size_t i = 0; i < n.inputs.size(); ++i) {
-        if (n.input_ids[i] == kNoTensor) continue;
+        if (g.input_id(n, i) == kNoTensor) continue;
         const TensorInfo* t = g.input(n, i);
         if (!t) {
           inputs_bounded = false;
@@ -230,7 +231,7 @@ NodeVerdict Annotator::judge(int gi, const Node& n, const Release& r, Precision 
     if (f.verdict == Verdict::UNSUPPORTED) f.precision = "-";
     else judge_precision(gi, n, r, p, types, f);
   }
-  return NodeVerdict{gi, n.index, f.verdict, std::string(f.precision), std::move(f.reasons), std::move(f.hints)};
+  return NodeVerdict{gi, n.index, f.verdict, f.precision, std::move(f.reasons), std::move(f.hints)};
 }
 
 void Annotator::judge_plugin(const Node& n, const OpEntry& e, const Release& r, Findings& f) const {
@@ -868,7 +869,7 @@ void Annotator::node_facts(int gi, const Node& n, std::string& out) const {
   put(n.inputs.size());
   for (size_t i = 0; i < n.inputs.size(); ++i) {
     put_tensor(g.input(n, i), n.inputs[i]);
-    TensorId id = n.input_ids[i];
+    TensorId id = g.input_id(n, i);
     int p = id == kNoTensor ? -1 : g.index.producer[static_cast<size_t>(id)];
     if (p < 0) {
       put('-');

@@ -39,7 +39,7 @@ int64_t dim(const TensorInfo* t, int k) {  // k < 0 counts from the end
 // the shapes needed are not known.
 int64_t node_macs(const Graph& g, const Node& n) {
   if (!n.domain.empty()) return 0;
-  auto info = [&](const std::vector<TensorId>& ids, size_t k) -> const TensorInfo* {
+  auto info = [&](std::span<const TensorId> ids, size_t k) -> const TensorInfo* {
     return k < ids.size() && ids[k] != kNoTensor ? &g.tensors[static_cast<size_t>(ids[k])] : nullptr;
   };
   auto kernel = [](const TensorInfo* w) {  // elements of W without its first two dims
@@ -48,18 +48,18 @@ int64_t node_macs(const Graph& g, const Node& n) {
   };
   auto times = [](int64_t a, int64_t b) { return a < 0 || b < 0 ? -1 : a * b; };
   if (n.op_type == "Conv") {  // out elements × C/group × kernel
-    const TensorInfo* w = info(n.input_ids, 1);
-    return times(times(elements(info(n.output_ids, 0)), dim(w, 1)), kernel(w));
+    const TensorInfo* w = info(g.input_ids(n), 1);
+    return times(times(elements(info(g.output_ids(n), 0)), dim(w, 1)), kernel(w));
   }
   if (n.op_type == "ConvTranspose") {  // in elements × M/group × kernel
-    const TensorInfo* w = info(n.input_ids, 1);
-    return times(times(elements(info(n.input_ids, 0)), dim(w, 1)), kernel(w));
+    const TensorInfo* w = info(g.input_ids(n), 1);
+    return times(times(elements(info(g.input_ids(n), 0)), dim(w, 1)), kernel(w));
   }
-  if (n.op_type == "MatMul") return times(elements(info(n.output_ids, 0)), dim(info(n.input_ids, 0), -1));
+  if (n.op_type == "MatMul") return times(elements(info(g.output_ids(n), 0)), dim(info(g.input_ids(n), 0), -1));
   if (n.op_type == "Gemm") {
     const Attribute* ta = n.attribute("transA");
-    const TensorInfo* a = info(n.input_ids, 0);
-    return times(elements(info(n.output_ids, 0)), ta && ta->i ? dim(a, 0) : dim(a, -1));
+    const TensorInfo* a = info(g.input_ids(n), 0);
+    return times(elements(info(g.output_ids(n), 0)), ta && ta->i ? dim(a, 0) : dim(a, -1));
   }
   return 0;
 }
@@ -111,7 +111,7 @@ Partition partition_model(const Model& m, const Annotations& a, const PartitionO
   // What each node reads: its inputs, plus what its bodies read from the main graph.
   std::vector<std::vector<TensorId>> reads(n);
   for (size_t i = 0; i < n; ++i)
-    for (TensorId in : g.nodes[i].input_ids)
+    for (TensorId in : g.input_ids(g.nodes[i]))
       if (in != kNoTensor) reads[i].push_back(in);
   for (size_t gi = 1; gi < m.graphs.size(); ++gi) {
     const Graph& sub = m.graphs[gi];

@@ -295,9 +295,9 @@ class Mapper {
       }
       if ((n.op_type == "QuantizeLinear" || n.op_type == "DequantizeLinear")) {
         std::vector<int> readers, writers;
-        for (TensorId o : n.output_ids)
+        for (TensorId o : g.output_ids(n))
           for (int reader : g.consumers(o)) readers.push_back(reader);
-        for (TensorId in : n.input_ids)
+        for (TensorId in : g.input_ids(n))
           if (int p = in == kNoTensor ? -1 : g.index.producer[static_cast<size_t>(in)]; p >= 0) writers.push_back(p);
         int layer = readers.empty() ? -1 : common_layer(no.graph, readers);
         if (layer < 0 && !writers.empty()) layer = common_layer(no.graph, writers);
@@ -320,7 +320,7 @@ class Mapper {
     if (!key.empty() && constant_names_.count(key)) return -1;
     const NodeOverlay& no = out_.nodes[static_cast<size_t>(flat)];
     const Graph& g = model_.graphs[static_cast<size_t>(no.graph)];
-    for (TensorId o : n.output_ids) {
+    for (TensorId o : g.output_ids(n)) {
       for (int pos : g.consumers(o)) {
         const NodeOverlay& reader = out_.nodes[static_cast<size_t>(first_[static_cast<size_t>(no.graph)] + pos)];
         if (!reader.layers.empty()) return reader.layers[0];

@@ -336,8 +336,8 @@ class Converter {
       g.parent = parent;
       g.parent_node = parent_node;
       size_t node_count = parent < 0 && split_ ? split_->node_ends.size() : static_cast<size_t>(gp.node_size());
-      g.reserve_names(node_count * 2 + static_cast<size_t>(gp.initializer_size()) +
-                      static_cast<size_t>(gp.input_size()));
+      // About one new tensor per node (its output), plus initializers and inputs.
+      g.reserve_names(node_count + static_cast<size_t>(gp.initializer_size()) + static_cast<size_t>(gp.input_size()));
       for (const auto& t : gp.initializer()) {
         TensorInfo& info = tensor(g, t.name());
         fill_from_tensor(info, t);
@@ -437,12 +437,14 @@ class Converter {
     }
     Graph& g = m_.graphs[static_cast<size_t>(gi)];
     bool is_constant = n.op_type == "Constant" && n.domain.empty();
-    n.output_ids.assign(n.outputs.size(), kNoTensor);
-    for (size_t k = 0; k < n.outputs.size(); ++k) {
-      if (n.outputs[k].empty()) continue;
-      n.output_ids[k] = g.intern(n.outputs[k]);
-      g.tensors[static_cast<size_t>(n.output_ids[k])].origin =
-          is_constant ? TensorOrigin::ConstantNode : TensorOrigin::Computed;
+    // Input ids are index_graphs' (a name may be produced further on); outputs are known now.
+    n.ids_at = static_cast<uint32_t>(g.node_ids.size());
+    g.node_ids.resize(g.node_ids.size() + n.inputs.size(), kNoTensor);
+    for (const auto& out : n.outputs) {
+      TensorId id = out.empty() ? kNoTensor : g.intern(out);
+      g.node_ids.push_back(id);
+      if (id != kNoTensor)
+        g.tensors[static_cast<size_t>(id)].origin = is_constant ? TensorOrigin::ConstantNode : TensorOrigin::Computed;
     }
     g.nodes.push_back(std::move(n));
   }
@@ -572,6 +574,7 @@ Model load_model(const std::string& path) {
     } catch (const std::runtime_error& e) {
       throw InputError(path, wire_problem(e.what(), file.size()));
     }
+    file.drop_pages();  // everything needed is in `split` now
     onnx::ModelProto proto;
     if (!proto.ParseFromString(split.model))
       throw InputError(path, "not an ONNX model: the bytes do not parse as an onnx.ModelProto");

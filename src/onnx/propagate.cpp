@@ -32,8 +32,9 @@ ElemType first_known(const std::vector<ElemType>& in) {
   return ElemType::UNDEFINED;
 }
 
-bool one_of(const std::string& op, std::initializer_list<const char*> ops) {
-  return std::any_of(ops.begin(), ops.end(), [&](const char* o) { return op == o; });
+// string_views: most candidates differ in length, so the comparison rarely reads a byte.
+bool one_of(std::string_view op, std::initializer_list<std::string_view> ops) {
+  return std::any_of(ops.begin(), ops.end(), [&](std::string_view o) { return op == o; });
 }
 
 // Ops whose output 0 has the rank of input 0.
@@ -78,7 +79,7 @@ bool complete(const TensorInfo* t, bool symbols) {
 // pass): element-wise ops, numpy broadcasting of fixed shapes, MatMul of
 // fixed rank >= 2 shapes, Reshape to a constant shape. nullopt otherwise.
 std::optional<std::vector<Dim>> own_shape(const Graph& g, const Node& n) {
-  if (!n.domain.empty() || n.inputs.empty() || n.input_ids[0] == kNoTensor) return std::nullopt;
+  if (!n.domain.empty() || n.inputs.empty() || g.input_id(n, 0) == kNoTensor) return std::nullopt;
   const TensorInfo* x = g.input(n, 0);
   if (keeps_shape(n.op_type)) {
     if (complete(x, true)) return x->dims;
@@ -122,7 +123,7 @@ std::optional<std::vector<Dim>> own_shape(const Graph& g, const Node& n) {
     dims.push_back(w->dims[rw - 1]);
     return dims;
   }
-  if (n.op_type == "Reshape" && n.inputs.size() == 2 && n.input_ids[1] != kNoTensor) {
+  if (n.op_type == "Reshape" && n.inputs.size() == 2 && g.input_id(n, 1) != kNoTensor) {
     const TensorInfo* shape = g.input(n, 1);
     if (!complete(x, false) || !shape || !shape->values || shape->rank != 1) return std::nullopt;
     const Attribute* allowzero = n.attribute("allowzero");
@@ -171,17 +172,22 @@ class Indexer {
  private:
   void structure(int gi) {
     Graph& g = m_.graphs[static_cast<size_t>(gi)];
-    for (auto& n : g.nodes) {
-      if (n.output_ids.size() == n.outputs.size()) continue;  // the loader's converter set them
-      n.output_ids.resize(n.outputs.size());
-      for (size_t k = 0; k < n.outputs.size(); ++k)
-        n.output_ids[k] = n.outputs[k].empty() ? kNoTensor : g.intern(n.outputs[k]);
+    size_t ids = 0;
+    for (const auto& n : g.nodes) ids += n.inputs.size() + n.outputs.size();
+    if (g.node_ids.size() != ids) {  // not laid out by the loader's converter (a model built by hand)
+      g.node_ids.clear();
+      g.node_ids.reserve(ids);
+      for (auto& n : g.nodes) {
+        n.ids_at = static_cast<uint32_t>(g.node_ids.size());
+        g.node_ids.resize(g.node_ids.size() + n.inputs.size(), kNoTensor);
+        for (const auto& out : n.outputs) g.node_ids.push_back(out.empty() ? kNoTensor : g.intern(out));
+      }
     }
     GraphIndex& ix = g.index;
     ix = GraphIndex{};
     std::vector<int> producer(g.tensors.size(), -1);
     for (const auto& n : g.nodes)
-      for (TensorId o : n.output_ids)
+      for (TensorId o : g.output_ids(n))
         if (o != kNoTensor && producer[static_cast<size_t>(o)] < 0) producer[static_cast<size_t>(o)] = n.index;
 
     std::vector<std::vector<int>> consumers(g.nodes.size());
@@ -211,9 +217,8 @@ class Indexer {
                                             node_label(n), graph_label(g), name));
     };
     for (auto& n : g.nodes) {
-      n.input_ids.resize(n.inputs.size());
       for (size_t i = 0; i < n.inputs.size(); ++i)
-        n.input_ids[i] = n.inputs[i].empty() ? kNoTensor : resolve(n, n.inputs[i], true);
+        g.node_ids[n.ids_at + i] = n.inputs[i].empty() ? kNoTensor : resolve(n, n.inputs[i], true);
       for (const auto& a : n.attributes)
         for (int sub : a.graphs) {
           structure(sub);
@@ -262,13 +267,9 @@ class Indexer {
     }
     ix.consumer_start[count] = static_cast<int>(w);
     ix.consumer_nodes.resize(w);
-    ix.resolved.resize(count);
-    for (size_t t = 0; t < count; ++t) {
-      const TensorInfo& info = g.tensors[t];
-      ix.resolved[t] = info.origin == TensorOrigin::OuterScope
-                           ? m_.graphs[static_cast<size_t>(g.parent)].find(info.name, m_.graphs)
-                           : &info;
-    }
+    for (TensorId t : ix.outer_reads)
+      if (const TensorInfo* outer = m_.graphs[static_cast<size_t>(g.parent)].find(g.tensors[static_cast<size_t>(t)].name, m_.graphs))
+        ix.outer_tensor.emplace(t, outer);
   }
 
   std::string cycle_message(const Graph& g, const std::vector<int>& producer, const std::vector<int>& indegree) {
@@ -282,7 +283,7 @@ class Indexer {
       seen[static_cast<size_t>(cur)] = static_cast<int>(path.size());
       path.push_back(cur);
       int next = -1;
-      for (TensorId in : g.nodes[static_cast<size_t>(cur)].input_ids) {
+      for (TensorId in : g.input_ids(g.nodes[static_cast<size_t>(cur)])) {
         int p = in == kNoTensor ? -1 : producer[static_cast<size_t>(in)];
         if (p >= 0 && indegree[static_cast<size_t>(p)] > 0) {
           next = p;
@@ -366,7 +367,7 @@ class Propagator {
     bool all_const = !n.inputs.empty();
     const TensorInfo* first_input = nullptr;
     for (size_t i = 0; i < n.inputs.size(); ++i) {
-      if (n.input_ids[i] == kNoTensor) {
+      if (g.input_id(n, i) == kNoTensor) {
         in_types.push_back(ElemType::UNDEFINED);
         continue;
       }
@@ -377,9 +378,9 @@ class Propagator {
     }
     // Conv's kernel has the data's rank (ONNX requires it): a known kernel fixes an unknown data rank.
     if (n.domain.empty() && one_of(n.op_type, {"Conv", "ConvTranspose"}) && n.inputs.size() > 1 &&
-        n.input_ids[0] != kNoTensor && n.input_ids[1] != kNoTensor) {
+        g.input_id(n, 0) != kNoTensor && g.input_id(n, 1) != kNoTensor) {
       const TensorInfo* w = g.input(n, 1);
-      TensorInfo& x = g.tensors[static_cast<size_t>(n.input_ids[0])];
+      TensorInfo& x = g.tensors[static_cast<size_t>(g.input_id(n, 0))];
       if (w && w->rank >= 3 && x.rank < 0) {
         x.rank = w->rank;
         x.dims.assign(static_cast<size_t>(w->rank), Dim{});
@@ -396,8 +397,8 @@ class Propagator {
       foldable = true;
 
     for (size_t k = 0; k < n.outputs.size(); ++k) {
-      if (n.output_ids[k] == kNoTensor) continue;
-      TensorInfo& out = g.tensors[static_cast<size_t>(n.output_ids[k])];
+      if (g.output_id(n, k) == kNoTensor) continue;
+      TensorInfo& out = g.tensors[static_cast<size_t>(g.output_id(n, k))];
       out.const_foldable = foldable;
       if (is_constant) {
         constant(out, n);

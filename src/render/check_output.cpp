@@ -160,7 +160,7 @@ std::string check_text(const Model& m, const Annotations& a, const CheckView& vi
     std::vector<std::string> lines;
     for (const auto& r : v.reasons) lines.push_back(r.message);
     for (const auto& h : v.hints) lines.push_back("hint: " + h);
-    t.rows.push_back({graph_cell(m, v), node_label(m, v), op, verdict, v.precision, lines.empty() ? "" : lines[0]});
+    t.rows.push_back({graph_cell(m, v), node_label(m, v), op, verdict, std::string(v.precision), lines.empty() ? "" : lines[0]});
     for (size_t i = 1; i < lines.size(); ++i) t.rows.push_back({"", "", "", "", "", lines[i]});
   }
   if (!t.rows.empty()) out += to_text(t);
@@ -230,7 +230,7 @@ std::string check_markdown(const Model& m, const Annotations& a, const CheckView
       for (const auto& h : v.hints) hints += (hints.empty() ? "" : "<br>") + md_escape(h);
       const Node& n = node_of(m, v);
       t.rows.push_back({"`" + graph_cell(m, v) + "`", md_escape(node_label(m, v)), md_escape(n.op_type),
-                        std::string(verdict_name(v.verdict)), v.precision, reasons, hints});
+                        std::string(verdict_name(v.verdict)), std::string(v.precision), reasons, hints});
     }
     return t;
   };

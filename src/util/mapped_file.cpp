@@ -37,4 +37,8 @@ MappedFile::~MappedFile() {
   if (data_) ::munmap(data_, size_);
 }
 
+void MappedFile::drop_pages() {
+  if (data_ && size_ > 0) ::madvise(data_, size_, MADV_DONTNEED);
+}
+
 }  // namespace trtlens

@@ -18,6 +18,10 @@ class MappedFile {
 
   std::string_view view() const { return {static_cast<const char*>(data_), size_}; }
   size_t size() const { return size_; }
+  // Lets the kernel take back the pages read so far (they stay in the page
+  // cache, and a later read maps them again): a loader done with a large
+  // file need not count it in its memory.
+  void drop_pages();
 
  private:
   void* data_ = nullptr;
