@@ -157,6 +157,11 @@ void Annotator::find_bounded_int64() {
   for (const Graph& g : model_.graphs)
     for (const Node& n : g.nodes) {
       if (!n.domain.empty()) continue;
+      // Only INT64 outputs can be marked: most nodes are settled without a look at their op.
+      bool int64_out = false;
+      for (size_t k = 0; k < n.outputs.size() && !int64_out; ++k)
+        if (const TensorInfo* t = g.output(n, k); t && t->type == ElemType::INT64) int64_out = true;
+      if (!int64_out) continue;
       bool index_op = in(n.op_type, kIndexOps);
       if (!index_op && !in(n.op_type, kShapeOps)) continue;
       bool inputs_bounded = true;

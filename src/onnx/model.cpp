@@ -79,12 +79,13 @@ TensorId Graph::id(std::string_view tensor_name) const {
 }
 
 TensorId Graph::intern(std::string_view tensor_name) {
-  if (auto it = ids_.find(tensor_name); it != ids_.end()) return it->second;
+  // Added first, taken back when the name is known: one walk of the table either way
+  // (the key must view the stored name, which exists only once added).
   TensorInfo& t = tensors.emplace_back();
   t.name = tensor_name;
-  auto id = static_cast<TensorId>(tensors.size() - 1);
-  ids_.emplace(t.name, id);
-  return id;
+  auto [it, added] = ids_.try_emplace(t.name, static_cast<TensorId>(tensors.size() - 1));
+  if (!added) tensors.pop_back();
+  return it->second;
 }
 
 const TensorInfo* Graph::local(std::string_view tensor_name) const {

@@ -195,8 +195,17 @@ class Indexer {
     std::vector<std::pair<TensorId, int>> reads;  // (tensor, reading node)
     std::unordered_set<TensorId> outer_seen;
     reads.reserve(g.nodes.size() * 2);
+    // Exporters write nodes in data order, so an input is most often an output of
+    // the node just before: found by one comparison instead of a hash lookup.
+    const Node* previous = nullptr;
+    auto lookup = [&](std::string_view name) {
+      if (previous)
+        for (size_t k = 0; k < previous->outputs.size(); ++k)
+          if (previous->outputs[k] == name) return g.output_id(*previous, k);
+      return g.intern(name);
+    };
     auto resolve = [&](const Node& n, std::string_view name, bool direct) -> TensorId {
-      TensorId t = g.intern(name);
+      TensorId t = lookup(name);
       if (static_cast<size_t>(t) >= producer.size()) producer.resize(g.tensors.size(), -1);
       if (direct) reads.emplace_back(t, n.index);
       if (int p = producer[static_cast<size_t>(t)]; p >= 0) {
@@ -226,6 +235,7 @@ class Indexer {
           for (TensorId o : sg.index.outer_reads)
             resolve(n, sg.tensors[static_cast<size_t>(o)].name, false);  // the owning node depends on what its body reads
         }
+      previous = &n;
     }
     // Kahn's algorithm, ties by position (a min-heap): the file's order when it is topological.
     std::priority_queue<int, std::vector<int>, std::greater<>> ready;
