@@ -264,10 +264,11 @@ void Annotator::judge_plugin(const Node& n, const OpEntry& e, const Release& r, 
   });
 }
 
-std::vector<const TensorInfo*> Annotator::tensors_of(int gi, const Node& n) const {
+const std::vector<const TensorInfo*>& Annotator::tensors_of(int gi, const Node& n) const {
+  // One buffer per thread (run() may judge on several threads), reused from node to node.
+  thread_local std::vector<const TensorInfo*> out;
   const Graph& g = model_.graphs[static_cast<size_t>(gi)];
-  std::vector<const TensorInfo*> out;
-  out.reserve(n.inputs.size() + n.outputs.size());
+  out.clear();
   for (size_t i = 0; i < n.inputs.size(); ++i) out.push_back(g.input(n, i));
   for (size_t k = 0; k < n.outputs.size(); ++k) out.push_back(g.output(n, k));
   return out;
@@ -961,7 +962,7 @@ Matrix Annotator::matrix() const {
       std::vector<uint8_t>& by_class = memo->second;
       if (fresh) {
         by_class.resize(oc.representative.size() * 6);
-        std::vector<const TensorInfo*> tensors = tensors_of(static_cast<int>(gi), n);
+        std::vector<const TensorInfo*> tensors = tensors_of(static_cast<int>(gi), n);  // a copy: kept across judgements
         for (size_t c = 0; c < oc.representative.size(); ++c) {
           const Release& rep = releases[oc.representative[c]];
           Findings imported(false);

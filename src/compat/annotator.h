@@ -55,8 +55,9 @@ class Annotator {
                            Findings& f) const;
   // A warning for each input or attribute the node sets that the release's importer never reads.
   void judge_ignored(const Graph& g, const Node& n, const OpEntry& e, const Release& r, Findings& f) const;
-  // The node's input then output tensors (nullptr for omitted or unknown ones).
-  std::vector<const TensorInfo*> tensors_of(int graph, const Node& n) const;
+  // The node's input then output tensors (nullptr for omitted or unknown ones), in a
+  // buffer of the calling thread that the next call overwrites.
+  const std::vector<const TensorInfo*>& tensors_of(int graph, const Node& n) const;
   // The precision it runs at for `p`, and FALLBACK when that is wider than asked.
   void judge_precision(int graph, const Node& n, const Release& r, Precision p, const NodeTypes& types,
                        Findings& f) const;

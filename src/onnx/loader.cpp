@@ -425,14 +425,17 @@ class Converter {
     n.domain = np.domain() == "ai.onnx" ? "" : np.domain();
     n.inputs.assign(np.input().begin(), np.input().end());
     n.outputs.assign(np.output().begin(), np.output().end());
-    std::string owner = n.name.empty() ? n.op_type + "_" + std::to_string(n.index) : n.name;
+    n.attributes.reserve(static_cast<size_t>(np.attribute_size()));
     for (const auto& ap : np.attribute()) {
       Attribute a = convert_attribute(ap);
-      const std::string& parent_path = m_.graphs[static_cast<size_t>(gi)].path;
-      std::string base = (parent_path.empty() ? "" : parent_path + "/") + owner + "/" + ap.name();
-      if (ap.has_g()) a.graphs.push_back(graph(ap.g(), base, gi, n.index));
-      for (int k = 0; k < ap.graphs_size(); ++k)
-        a.graphs.push_back(graph(ap.graphs(k), base + "[" + std::to_string(k) + "]", gi, n.index));
+      if (ap.has_g() || ap.graphs_size() > 0) {
+        const std::string& parent_path = m_.graphs[static_cast<size_t>(gi)].path;
+        std::string owner = n.name.empty() ? n.op_type + "_" + std::to_string(n.index) : n.name;
+        std::string base = (parent_path.empty() ? "" : parent_path + "/") + owner + "/" + ap.name();
+        if (ap.has_g()) a.graphs.push_back(graph(ap.g(), base, gi, n.index));
+        for (int k = 0; k < ap.graphs_size(); ++k)
+          a.graphs.push_back(graph(ap.graphs(k), base + "[" + std::to_string(k) + "]", gi, n.index));
+      }
       n.attributes.push_back(std::move(a));
     }
     Graph& g = m_.graphs[static_cast<size_t>(gi)];

@@ -372,8 +372,8 @@ class Propagator {
   }
 
   void node(Graph& g, const Node& n) {
-    std::vector<ElemType> in_types;
-    in_types.reserve(n.inputs.size());
+    std::vector<ElemType>& in_types = in_types_;  // reused: one allocation per model, not per node
+    in_types.clear();
     bool all_const = !n.inputs.empty();
     const TensorInfo* first_input = nullptr;
     for (size_t i = 0; i < n.inputs.size(); ++i) {
@@ -468,6 +468,7 @@ class Propagator {
   }
 
   Model& m_;
+  std::vector<ElemType> in_types_;
 };
 
 ElemType subgraph_output_type(const Node& n, size_t k, const Model& m) {
