@@ -224,6 +224,9 @@ struct Model {
 // input that is never produced.
 Model load_model(const std::string& path);
 
+// How messages and tables name a node: its name, or "#<index>" when it has none.
+std::string node_label(const Node& n);
+
 // Fills every graph's GraphIndex and its nodes' input/output ids (names not yet in
 // a graph's tensors are added; a read of an enclosing graph's tensor gets an
 // OuterScope entry). load_model builds the index (and refuses unproduced inputs

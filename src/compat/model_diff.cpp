@@ -15,7 +15,8 @@ struct Key {
   }
 };
 
-std::string node_label(const Node& n) {
+// The diff's match key (ModelDiffEntry::node): the name, or "<op_type> -> <first output>".
+std::string diff_key(const Node& n) {
   if (!n.name.empty()) return n.name;
   return n.op_type + " -> " + (n.outputs.empty() ? std::string("?") : n.outputs[0]);
 }
@@ -27,7 +28,7 @@ std::map<Key, std::pair<const Node*, const NodeVerdict*>> index_nodes(const Mode
   for (const NodeVerdict& v : a.nodes) {
     const Graph& g = m.graphs[v.graph];
     const Node& n = g.nodes[v.index];
-    std::string label = node_label(n);
+    std::string label = diff_key(n);
     int occurrence = seen[{g.path, label}]++;
     out.emplace(Key{g.path, std::move(label), occurrence}, std::make_pair(&n, &v));
   }

@@ -314,7 +314,6 @@ const Node* producer(const Ctx& c, const std::string& name) {
 }
 
 // A node as messages name it: its name, or its position when unnamed.
-std::string node_label(const Node& n) { return n.name.empty() ? fmt::format("#{}", n.index) : n.name; }
 
 RuleCheck check_weights_input(const Rule& r, const Ctx& c) {
   Index ix = index_arg(r.args[0]);

@@ -114,6 +114,8 @@ std::span<const int> Graph::consumers(TensorId t) const {
   return std::span<const int>(index.consumer_nodes).subspan(from, to - from);
 }
 
+std::string node_label(const Node& n) { return n.name.empty() ? "#" + std::to_string(n.index) : n.name; }
+
 int64_t Model::default_opset() const {
   for (const auto& o : opsets)
     if (o.domain.empty() || o.domain == "ai.onnx") return o.version;

@@ -15,7 +15,7 @@ namespace {
 
 std::string graph_label(const Graph& g) { return g.path.empty() ? "the main graph" : "graph '" + g.path + "'"; }
 
-std::string node_label(const Node& n) {
+std::string node_in_message(const Node& n) {
   return fmt::format("node {} ('{}', {})", n.index, n.name, n.op_type);
 }
 
@@ -223,7 +223,7 @@ class Indexer {
       if (!strict_) return t;
       throw InputError(m_.path, fmt::format("{} in {} reads tensor '{}', which no node, graph input or "
                                             "initializer produces",
-                                            node_label(n), graph_label(g), name));
+                                            node_in_message(n), graph_label(g), name));
     };
     for (auto& n : g.nodes) {
       for (size_t i = 0; i < n.inputs.size(); ++i)

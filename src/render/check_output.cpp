@@ -124,11 +124,6 @@ json node_json(const Model& m, const NodeVerdict& v) {
   return json::parse(text);
 }
 
-std::string node_label(const Model& m, const NodeVerdict& v) {
-  const Node& n = node_of(m, v);
-  return n.name.empty() ? fmt::format("#{}", v.index) : n.name;
-}
-
 std::string graph_cell(const Model& m, const NodeVerdict& v) {
   const std::string& path = m.graphs[static_cast<size_t>(v.graph)].path;
   return fmt::format("{}/{}", path, v.index);
@@ -160,7 +155,7 @@ std::string check_text(const Model& m, const Annotations& a, const CheckView& vi
     std::vector<std::string> lines;
     for (const auto& r : v.reasons) lines.push_back(r.message);
     for (const auto& h : v.hints) lines.push_back("hint: " + h);
-    t.rows.push_back({graph_cell(m, v), node_label(m, v), op, verdict, std::string(v.precision), lines.empty() ? "" : lines[0]});
+    t.rows.push_back({graph_cell(m, v), node_label(node_of(m, v)), op, verdict, std::string(v.precision), lines.empty() ? "" : lines[0]});
     for (size_t i = 1; i < lines.size(); ++i) t.rows.push_back({"", "", "", "", "", lines[i]});
   }
   if (!t.rows.empty()) out += to_text(t);
@@ -229,7 +224,7 @@ std::string check_markdown(const Model& m, const Annotations& a, const CheckView
       for (const auto& r : v.reasons) reasons += (reasons.empty() ? "" : "<br>") + md_escape(r.message);
       for (const auto& h : v.hints) hints += (hints.empty() ? "" : "<br>") + md_escape(h);
       const Node& n = node_of(m, v);
-      t.rows.push_back({"`" + graph_cell(m, v) + "`", md_escape(node_label(m, v)), md_escape(n.op_type),
+      t.rows.push_back({"`" + graph_cell(m, v) + "`", md_escape(node_label(node_of(m, v))), md_escape(n.op_type),
                         std::string(verdict_name(v.verdict)), std::string(v.precision), reasons, hints});
     }
     return t;
@@ -346,7 +341,7 @@ Table diff_table(const Model& m, const Annotations& a, const Annotations& b, boo
     if (&explain == &before && !why.empty()) why = "(" + a.release->name + ") " + why;
     const Node& n = node_of(m, after);
     auto v = [&](Verdict x) { return colorize(std::string(verdict_name(x)), verdict_color(x), color); };
-    t.rows.push_back({graph_cell(m, after), markdown ? md_escape(node_label(m, after)) : node_label(m, after),
+    t.rows.push_back({graph_cell(m, after), markdown ? md_escape(node_label(node_of(m, after))) : node_label(node_of(m, after)),
                       n.op_type, v(before.verdict), v(after.verdict), markdown ? md_escape(why) : why});
   }
   return t;

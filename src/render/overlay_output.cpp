@@ -86,7 +86,7 @@ Table node_table(const OverlayView& v, bool markdown) {
     if (n.layers.size() > 1) layer += fmt::format(" (and {} more)", n.layers.size() - 1);
     const NodeVerdict* nv = verdicts[k];
     std::string predicted = nv ? fmt::format("{} {}", verdict_name(nv->verdict), nv->precision) : "";
-    t.rows.push_back({node_id(m, n.graph, n.index), cell(overlay_node_label(m, n)), cell(node.op_type), cell(layer),
+    t.rows.push_back({node_id(m, n.graph, n.index), cell(node_label(node_of(m, n))), cell(node.op_type), cell(layer),
                       fate_text(v, n), n.precision.empty() ? "-" : n.precision,
                       n.layer < 0 ? "-" : n.timed ? ms_text(n.latency_ms) : "untimed",
                       n.layer < 0 || !n.timed ? "-" : percent_text(n.percent), predicted});
@@ -100,7 +100,7 @@ Table disagreement_table(const OverlayView& v, bool markdown) {
   Table t{{"node", "name", "kind", "predicted", "ran at", "why"}, {}, {}};
   for (const auto& d : v.check->disagreements) {
     const NodeOverlay& n = v.overlay->nodes[static_cast<size_t>(d.node)];
-    t.rows.push_back({node_id(m, n.graph, n.index), cell(overlay_node_label(m, n)), d.kind,
+    t.rows.push_back({node_id(m, n.graph, n.index), cell(node_label(node_of(m, n))), d.kind,
                       fmt::format("{} {}", verdict_name(d.predicted), d.predicted_precision),
                       d.measured_precision.empty() ? "-" : d.measured_precision, cell(d.message)});
   }
@@ -114,11 +114,6 @@ std::vector<std::string> all_notes(const OverlayView& v) {
 }
 
 }  // namespace
-
-std::string overlay_node_label(const Model& m, const NodeOverlay& n) {
-  const Node& node = node_of(m, n);
-  return node.name.empty() ? fmt::format("#{}", n.index) : node.name;
-}
 
 std::string overlay_json(const OverlayView& v) {
   return overlay_document(v).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";

@@ -29,7 +29,5 @@ nlohmann::ordered_json overlay_document(const OverlayView& v);
 std::string overlay_text(const OverlayView& v, bool color);
 std::string overlay_markdown(const OverlayView& v);
 
-// "Conv_0" or "#3" for an unnamed node.
-std::string overlay_node_label(const Model& m, const NodeOverlay& n);
 
 }  // namespace trtlens

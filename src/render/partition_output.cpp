@@ -35,11 +35,6 @@ std::string tensor_text(const Model& m, const std::string& name) {
   return fmt::format("{} {} {}", name, t ? elem_type_name(t->type) : "UNDEFINED", t ? format_shape(*t) : "?");
 }
 
-std::string node_label(const Model& m, int index) {
-  const Node& n = m.graphs[0].nodes[static_cast<size_t>(index)];
-  return n.name.empty() ? fmt::format("#{}", index) : n.name;
-}
-
 std::string part_label(const Partition& p, size_t k) {
   const Part& part = p.parts[k];
   return part.tensorrt ? fmt::format("TensorRT region {}", part.region) : "other runtime";
@@ -96,7 +91,7 @@ Table outside_table(const Model& m, const Partition& p, bool markdown) {
   for (const auto& o : p.outside) {
     const Node& n = m.graphs[0].nodes[static_cast<size_t>(o.index)];
     auto cell = [&](const std::string& s) { return markdown ? md_escape(s) : s; };
-    t.rows.push_back({node_id(m, 0, o.index), cell(node_label(m, o.index)), cell(n.op_type),
+    t.rows.push_back({node_id(m, 0, o.index), cell(node_label(m.graphs[0].nodes[static_cast<size_t>(o.index)])), cell(n.op_type),
                       std::string(verdict_name(o.verdict)), cell(o.reason)});
   }
   return t;
@@ -124,8 +119,8 @@ std::string partition_text(const Model& m, const Annotations& a, const Partition
   for (size_t k = 0; k < p.parts.size(); ++k) {
     const Part& part = p.parts[k];
     out += fmt::format("\npart {}: {}, {} node{} ({} .. {})\n", k, colorize(part_label(p, k), part.tensorrt ? "32" : "33", color),
-                       part.nodes.size(), part.nodes.size() == 1 ? "" : "s", node_label(m, part.nodes.front()),
-                       node_label(m, part.nodes.back()));
+                       part.nodes.size(), part.nodes.size() == 1 ? "" : "s", node_label(m.graphs[0].nodes[static_cast<size_t>(part.nodes.front())]),
+                       node_label(m.graphs[0].nodes[static_cast<size_t>(part.nodes.back())]));
     for (const auto& i : part.inputs) {
       auto from = w.from.find(i);
       out += fmt::format("  in   {}  (from {})\n", tensor_text(m, i),
