@@ -41,23 +41,18 @@ void add_check_command(CLI::App& app, int& exit_code) {
   CLI::App* cmd = app.add_subcommand(
       "check", "Annotate every node of an ONNX model for one TensorRT release and precision "
                "(exit 0: converts, 1: does not, 2: bad input)");
-  cmd->add_option("model", opt->model, "the .onnx file")->required();
-  cmd->add_option("--trt", opt->release, "TensorRT release: 8.6, 8.6.1 or 8.6.1.6 (default: the newest known)");
-  cmd->add_option("--precision", opt->precision, "fp32, fp16, bf16, int8, fp8 or best")->capture_default_str();
-  cmd->add_option("--format", opt->format, "text, json or markdown")
-      ->check(CLI::IsMember({"text", "json", "markdown"}))
-      ->capture_default_str();
+  add_model_runtime_options(cmd, opt->model, opt->release, opt->precision);
+  add_format_option(cmd, opt->format);
   cmd->add_option("--only", opt->only, "text/markdown: list only nodes with these verdicts (e.g. UNSUPPORTED,FALLBACK)")
       ->delimiter(',');
   cmd->add_option("-o,--output", opt->output, "write to this file instead of stdout");
   add_plugin_option(cmd, opt->plugins);
   cmd->callback([opt, &exit_code]() {
     const KnowledgeBase& kb = knowledge_base(opt->plugins);
-    const Release& release = opt->release.empty() ? kb.releases().back() : kb.resolve(opt->release);
-    Precision precision = parse_precision(opt->precision);
+    Runtime runtime = runtime_of(kb, opt->release, opt->precision);
     CheckView view{color_for(opt->output), parse_verdicts(opt->only)};
     const Model& model = keep_until_exit(load_model(opt->model));
-    const Annotations& a = keep_until_exit(annotate(model, kb, release, precision));
+    const Annotations& a = keep_until_exit(annotate(model, kb, *runtime.release, runtime.precision));
     OutputStream out(opt->output);
     if (opt->format == "json") check_json(model, a, [&out](std::string_view s) { out.write(s); });
     else out.write(opt->format == "markdown" ? check_markdown(model, a, view) : check_text(model, a, view));

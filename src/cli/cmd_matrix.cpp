@@ -26,9 +26,7 @@ void add_matrix_command(CLI::App& app, int& exit_code) {
   cmd->add_option("model", opt->model, "the .onnx file")->required();
   cmd->add_option("--diff", opt->diff, "two releases to compare, e.g. --diff 8.6 10.0")->expected(2);
   cmd->add_option("--precision", opt->precision, "precision for --diff")->capture_default_str();
-  cmd->add_option("--format", opt->format, "text, json or markdown")
-      ->check(CLI::IsMember({"text", "json", "markdown"}))
-      ->capture_default_str();
+  add_format_option(cmd, opt->format);
   cmd->add_option("-o,--output", opt->output, "write to this file instead of stdout");
   add_plugin_option(cmd, opt->plugins);
   cmd->callback([opt, &exit_code]() {

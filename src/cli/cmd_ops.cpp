@@ -11,6 +11,7 @@
 #include <set>
 
 #include "cli/app.h"
+#include "cli/output.h"
 #include "render/table.h"
 #include "trtlens/error.h"
 #include "trtlens/kb.h"
@@ -425,9 +426,7 @@ void add_ops_command(CLI::App& app, int& exit_code) {
   CLI::App* sub = app.add_subcommand("ops", "ONNX ops TensorRT imports, per release: status, element types, rules");
   sub->add_option("op", args->op, "ONNX op_type (e.g. Resize); omit for every op");
   sub->add_option("--trt", args->trt, "TensorRT release: 8.6, 8.6.1 or 8.6.1.6 (default: every release)");
-  sub->add_option("--format", args->format, "text, json or markdown")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"text", "json", "markdown"}));
+  add_format_option(sub, args->format);
   sub->add_flag("--plugins", args->plugins,
                 "the plugins libnvinfer_plugin of a release registers (--trt R; default: the newest release)");
   sub->callback([args, &exit_code] {

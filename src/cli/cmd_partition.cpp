@@ -26,24 +26,19 @@ void add_partition_command(CLI::App& app, int& exit_code) {
   CLI::App* cmd = app.add_subcommand(
       "partition", "Split an ONNX model into the regions TensorRT would take and the rest; optionally write each "
                    "part as an ONNX model (exit 0: the model converts, 1: it does not, 2: bad input)");
-  cmd->add_option("model", opt->model, "the .onnx file")->required();
-  cmd->add_option("--trt", opt->release, "TensorRT release: 8.6, 8.6.1 or 8.6.1.6 (default: the newest known)");
-  cmd->add_option("--precision", opt->precision, "fp32, fp16, bf16, int8, fp8 or best")->capture_default_str();
+  add_model_runtime_options(cmd, opt->model, opt->release, opt->precision);
   cmd->add_option("--min-nodes", opt->min_nodes, "leave TensorRT regions with fewer nodes to the other runtime")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
-  cmd->add_option("--format", opt->format, "text, json or markdown")
-      ->check(CLI::IsMember({"text", "json", "markdown"}))
-      ->capture_default_str();
+  add_format_option(cmd, opt->format);
   cmd->add_option("-o,--output", opt->dir, "write every part as an ONNX model, the weights and manifest.json into this folder");
   cmd->add_flag("--force", opt->force, "replace the output folder when it exists and is not empty");
   add_plugin_option(cmd, opt->plugins);
   cmd->callback([opt, &exit_code]() {
     const KnowledgeBase& kb = knowledge_base(opt->plugins);
-    const Release& release = opt->release.empty() ? kb.releases().back() : kb.resolve(opt->release);
-    Precision precision = parse_precision(opt->precision);
+    Runtime runtime = runtime_of(kb, opt->release, opt->precision);
     Model model = load_model(opt->model);
-    Annotations a = annotate(model, kb, release, precision);
+    Annotations a = annotate(model, kb, *runtime.release, runtime.precision);
     Partition p = partition_model(model, a, PartitionOptions{opt->min_nodes});
     if (!opt->dir.empty()) write_partition(model, p, partition_json(model, a, p, true), opt->dir, opt->force);
     std::string text = opt->format == "json"       ? partition_json(model, a, p, false)

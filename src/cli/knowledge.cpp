@@ -34,4 +34,14 @@ const KnowledgeBase& knowledge_base(const std::vector<std::string>& plugins) {
   return kept.emplace_back(std::move(kb));
 }
 
+void add_model_runtime_options(CLI::App* cmd, std::string& model, std::string& release, std::string& precision) {
+  cmd->add_option("model", model, "the .onnx file")->required();
+  cmd->add_option("--trt", release, "TensorRT release: 8.6, 8.6.1 or 8.6.1.6 (default: the newest known)");
+  cmd->add_option("--precision", precision, "fp32, fp16, bf16, int8, fp8 or best")->capture_default_str();
+}
+
+Runtime runtime_of(const KnowledgeBase& kb, const std::string& release, const std::string& precision) {
+  return {release.empty() ? &kb.releases().back() : &kb.resolve(release), parse_precision(precision)};
+}
+
 }  // namespace trtlens::cli

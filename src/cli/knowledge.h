@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "trtlens/analysis.h"
 #include "trtlens/kb.h"
 
 namespace CLI {
@@ -14,6 +15,13 @@ namespace trtlens::cli {
 
 // Adds --plugin to `cmd`, collected into `plugins`.
 void add_plugin_option(CLI::App* cmd, std::vector<std::string>& plugins);
+
+// Adds the model argument, --trt and --precision (the options of a command that
+// judges one model at one runtime: check, partition).
+void add_model_runtime_options(CLI::App* cmd, std::string& model, std::string& release, std::string& precision);
+// The runtime --trt and --precision name: `release` resolved in `kb` (the newest
+// when empty). Throws UsageError for an unknown release or precision.
+Runtime runtime_of(const KnowledgeBase& kb, const std::string& release, const std::string& precision);
 
 // KnowledgeBase::builtin() when `plugins` is empty; else a copy that imports each
 // declared plugin (KnowledgeBase::with_plugins), alive until the process ends.

@@ -1,5 +1,7 @@
 #include "cli/output.h"
 
+#include <CLI/CLI.hpp>
+
 #include <cstdio>
 
 #include "render/table.h"
@@ -14,6 +16,12 @@ void emit(const std::string& text, const std::string& path) {
   }
   std::fwrite(text.data(), 1, text.size(), stdout);
   std::fflush(stdout);
+}
+
+void add_format_option(CLI::App* cmd, std::string& format) {
+  cmd->add_option("--format", format, "text, json or markdown")
+      ->check(CLI::IsMember({"text", "json", "markdown"}))
+      ->capture_default_str();
 }
 
 bool color_for(const std::string& path) { return path.empty() && stdout_wants_color(); }

@@ -60,11 +60,6 @@ void visit_graph(onnx::GraphProto* root, OnNode on_node, OnTensor on_tensor) {
   }
 }
 
-std::string external_entry(const onnx::TensorProto& t, const char* key) {
-  for (const auto& kv : t.external_data())
-    if (kv.key() == key) return kv.value();
-  return {};
-}
 
 // Collects the weights of the written parts into one file, each source range once.
 class WeightsFile {

@@ -141,11 +141,6 @@ std::optional<std::vector<double>> tensor_values(const onnx::TensorProto& t) {
 
 // ---------------------------------------------------------------- external data
 
-std::string external_entry(const onnx::TensorProto& t, const char* key) {
-  for (const auto& kv : t.external_data())
-    if (kv.key() == key) return kv.value();
-  return {};
-}
 
 class ExternalDataChecker {
  public:

@@ -1,5 +1,7 @@
 #include "onnx/wire.h"
 
+#include <onnx/onnx_pb.h>
+
 #include "util/limits.h"
 
 #include <stdexcept>
@@ -179,6 +181,12 @@ SplitModel strip_payloads_split(std::string_view file) {
   auto* p = reinterpret_cast<const uint8_t*>(file.data());
   s.message(Msg::Model, p, p + file.size(), out.model);
   return out;
+}
+
+std::string external_entry(const onnx::TensorProto& t, const char* key) {
+  for (const auto& kv : t.external_data())
+    if (kv.key() == key) return kv.value();
+  return {};
 }
 
 }  // namespace trtlens

@@ -5,6 +5,10 @@
 #include <string_view>
 #include <vector>
 
+namespace onnx {
+class TensorProto;
+}
+
 namespace trtlens {
 
 // external_data location that marks a payload left in the model file itself
@@ -13,6 +17,9 @@ inline constexpr std::string_view kEmbeddedLocation = "\x01trtlens:embedded";
 // external_data location that marks a typed payload (float_data, int64_data, ...)
 // that was dropped: its values are not available.
 inline constexpr std::string_view kDroppedLocation = "\x01trtlens:dropped";
+
+// The value of a tensor's external_data entry `key` ("location", "offset", ...); "" when absent.
+std::string external_entry(const onnx::TensorProto& t, const char* key);
 
 // Tensor payloads larger than this (bytes) are not copied.
 inline constexpr uint64_t kInlinePayloadLimit = 16 * 1024;
