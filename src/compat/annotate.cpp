@@ -661,29 +661,31 @@ void Annotator::judge_precision(int gi, const Node& n, const Release& r, Precisi
     return;
   }
 
+  // Runs at `type` when the op has a kernel of it, else falls back to FP32.
+  auto kernel_or_fp32 = [&](const char* type, bool reformats) {
+    if (supports(type)) {
+      f.precision = type;
+      return;
+    }
+    f.fallback("FP32", [&] {
+      return Reason{"precision", fmt::format("{} has no {} kernel in TensorRT {}; it runs at FP32{}", n.op_type, type,
+                                             r.name, reformats ? " with reformat layers at its boundary" : ""),
+                    op_cite()};
+    }, no_kernel_hint(type));
+  };
   switch (p) {
     case Precision::FP32:
       f.precision = "FP32";
       return;
     case Precision::FP16:
-      if (supports("FP16")) f.precision = "FP16";
-      else
-        f.fallback("FP32", [&] {
-          return Reason{"precision", fmt::format("{} has no FP16 kernel in TensorRT {}; it runs at FP32 with "
-                                                 "reformat layers at its boundary", n.op_type, r.name), op_cite()};
-        }, no_kernel_hint("FP16"));
+      kernel_or_fp32("FP16", true);
       return;
     case Precision::BF16:
       if (!(types.release_types & type_bit("BF16")))
         f.fallback("FP32", [&] {
           return Reason{"precision", fmt::format("TensorRT {} has no BF16; runs at FP32", r.name), data_types()};
         }, [&] { return first_with_type_hint("BF16", "for BF16"); });
-      else if (supports("BF16")) f.precision = "BF16";
-      else
-        f.fallback("FP32", [&] {
-          return Reason{"precision", fmt::format("{} has no BF16 kernel in TensorRT {}; it runs at FP32", n.op_type,
-                                                 r.name), op_cite()};
-        }, no_kernel_hint("BF16"));
+      else kernel_or_fp32("BF16", false);
       return;
     case Precision::INT8:
       if (has_qdq_)
@@ -698,12 +700,7 @@ void Annotator::judge_precision(int gi, const Node& n, const Release& r, Precisi
                                                  r.name, r.policy.implicit_int8_removed ? "removed" : "deprecated"),
                         r.policy.source("implicit_int8")};
         }, fixed("quantize the model (insert Q/DQ nodes, e.g. with TensorRT Model Optimizer)"));
-      else if (supports("INT8")) f.precision = "INT8";
-      else
-        f.fallback("FP32", [&] {
-          return Reason{"precision", fmt::format("{} has no INT8 kernel in TensorRT {}; it runs at FP32 with "
-                                                 "reformat layers at its boundary", n.op_type, r.name), op_cite()};
-        }, no_kernel_hint("INT8"));
+      else kernel_or_fp32("INT8", true);
       return;
     case Precision::FP8:
       if (!(types.release_all & type_bit("FP8")))
