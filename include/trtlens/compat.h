@@ -102,4 +102,15 @@ struct ModelDiff {
 // point into `a` and `b`, which must outlive the result.
 ModelDiff diff_models(const Model& before, const Annotations& a, const Model& after, const Annotations& b);
 
+// One node as the diff matches it (what diff_models reads of a model and its
+// annotations), so that a stored analysis can be compared without its model.
+struct DiffRow {
+  std::string graph, node, op_type;  // as ModelDiffEntry
+  const NodeVerdict* verdict = nullptr;
+};
+// The rows of every node of `m`, graph by graph; verdicts point into `a`.
+std::vector<DiffRow> diff_rows(const Model& m, const Annotations& a);
+// diff_models on rows; entries point at the rows' verdicts.
+ModelDiff diff_models(const std::vector<DiffRow>& before, const std::vector<DiffRow>& after);
+
 }  // namespace trtlens

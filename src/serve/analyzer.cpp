@@ -54,6 +54,32 @@ const std::string& analysis_fingerprint() {
   return fingerprint;
 }
 
+std::string diff_rows_json(const std::vector<DiffRow>& rows) {
+  json out = json::array();
+  for (const DiffRow& r : rows)
+    out.push_back({r.graph, r.node, r.op_type, verdict_name(r.verdict->verdict),
+                   r.verdict->reasons.empty() ? std::string() : r.verdict->reasons[0].message});
+  return out.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+std::unique_ptr<StoredDiffRows> read_diff_rows(const std::string& text) {
+  json doc = json::parse(text);
+  auto out = std::make_unique<StoredDiffRows>();
+  out->verdicts.reserve(doc.size());  // rows point into it: no reallocation below
+  for (const auto& r : doc) {
+    NodeVerdict v;
+    std::string verdict = r.at(3).get<std::string>();
+    for (Verdict x : kAllVerdicts)
+      if (verdict_name(x) == verdict) v.verdict = x;
+    std::string reason = r.at(4).get<std::string>();
+    if (!reason.empty()) v.reasons.push_back({"", reason, ""});
+    out->verdicts.push_back(std::move(v));
+    out->rows.push_back({r.at(0).get<std::string>(), r.at(1).get<std::string>(), r.at(2).get<std::string>(),
+                         &out->verdicts.back()});
+  }
+  return out;
+}
+
 std::vector<Pin> resolve_pins(const std::vector<std::string>& specs) {
   const KnowledgeBase& kb = KnowledgeBase::builtin();
   std::vector<Pin> pins;
@@ -193,7 +219,8 @@ void Analyzer::run(const Job& job) {
         converts.push_back({{"runtime", pins_[i].label},
                             {"converts", a.converts},
                             {"unsupported", a.summary[static_cast<int>(Verdict::UNSUPPORTED)]},
-                            {"check", store_.objects().put_blob(check_json(model, a))}});
+                            {"check", store_.objects().put_blob(check_json(model, a))},
+                            {"diff", store_.objects().put_blob(diff_rows_json(diff_rows(model, a)))}});
       }
       result = {{"schema_version", kResultSchema},
                 {"page", store_.objects().put_blob(page.html(analysis))},
@@ -247,7 +274,8 @@ std::optional<ModelResult> Analyzer::model_result(const store::Version& v) {
   json r = json::parse(store_.objects().get_blob(*hash));
   ModelResult out{r["page"], r["nodes"], {}};
   for (const auto& c : r["converts"])
-    out.converts.push_back({c["runtime"], c["converts"], c["unsupported"], c.value("check", std::string())});
+    out.converts.push_back(
+        {c["runtime"], c["converts"], c["unsupported"], c.value("check", std::string()), c.value("diff", std::string())});
   if (model_results_.size() >= kMaxCachedResults) model_results_.clear();
   return model_results_[*hash] = out;
 }

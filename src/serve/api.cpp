@@ -268,12 +268,27 @@ std::string version_diff(Context& ctx, const store::Version& before, const store
   const KnowledgeBase& kb = KnowledgeBase::builtin();
   const Release& r = trt.empty() ? kb.releases().back() : kb.resolve(trt);
   Precision p = parse_precision(precision.empty() ? "fp32" : precision);
+  std::string runtime = r.name + " " + std::string(precision_name(p));
+  auto view_of = [&](const ModelDiff& d, bool converts_before, bool converts_after) {
+    ModelDiffView view{&d, fmt::format("version {}", before.number), fmt::format("version {}", after.number), runtime,
+                       converts_before, converts_after};
+    return html ? model_diff_html(view) : model_diff_json(view);
+  };
+  // A pinned runtime both versions' analyses stored: compared without loading either model.
+  auto stored = [&](const store::Version& v) -> std::optional<PinResult> {
+    if (auto result = ctx.analyzer->model_result(v))
+      for (const PinResult& pin : result->converts)
+        if (pin.runtime == runtime && !pin.diff_hash.empty()) return pin;
+    return std::nullopt;
+  };
+  if (auto sb = stored(before), sa = stored(after); sb && sa) {
+    auto rb = read_diff_rows(ctx.store->objects().get_blob(sb->diff_hash));
+    auto ra = read_diff_rows(ctx.store->objects().get_blob(sa->diff_hash));
+    return view_of(diff_models(rb->rows, ra->rows), sb->converts, sa->converts);
+  }
   Model a = load_version_model(ctx, before), b = load_version_model(ctx, after);
   Annotations aa = annotate(a, kb, r, p), bb = annotate(b, kb, r, p);
-  ModelDiff d = diff_models(a, aa, b, bb);
-  ModelDiffView view{&d, fmt::format("version {}", before.number), fmt::format("version {}", after.number),
-                     r.name + " " + std::string(precision_name(p)), aa.converts, bb.converts};
-  return html ? model_diff_html(view) : model_diff_json(view);
+  return view_of(diff_models(a, aa, b, bb), aa.converts, bb.converts);
 }
 
 }  // namespace trtlens::serve

@@ -27,13 +27,25 @@ struct Pin {
 std::vector<Pin> resolve_pins(const std::vector<std::string>& specs);  // throws UsageError
 
 // What one analysis produced (stored as a JSON blob; see Analyzer). Version 2:
-// {schema_version, page, nodes, converts: [{runtime, converts, unsupported, check}]}.
-inline constexpr int kResultSchema = 2;
+// {schema_version, page, nodes, converts: [{runtime, converts, unsupported, check, diff}]}.
+inline constexpr int kResultSchema = 3;
+
+// A pinned runtime's nodes as a version diff matches them, stored so that two
+// versions compare without loading either model: [[graph, node, op_type,
+// verdict, first reason], ...]. Rows read back own their verdicts.
+std::string diff_rows_json(const std::vector<DiffRow>& rows);
+struct StoredDiffRows {
+  std::vector<NodeVerdict> verdicts;
+  std::vector<DiffRow> rows;  // point into `verdicts`
+};
+// Throws std::exception for a blob that is not such a document.
+std::unique_ptr<StoredDiffRows> read_diff_rows(const std::string& json);
 struct PinResult {
   std::string runtime;
   bool converts = false;
   int unsupported = 0;
   std::string check_hash;  // ObjectStore blob: `check --format json` at this runtime
+  std::string diff_hash;   // ObjectStore blob: the diff rows at this runtime (diff_rows_json)
 };
 struct ModelResult {
   std::string page_hash;  // ObjectStore blob: the report page

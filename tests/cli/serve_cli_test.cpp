@@ -188,6 +188,20 @@ TEST(ServeCli, PinnedChecksComeFromTheStoredAnalysisAndListingsStartNone) {
   EXPECT_EQ(listed()["analysis"]["status"], "stale");
   EXPECT_EQ(s.wait_analysis(2)["status"], "done");
   EXPECT_EQ(listed()["analysis"]["status"], "done");
+
+  // Two stored analyses compare at a pinned runtime without either model (v1's is gone).
+  auto diff = [&](const std::string& query) {
+    return s.client().Get(("/api/projects/vision/models/detector/versions/2/diff?against=1&" + query).c_str(),
+                          bearer(s.token));
+  };
+  auto stored_diff = diff("trt=" + release + "&precision=fp16");
+  ASSERT_EQ(stored_diff->status, 200) << stored_diff->body;
+  json d = json::parse(stored_diff->body);
+  EXPECT_EQ(d["runtime"], release + " fp16");
+  EXPECT_EQ(d["kept"], 1);
+  ASSERT_EQ(d["added"].size(), 1u);
+  EXPECT_EQ(d["added"][0]["node"], "sigmoid");
+  EXPECT_NE(diff("trt=8.6&precision=fp32")->status, 200);
 }
 
 TEST(ServeCli, ModelsThatDoNotConvertSayWhichPinAndWhy) {
