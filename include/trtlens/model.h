@@ -102,12 +102,6 @@ struct Node {
   const Attribute* attribute(std::string_view name) const;  // nullptr when absent
 };
 
-// A node of a model: its graph (index into Model::graphs) and its index there.
-struct NodeRef {
-  int graph = 0, index = 0;
-  bool operator==(const NodeRef&) const = default;
-};
-
 // Graph facts every analysis reads, built once by index_graphs (load_model runs it).
 // Per-tensor vectors are indexed by TensorId.
 struct GraphIndex {
