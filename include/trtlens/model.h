@@ -5,6 +5,7 @@
 #pragma once
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -58,8 +59,9 @@ struct TensorInfo {
   // input is constant-foldable (what a constant-folding pass could remove).
   bool const_foldable = false;
   // Element values, for small constants only (<= 4096 elements), integers
-  // and floats both as double. Empty optional: value not known statically.
-  std::optional<std::vector<double>> values;
+  // and floats both as double. Null: value not known statically (most tensors:
+  // a pointer rather than an optional saves 24 bytes each).
+  std::unique_ptr<std::vector<double>> values;
   // Where the type came from: "value_info", "onnx-shape-inference", "trtlens"
   // (own propagation), "initializer", "graph-input", "call-site" (a local function input typed
   // from the calls, all of which agree); empty when unknown. Always a string literal.

@@ -821,7 +821,7 @@ void Annotator::node_facts(int gi, const Node& n, std::string& out) const {
     put(text.size());
     out.append(text);
   };
-  auto put_doubles = [&](const std::optional<std::vector<double>>& v) {
+  auto put_doubles = [&](const std::vector<double>* v) {
     put(v ? v->size() : static_cast<size_t>(-1));
     if (v) out.append(reinterpret_cast<const char*>(v->data()), v->size() * sizeof(double));
   };
@@ -840,7 +840,7 @@ void Annotator::node_facts(int gi, const Node& n, std::string& out) const {
     }
     put(t->origin);
     put(t->const_foldable);
-    put_doubles(t->values);
+    put_doubles(t->values.get());
     put(bounded_int64(t));
     put(quantized_as_int8_.count(t) != 0);
     put(std::find(g.outputs.begin(), g.outputs.end(), name) != g.outputs.end());
@@ -865,7 +865,7 @@ void Annotator::node_facts(int gi, const Node& n, std::string& out) const {
     put(a.tensor_type);
     put(a.tensor_dims.size());
     out.append(reinterpret_cast<const char*>(a.tensor_dims.data()), a.tensor_dims.size() * sizeof(int64_t));
-    put_doubles(a.tensor_values);
+    put_doubles(a.tensor_values ? &*a.tensor_values : nullptr);
     put(a.graphs.size());
     for (int sub : a.graphs) put(sub);
   }

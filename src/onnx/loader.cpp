@@ -268,7 +268,7 @@ void fill_from_tensor(TensorInfo& info, const onnx::TensorProto& t) {
   info.rank = t.dims_size();
   info.dims.clear();
   for (int64_t d : t.dims()) info.dims.push_back(Dim{d, {}});
-  info.values = tensor_values(t);
+  if (auto values = tensor_values(t)) info.values = std::make_unique<std::vector<double>>(std::move(*values));
   info.const_foldable = true;
 }
 

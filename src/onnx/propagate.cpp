@@ -437,12 +437,12 @@ class Propagator {
         out.rank = static_cast<int>(a.tensor_dims.size());
         out.dims.clear();
         for (int64_t d : a.tensor_dims) out.dims.push_back(Dim{d, {}});
-        out.values = a.tensor_values;
+        out.values = a.tensor_values ? std::make_unique<std::vector<double>>(*a.tensor_values) : nullptr;
       } else if (a.name == "value_float" || a.name == "value_int") {
         out.type = a.name == "value_float" ? ElemType::FLOAT : ElemType::INT64;
         out.rank = 0;
         out.dims.clear();
-        out.values = std::vector<double>{a.name == "value_float" ? a.f : static_cast<double>(a.i)};
+        out.values = std::make_unique<std::vector<double>>(1, a.name == "value_float" ? a.f : static_cast<double>(a.i));
       } else if (a.name == "value_floats" || a.name == "value_ints") {
         bool f = a.name == "value_floats";
         out.type = f ? ElemType::FLOAT : ElemType::INT64;
@@ -452,7 +452,7 @@ class Propagator {
         std::vector<double> v;
         if (f) v.assign(a.floats.begin(), a.floats.end());
         else for (int64_t i : a.ints) v.push_back(static_cast<double>(i));
-        out.values = std::move(v);
+        out.values = std::make_unique<std::vector<double>>(std::move(v));
       } else if (a.name == "value_string" || a.name == "value_strings") {
         out.type = ElemType::STRING;
         out.rank = a.name == "value_string" ? 0 : 1;

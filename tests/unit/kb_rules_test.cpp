@@ -250,8 +250,9 @@ TEST_F(KbRules, InputPresentAndAbsent) {
 }
 
 TEST_F(KbRules, ValueIn) {
-  tensor("zero", ElemType::INT8, {1}, TensorOrigin::Initializer).values = std::vector<double>{0};
-  tensor("nonzero", ElemType::INT8, {2}, TensorOrigin::ConstantNode).values = std::vector<double>{0, 128};
+  tensor("zero", ElemType::INT8, {1}, TensorOrigin::Initializer).values = std::make_unique<std::vector<double>>(1, 0.0);
+  tensor("nonzero", ElemType::INT8, {2}, TensorOrigin::ConstantNode).values =
+      std::make_unique<std::vector<double>>(std::vector<double>{0, 128});
   tensor("big", ElemType::INT8, {10000}, TensorOrigin::Initializer);  // values not read
   tensor("runtime", ElemType::INT8, {1}, TensorOrigin::Computed);
   node("QuantizeLinear", {"x", "s", "zero"});
