@@ -141,7 +141,6 @@ std::optional<std::vector<double>> tensor_values(const onnx::TensorProto& t) {
 
 // ---------------------------------------------------------------- external data
 
-
 class ExternalDataChecker {
  public:
   explicit ExternalDataChecker(const std::string& model_path) : path_(model_path) {

@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <optional>
 #include <queue>
@@ -128,8 +129,10 @@ std::optional<std::vector<Dim>> own_shape(const Graph& g, const Node& n) {
     if (!complete(x, false) || !shape || !shape->values || shape->rank != 1) return std::nullopt;
     const Attribute* allowzero = n.attribute("allowzero");
     if (allowzero && allowzero->i != 0) return std::nullopt;
+    // Sizes come from the file: any product that would overflow is left to ONNX.
     int64_t total = 1;
-    for (const Dim& d : x->dims) total *= d.value;
+    for (const Dim& d : x->dims)
+      if (__builtin_mul_overflow(total, d.value, &total)) return std::nullopt;
     std::vector<Dim> dims;
     int64_t known = 1;
     int infer = -1;
@@ -141,9 +144,10 @@ std::optional<std::vector<Dim>> own_shape(const Graph& g, const Node& n) {
         continue;
       }
       if (v == 0 && i < x->dims.size()) v = static_cast<double>(x->dims[i].value);
-      if (v < 1) return std::nullopt;
+      // A whole number a double holds exactly, so the conversion below is defined.
+      if (!(v >= 1 && v < 9007199254740992.0) || v != std::floor(v)) return std::nullopt;
       dims.push_back(Dim{static_cast<int64_t>(v), {}});
-      known *= static_cast<int64_t>(v);
+      if (__builtin_mul_overflow(known, static_cast<int64_t>(v), &known)) return std::nullopt;
     }
     if (infer >= 0) {
       if (known == 0 || total % known != 0) return std::nullopt;

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "onnx/propagate.h"
 #include "onnx/wire.h"
 #include "support/bad_models.h"
 #include "support/onnx_builder.h"
@@ -74,6 +75,71 @@ TEST(OnnxLoader, OwnPropagationTypesOpsTheLibraryDoesNotKnow) {
   EXPECT_EQ(tensor(m, "y").type, ElemType::FLOAT16);
   EXPECT_EQ(tensor(m, "y").type_source, "trtlens");
   EXPECT_EQ(tensor(m, "s").type, ElemType::INT64);
+}
+
+TEST(OnnxLoader, OwnShapesLeaveNothingForShapeInference) {
+  // Element-wise, broadcasting, MatMul and constant Reshape: shaped by our own
+  // propagation, so ONNX shape inference never runs (its source would show).
+  std::string dir = temp_dir("loader_own_shapes");
+  ModelBuilder mb(17);
+  auto g = mb.graph();
+  g.input("x", kFloat, {4, 16});
+  g.init_float("w", {16, 8}, std::vector<float>(128, 0.5f));
+  g.init_float("b", {8}, std::vector<float>(8, 0.f));
+  g.init_int64("shape", {2}, {-1, 4});
+  g.node("MatMul", {"x", "w"}, {"mm"}, "mm");
+  g.node("Add", {"mm", "b"}, {"add"}, "add");
+  g.node("Relu", {"add"}, {"relu"}, "relu");
+  g.node("Reshape", {"relu", "shape"}, {"y"}, "reshape");
+  g.output("y");
+  Model m = load_model(mb.save(dir + "/m.onnx"));
+  auto dims = [](const TensorInfo& t) {
+    std::vector<int64_t> out;
+    for (const Dim& d : t.dims) out.push_back(d.value);
+    return out;
+  };
+  EXPECT_EQ(dims(tensor(m, "mm")), (std::vector<int64_t>{4, 8}));
+  EXPECT_EQ(dims(tensor(m, "add")), (std::vector<int64_t>{4, 8}));
+  EXPECT_EQ(dims(tensor(m, "y")), (std::vector<int64_t>{8, 4}));
+  EXPECT_EQ(tensor(m, "y").type_source, "trtlens");
+}
+
+TEST(OnnxLoader, HostileReshapeSizesClaimNoShape) {
+  // Sizes whose product overflows int64, and a shape value past what a double
+  // holds exactly: our propagation claims no shape and computes nothing undefined
+  // (a wrapped product would claim [0], or [2^62, 4]). Built by hand: libonnx's
+  // own inference, which the loader would run next, is not what is tested here.
+  Model m;
+  m.opsets.push_back({"", 17});
+  Graph& g = m.graphs.emplace_back();
+  auto add = [&](const std::string& name, ElemType type, std::vector<int64_t> dims, TensorOrigin origin,
+                 std::vector<double> values = {}) {
+    TensorInfo& t = g.tensors[static_cast<size_t>(g.intern(name))];
+    t.type = type;
+    t.rank = static_cast<int>(dims.size());
+    for (int64_t d : dims) t.dims.push_back(Dim{d, {}});
+    t.origin = origin;
+    t.const_foldable = origin == TensorOrigin::Initializer;
+    if (!values.empty()) t.values = std::make_unique<std::vector<double>>(values);
+  };
+  int64_t big = int64_t{1} << 40;
+  add("x", ElemType::FLOAT, {big, big, big}, TensorOrigin::GraphInput);
+  add("flat", ElemType::INT64, {1}, TensorOrigin::Initializer, {-1});
+  add("huge", ElemType::INT64, {2}, TensorOrigin::Initializer, {static_cast<double>(int64_t{1} << 62), 4});
+  g.inputs = {"x"};
+  for (const auto& [name, shape] : {std::pair<std::string, std::string>{"y1", "flat"}, {"y2", "huge"}}) {
+    Node n;
+    n.index = static_cast<int>(g.nodes.size());
+    n.op_type = "Reshape";
+    n.inputs = {"x", shape};
+    n.outputs = {name};
+    g.nodes.push_back(std::move(n));
+    g.outputs.push_back(name);
+  }
+  check_structure_and_propagate(m);
+  EXPECT_EQ(m.graphs[0].local("y1")->rank, -1);
+  EXPECT_EQ(m.graphs[0].local("y2")->rank, -1);
+  EXPECT_EQ(m.graphs[0].local("y1")->type, ElemType::FLOAT);  // the type is still ours
 }
 
 TEST(OnnxLoader, ConvKernelFixesAnUnknownDataRank) {
