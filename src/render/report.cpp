@@ -27,10 +27,9 @@ const Model& checked_size(const Model& model) {
 }  // namespace
 
 ReportPage::ReportPage(const Model& model, const KnowledgeBase& kb, ReportOptions options)
-    : model_(checked_size(model)),
-      initial_{options.initial_release ? options.initial_release : &kb.releases().back(), options.initial_precision},
+    : initial_{options.initial_release ? options.initial_release : &kb.releases().back(), options.initial_precision},
       options_(options),
-      builder_(model, releases_of(kb), std::move(options)) {}
+      builder_(checked_size(model), releases_of(kb), std::move(options)) {}
 
 ReportPage::~ReportPage() {
   if (layout_.valid()) layout_.wait();

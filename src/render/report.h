@@ -33,7 +33,6 @@ class ReportPage {
   std::string html(const ModelAnalysis& analysis);
 
  private:
-  const Model& model_;
   Runtime initial_;
   ReportOptions options_;
   ReportBuilder builder_;
