@@ -752,6 +752,11 @@ std::string hint_types(const Rule&, const Node& n) {
   return "insert a Cast to one of the accepted element types before this node";
 }
 
+// static_shape and static_dim: the same way out.
+std::string hint_static(const Rule&, const Node&) {
+  return "give the input fixed dimensions (static shapes at export, or trtexec --shapes with min=opt=max)";
+}
+
 std::string hint_attr(const Rule& r, const Node&) {
   return fmt::format("set attribute '{}' to an accepted value ({})", arg_or(r, 0), arg_or(r, 1));
 }
@@ -776,14 +781,8 @@ const std::vector<RuleSpec>& rule_specs() {
        [](const Rule&, const Node&) -> std::string {
          return "reshape the input to a supported rank (e.g. Unsqueeze/Reshape around the node)";
        }},
-      {"static_shape", {Arg::Index}, 1, check_static_shape,
-       [](const Rule&, const Node&) -> std::string {
-         return "give the input fixed dimensions (static shapes at export, or trtexec --shapes with min=opt=max)";
-       }},
-      {"static_dim", {Arg::Index, Arg::Axis}, 2, check_static_dim,
-       [](const Rule&, const Node&) -> std::string {
-         return "give the input fixed dimensions (static shapes at export, or trtexec --shapes with min=opt=max)";
-       }},
+      {"static_shape", {Arg::Index}, 1, check_static_shape, hint_static},
+      {"static_dim", {Arg::Index, Arg::Axis}, 2, check_static_dim, hint_static},
       {"output_unused", {Arg::Index}, 1, check_output_unused,
        [](const Rule&, const Node&) -> std::string {
          return "remove the consumers of that optional output (or drop it from the node's outputs)";
