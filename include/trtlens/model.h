@@ -13,6 +13,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include <absl/container/flat_hash_map.h>
+
 namespace trtlens {
 
 // ONNX TensorProto.DataType values (onnx.proto, IR version 11).
@@ -177,7 +179,9 @@ struct Graph {
   std::span<const int> consumers(TensorId t) const;
 
  private:
-  std::unordered_map<std::string_view, TensorId> ids_;  // views into tensors[i].name
+  // Open addressing (no node per name): a million-name table is looked up and grown
+  // without a cache miss per chain link or a malloc per entry (bench/README.md, issue 18).
+  absl::flat_hash_map<std::string_view, TensorId> ids_;  // views into tensors[i].name
 };
 
 struct OpsetImport {

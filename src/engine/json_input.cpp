@@ -114,14 +114,23 @@ std::string_view raw_json(od::value v) {
   }
 }
 
+namespace {
+// Inside a JSON string: copies text[i] to `out` (with the character a backslash
+// escapes, moving `i` past it); false when it was the closing quote.
+bool copy_string_char(std::string_view text, size_t& i, std::string& out) {
+  char c = text[i];
+  out += c;
+  if (c == '\\' && i + 1 < text.size()) out += text[++i];
+  return c != '"';
+}
+}  // namespace
+
 void append_compact(std::string_view raw, std::string& out, int level) {
   bool in_str = false;
   for (size_t i = 0; i < raw.size(); ++i) {
     char c = raw[i];
     if (in_str) {
-      out += c;
-      if (c == '\\' && i + 1 < raw.size()) out += raw[++i];
-      else if (c == '"') in_str = false;
+      in_str = copy_string_char(raw, i, out);
     } else if (c == '"') {
       in_str = true;
       out += c;
@@ -215,9 +224,7 @@ std::string null_non_finite(std::string_view text) {
   for (size_t i = 0; i < text.size(); ++i) {
     char c = text[i];
     if (in_str) {
-      out += c;
-      if (c == '\\' && i + 1 < text.size()) out += text[++i];
-      else if (c == '"') in_str = false;
+      in_str = copy_string_char(text, i, out);
       continue;
     }
     if (c == '"') in_str = true;

@@ -259,7 +259,9 @@ std::string describe_input(const Node& n, const Index& ix) {
   return s;
 }
 
-const TensorInfo* tensor(const Ctx& c, const std::string& name) { return c.graph.find(name, c.model.graphs); }
+// Input `pos` of the judged node as its readers see it, through the graph index
+// (an enclosing graph's tensor for an outer read); nullptr when omitted.
+const TensorInfo* input_tensor(const Ctx& c, size_t pos) { return c.graph.input(c.node, pos); }
 
 bool is_constant(const TensorInfo& t) {
   return t.origin == TensorOrigin::Initializer || t.origin == TensorOrigin::ConstantNode;
@@ -272,8 +274,7 @@ struct Constness {
   std::string_view where;  // "a graph input", "computed at run time", ...
   bool foldable = false;
 };
-Constness constness(const Ctx& c, const std::string& name) {
-  const TensorInfo* t = tensor(c, name);
+Constness constness(const TensorInfo* t) {
   if (!t) return {RuleOutcome::Unknown, "not described in the model"};
   switch (t->origin) {
     case TensorOrigin::Initializer: return {RuleOutcome::Holds, "an initializer"};
@@ -293,42 +294,48 @@ std::string type_label(ElemType t) { return std::string(elem_type_trt_name(t)); 
 
 // ---------------------------------------------------------------- checks, one per rule name
 
-RuleCheck check_const_input(const Rule& r, const Ctx& c) {
+// const_input and nonconst_input: one question, the opposite answer holds.
+RuleCheck check_input_constness(const Rule& r, const Ctx& c, bool want_constant) {
   Index ix = index_arg(r.args[0]);
   if (!input_present(c.node, ix.pos)) return holds();
-  Constness k = constness(c, c.node.inputs[ix.pos]);
-  if (k.outcome == RuleOutcome::Holds) return holds();
+  Constness k = constness(input_tensor(c, ix.pos));
+  if (k.outcome == (want_constant ? RuleOutcome::Holds : RuleOutcome::Fails)) return holds();
+  std::string input = describe_input(c.node, ix);
   if (k.outcome == RuleOutcome::Unknown)
-    return unknown(fmt::format("{} is {}, so whether it is a constant is unknown; release requires a constant",
-                               describe_input(c.node, ix), k.where));
-  return fails(fmt::format("{} is {}; release requires a constant (initializer or Constant output){}",
-                           describe_input(c.node, ix), k.where, k.foldable ? kFoldHint : ""));
+    return unknown(want_constant ? fmt::format("{} is {}, so whether it is a constant is unknown; release requires a "
+                                               "constant", input, k.where)
+                                 : fmt::format("{} is {}, so whether it is computed at run time is unknown; release "
+                                               "requires a run-time tensor", input, k.where));
+  if (want_constant)
+    return fails(fmt::format("{} is {}; release requires a constant (initializer or Constant output){}", input, k.where,
+                             k.foldable ? kFoldHint : ""));
+  return fails(fmt::format("{} is {}; release requires a tensor computed at run time, not a constant", input, k.where));
 }
 
-// The node that produces `name` in this graph (GraphIndex), or null.
-const Node* producer(const Ctx& c, const std::string& name) {
-  TensorId t = c.graph.id(name);
+RuleCheck check_const_input(const Rule& r, const Ctx& c) { return check_input_constness(r, c, true); }
+RuleCheck check_nonconst_input(const Rule& r, const Ctx& c) { return check_input_constness(r, c, false); }
+
+// The node that writes input `pos` of the judged node in this graph (GraphIndex), or null.
+const Node* producer(const Ctx& c, size_t pos) {
+  TensorId t = c.graph.input_id(c.node, pos);
   if (t == kNoTensor || static_cast<size_t>(t) >= c.graph.index.producer.size()) return nullptr;
   int p = c.graph.index.producer[static_cast<size_t>(t)];
   return p < 0 ? nullptr : &c.graph.nodes[static_cast<size_t>(p)];
 }
 
-// A node as messages name it: its name, or its position when unnamed.
-
 RuleCheck check_weights_input(const Rule& r, const Ctx& c) {
   Index ix = index_arg(r.args[0]);
   if (!input_present(c.node, ix.pos)) return holds();
-  const std::string& name = c.node.inputs[ix.pos];
-  Constness k = constness(c, name);
+  Constness k = constness(input_tensor(c, ix.pos));
   if (k.outcome == RuleOutcome::Holds) return holds();
   if (k.outcome == RuleOutcome::Unknown)
     return unknown(fmt::format("{} is {}, so whether it holds constant weights is unknown", describe_input(c.node, ix), k.where));
   // Quantized weights: DequantizeLinear(constant) counts as weights.
-  if (const Node* p = producer(c, name); p && p->op_type == "DequantizeLinear" && (p->domain.empty() || p->domain == "ai.onnx")) {
+  if (const Node* p = producer(c, ix.pos); p && p->op_type == "DequantizeLinear" && (p->domain.empty() || p->domain == "ai.onnx")) {
     if (!input_present(*p, 0))
       return fails(fmt::format("{} comes from DequantizeLinear {} without a data input; release requires constant weights",
                                describe_input(c.node, ix), node_label(*p)));
-    Constness data = constness(c, p->inputs[0]);
+    Constness data = constness(c.graph.input(*p, 0));
     if (data.outcome == RuleOutcome::Holds) return holds();
     if (data.outcome == RuleOutcome::Unknown)
       return unknown(fmt::format("{} comes from DequantizeLinear {} whose data input ({}) is {}; whether it is constant is unknown",
@@ -339,18 +346,6 @@ RuleCheck check_weights_input(const Rule& r, const Ctx& c) {
   }
   return fails(fmt::format("{} is {}; release requires constant weights (or DequantizeLinear of constant weights){}",
                            describe_input(c.node, ix), k.where, k.foldable ? kFoldHint : ""));
-}
-
-RuleCheck check_nonconst_input(const Rule& r, const Ctx& c) {
-  Index ix = index_arg(r.args[0]);
-  if (!input_present(c.node, ix.pos)) return holds();
-  Constness k = constness(c, c.node.inputs[ix.pos]);
-  if (k.outcome == RuleOutcome::Fails) return holds();
-  if (k.outcome == RuleOutcome::Unknown)
-    return unknown(fmt::format("{} is {}, so whether it is computed at run time is unknown; release requires a run-time tensor",
-                               describe_input(c.node, ix), k.where));
-  return fails(fmt::format("{} is {}; release requires a tensor computed at run time, not a constant",
-                           describe_input(c.node, ix), k.where));
 }
 
 RuleCheck check_input_present(const Rule& r, const Ctx& c) {
@@ -369,7 +364,7 @@ RuleCheck check_value_in(const Rule& r, const Ctx& c) {
   Index ix = index_arg(r.args[0]);
   std::string_view set = r.args[1];
   if (!input_present(c.node, ix.pos)) return holds();
-  const TensorInfo* t = tensor(c, c.node.inputs[ix.pos]);
+  const TensorInfo* t = input_tensor(c, ix.pos);
   // The parser only checks values it can see: run-time tensors pass.
   if (!t || !is_constant(*t)) return holds();
   if (!t->values)
@@ -391,7 +386,7 @@ RuleCheck check_input_types(const Rule& r, const Ctx& c) {
   for (size_t pos = first; pos < last; ++pos) {
     if (!input_present(c.node, pos)) continue;
     Index ix = every ? Index{pos, {}} : index_arg(r.args[0]);
-    const TensorInfo* t = tensor(c, c.node.inputs[pos]);
+    const TensorInfo* t = input_tensor(c, pos);
     if (!t || t->type == ElemType::UNDEFINED) {
       if (!undecided)
         undecided = unknown(fmt::format("element type of {} is unknown; release requires {}", describe_input(c.node, ix),
@@ -409,7 +404,7 @@ RuleCheck check_rank(const Rule& r, const Ctx& c) {
   Index ix = index_arg(r.args[0]);
   std::string_view set = r.args[1];
   if (!input_present(c.node, ix.pos)) return holds();
-  const TensorInfo* t = tensor(c, c.node.inputs[ix.pos]);
+  const TensorInfo* t = input_tensor(c, ix.pos);
   if (!t || t->rank < 0)
     return unknown(fmt::format("rank of {} is unknown; release requires {}", describe_input(c.node, ix), r.args[1]));
   if (in_set(set, Value{false, static_cast<double>(t->rank), {}})) return holds();
@@ -423,7 +418,7 @@ std::string describe_dim(const Dim& d, size_t axis) {
 RuleCheck check_static_shape(const Rule& r, const Ctx& c) {
   Index ix = index_arg(r.args[0]);
   if (!input_present(c.node, ix.pos)) return holds();
-  const TensorInfo* t = tensor(c, c.node.inputs[ix.pos]);
+  const TensorInfo* t = input_tensor(c, ix.pos);
   if (!t || t->rank < 0 || t->dims.size() != static_cast<size_t>(t->rank))
     return unknown(fmt::format("shape of {} is unknown; release requires a static shape", describe_input(c.node, ix)));
   std::optional<size_t> unknown_axis;
@@ -462,7 +457,7 @@ RuleCheck check_static_dim(const Rule& r, const Ctx& c) {
     parse_int(spec, axis);
     axis_text = fmt::format("axis {}", axis);
   }
-  const TensorInfo* t = tensor(c, c.node.inputs[ix.pos]);
+  const TensorInfo* t = input_tensor(c, ix.pos);
   if (!t || t->rank < 0 || t->dims.size() != static_cast<size_t>(t->rank))
     return unknown(fmt::format("shape of {} is unknown; release requires {} to be static", describe_input(c.node, ix), axis_text));
   int64_t a = axis < 0 ? axis + t->rank : axis;
@@ -672,12 +667,12 @@ RuleCheck check_einsum_no_diagonal(const Rule&, const Ctx& c) {
 RuleCheck check_same_types(const Rule& r, const Ctx& c) {
   Index ix = index_arg(r.args[0]);
   if (!input_present(c.node, ix.pos)) return holds();
-  const TensorInfo* base = tensor(c, c.node.inputs[ix.pos]);
+  const TensorInfo* base = input_tensor(c, ix.pos);
   std::optional<RuleCheck> undecided;
   for (std::string_view item : split(r.args[1], '|')) {
     int64_t pos = 0;
     if (!parse_int(item, pos) || pos < 0 || !input_present(c.node, static_cast<size_t>(pos))) continue;
-    const TensorInfo* t = tensor(c, c.node.inputs[static_cast<size_t>(pos)]);
+    const TensorInfo* t = input_tensor(c, static_cast<size_t>(pos));
     if (!base || !t || base->type == ElemType::UNDEFINED || t->type == ElemType::UNDEFINED) {
       undecided = unknown(fmt::format("element type of input {} or {} is unknown; release requires input {} of the "
                                       "type of {}", ix.pos, pos, pos, describe_input(c.node, ix)));
@@ -700,14 +695,14 @@ RuleCheck check_resize_nd(const Rule& r, const Ctx& c) {
   size_t keep = m == "linear" ? 3 : m == "cubic" ? 2 : 0;
   Index ix = index_arg(r.args[0]);
   if (keep == 0 || !input_present(c.node, ix.pos)) return holds();
-  const TensorInfo* t = tensor(c, c.node.inputs[ix.pos]);
+  const TensorInfo* t = input_tensor(c, ix.pos);
   if (!t || !is_constant(*t)) return holds();
   if (!t->values)
     return unknown(fmt::format("{} is a constant whose values are not known; release resizes with mode {} only the "
                                "innermost {} axes", describe_input(c.node, ix), m, keep));
   std::vector<double> ordered = *t->values;
   if (const Attribute* axes = c.node.attribute("axes"); axes && !axes->ints.empty()) {
-    const TensorInfo* x = input_present(c.node, 0) ? tensor(c, c.node.inputs[0]) : nullptr;
+    const TensorInfo* x = input_present(c.node, 0) ? input_tensor(c, 0) : nullptr;
     if (!x || x->rank < 0)
       return unknown(fmt::format("rank of input 0 is unknown; release resizes with mode {} only the innermost {} axes",
                                  m, keep));

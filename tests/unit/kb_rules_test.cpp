@@ -186,7 +186,15 @@ TEST_F(KbRules, ConstInputSeesInitializersOfEnclosingGraphs) {
   n.op_type = "Reshape";
   n.inputs = {"x", "w"};
   body.nodes.push_back(n);
+  body.parent_node = 0;
   model.graphs.push_back(std::move(body));
+  Node loop;  // the body's owner: the index reaches a subgraph through its node's attribute
+  loop.op_type = "Loop";
+  Attribute a;
+  a.name = "body";
+  a.graphs = {1};
+  loop.attributes.push_back(a);
+  model.graphs[0].nodes.push_back(loop);
   index_graphs(model);
   const Graph& g = model.graphs[1];
   EXPECT_EQ(check_rule(parse_rule("const_input(1)"), model, g, g.nodes[0]).outcome, Holds);
