@@ -45,8 +45,8 @@ struct ModelAnalysis {
 };
 
 // Annotates `model` as `request` asks: the pins (each judged once), the sweep
-// (each node judged once per runtime; one Annotator, so per-model facts are
-// computed once), the partition. Pins naming a release outside `kb` are
+// (each node's import judged once per release and its precision once per runtime;
+// one Annotator, so per-model facts are computed once), the partition. Pins naming a release outside `kb` are
 // annotated on their own. Throws what annotate throws.
 ModelAnalysis analyze_model(const Model& model, const KnowledgeBase& kb, const AnalysisRequest& request);
 

@@ -29,12 +29,19 @@ ModelAnalysis analyze_model(const Model& model, const KnowledgeBase& kb, const A
     auto policy = threads > 1 ? std::launch::async : std::launch::deferred;
     // Annotate a batch in parallel, then hand it over in job order: the sink sees
     // the same sequence whatever the thread count, and one batch is held at a time.
+    // Each release's imports are judged once, for all its precisions (jobs are release-major).
+    std::shared_ptr<const Annotator::ReleaseImports> imports;
+    size_t imports_of = releases.size();
     for (size_t start = 0; start < jobs.size(); start += threads) {
       std::vector<std::future<Annotations>> batch;
       for (size_t j = start; j < jobs.size() && j < start + threads; ++j) {
+        if (imports_of != jobs[j].release) {
+          imports_of = jobs[j].release;
+          imports = annotator.import_release(releases[imports_of]);
+        }
         const Release* rel = &releases[jobs[j].release];
         Precision p = jobs[j].precision;
-        batch.push_back(std::async(policy, [&annotator, rel, p] { return annotator.run(*rel, p); }));
+        batch.push_back(std::async(policy, [&annotator, rel, p, imports] { return annotator.run(*rel, p, imports.get()); }));
       }
       for (size_t j = 0; j < batch.size(); ++j) {
         const Job& job = jobs[start + j];

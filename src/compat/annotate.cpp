@@ -227,16 +227,37 @@ class Findings {
   bool detailed_;
 };
 
-NodeVerdict Annotator::judge(int gi, const Node& n, const Release& r, Precision p) const {
-  Findings f(true);
-  if (model_.is_local_function(n.domain, n.op_type)) {
-    f.precision = "-";  // judged by its body (Annotator::run)
-  } else {
-    NodeTypes types = judge_import(gi, n, tensors_of(gi, n), r, f);
-    if (f.verdict == Verdict::UNSUPPORTED) f.precision = "-";
-    else judge_precision(gi, n, r, p, types, f);
-  }
+// One node's import judgement, kept to judge each precision from.
+struct ImportedNode {
+  Findings findings;
+  Annotator::NodeTypes types;
+  bool function_call = false;  // judged by its body (Annotator::run)
+};
+
+class Annotator::ReleaseImports {
+ public:
+  std::vector<ImportedNode> nodes;  // in Annotations::nodes order
+};
+
+ImportedNode Annotator::judge_node_import(int gi, const Node& n, const Release& r) const {
+  ImportedNode out{Findings(true), {}, model_.is_local_function(n.domain, n.op_type)};
+  if (!out.function_call) out.types = judge_import(gi, n, tensors_of(gi, n), r, out.findings);
+  return out;
+}
+
+NodeVerdict Annotator::judge(int gi, const Node& n, const Release& r, Precision p, ImportedNode imported) const {
+  Findings& f = imported.findings;
+  if (imported.function_call || f.verdict == Verdict::UNSUPPORTED) f.precision = "-";
+  else judge_precision(gi, n, r, p, imported.types, f);
   return NodeVerdict{gi, n.index, f.verdict, f.precision, std::move(f.reasons), std::move(f.hints)};
+}
+
+std::shared_ptr<const Annotator::ReleaseImports> Annotator::import_release(const Release& r) const {
+  auto out = std::make_shared<ReleaseImports>();
+  out->nodes.reserve(model_.node_count());
+  for (size_t gi = 0; gi < model_.graphs.size(); ++gi)
+    for (const auto& n : model_.graphs[gi].nodes) out->nodes.push_back(judge_node_import(static_cast<int>(gi), n, r));
+  return out;
 }
 
 void Annotator::judge_plugin(const Node& n, const OpEntry& e, const Release& r, Findings& f) const {
@@ -722,7 +743,7 @@ void Annotator::judge_precision(int gi, const Node& n, const Release& r, Precisi
   }
 }
 
-Annotations Annotator::run(const Release& r, Precision p) const {
+Annotations Annotator::run(const Release& r, Precision p, const ReleaseImports* imports) const {
   Annotations a;
   a.release = &r;
   a.precision = p;
@@ -730,7 +751,10 @@ Annotations Annotator::run(const Release& r, Precision p) const {
   std::vector<size_t> graph_start(model_.graphs.size());
   for (size_t gi = 0; gi < model_.graphs.size(); ++gi) {
     graph_start[gi] = a.nodes.size();
-    for (const auto& n : model_.graphs[gi].nodes) a.nodes.push_back(judge(static_cast<int>(gi), n, r, p));
+    for (const auto& n : model_.graphs[gi].nodes) {
+      int g = static_cast<int>(gi);
+      a.nodes.push_back(judge(g, n, r, p, imports ? imports->nodes[a.nodes.size()] : judge_node_import(g, n, r)));
+    }
   }
   // Local function calls take the worst verdict of their body.
   for (size_t gi = 0; gi < model_.graphs.size(); ++gi)

@@ -2,6 +2,7 @@
 // (Q/DQ regions, the model's float type) are computed once per model, so the
 // matrix over every release and precision reuses them.
 #pragma once
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -12,11 +13,18 @@
 namespace trtlens {
 
 class Findings;  // what one node's judgement found (annotate.cpp)
+struct ImportedNode;  // one node's import judgement (annotate.cpp)
 
 class Annotator {
  public:
   Annotator(const Model& model, const KnowledgeBase& kb);
-  Annotations run(const Release& release, Precision precision) const;
+  // What judging every node's import for one release found: everything but the
+  // precision. A sweep judges each release's imports once and each precision from them.
+  class ReleaseImports;
+  std::shared_ptr<const ReleaseImports> import_release(const Release& release) const;
+  // Every node's verdict for one runtime. `imports`, when given, must come from
+  // import_release(release); the result is the same, only the import is not judged again.
+  Annotations run(const Release& release, Precision precision, const ReleaseImports* imports = nullptr) const;
   // Summaries for every release × precision of the knowledge base. A node's
   // verdict depends on the release only through its op's row and the
   // release's type lists and policies, so each node is judged once per
@@ -24,6 +32,7 @@ class Annotator {
   Matrix matrix() const;
 
  private:
+  friend struct ImportedNode;
   struct GraphFacts {
     std::vector<ElemType> quant;  // per node: the quantized type of its Q/DQ region, UNDEFINED outside
   };
@@ -43,7 +52,9 @@ class Annotator {
     uint32_t release_types = 0, release_all = 0, entry_types = 0;
   };
 
-  NodeVerdict judge(int graph, const Node& n, const Release& r, Precision p) const;
+  // A node's verdict at precision `p` from its import judgement (a copy: judging consumes it).
+  NodeVerdict judge(int graph, const Node& n, const Release& r, Precision p, ImportedNode imported) const;
+  ImportedNode judge_node_import(int graph, const Node& n, const Release& r) const;
   // Status, rules and element types: everything but the precision.
   NodeTypes judge_import(int graph, const Node& n, const std::vector<const TensorInfo*>& tensors, const Release& r,
                          Findings& f) const;
