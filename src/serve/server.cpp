@@ -1,12 +1,20 @@
 #include <fmt/core.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <csignal>
 #include <cstring>
+#include <memory>
 
 #include "serve/context.h"
+#include "serve/front_door.h"
 #include "trtlens/error.h"
 #include "util/files.h"
 
@@ -14,16 +22,126 @@ namespace trtlens::serve {
 
 namespace {
 
-// cpp-httplib 0.11 listens with a backlog of 5: a burst of connections (200
-// clients at once) overflows it and the kernel drops their handshakes, which
-// clients see as reset connections. Linux lets listen() be called again on a
-// listening socket to raise the backlog; this gives access to the socket.
+// A connection after its head passed the front door: the head and what came
+// with it are replayed to cpp-httplib, then the socket is read until the body
+// deadline and written until the reply deadline (a client that stops reading
+// or sending holds a worker for a bounded time).
+class GuardedStream : public httplib::Stream {
+ public:
+  GuardedStream(int fd, std::string prefix, int64_t read_deadline_ms)
+      : fd_(fd), prefix_(std::move(prefix)), read_deadline_ms_(read_deadline_ms) {}
+  bool is_readable() const override { return pos_ < prefix_.size() || wait(POLLIN, read_deadline_ms_); }
+  bool is_writable() const override { return wait(POLLOUT, write_deadline()); }
+  ssize_t read(char* ptr, size_t size) override {
+    if (pos_ < prefix_.size()) {
+      size_t n = std::min(size, prefix_.size() - pos_);
+      std::memcpy(ptr, prefix_.data() + pos_, n);
+      pos_ += n;
+      return static_cast<ssize_t>(n);
+    }
+    if (!wait(POLLIN, read_deadline_ms_)) return -1;
+    return ::recv(fd_, ptr, size, 0);
+  }
+  ssize_t write(const char* ptr, size_t size) override {
+    if (!wait(POLLOUT, write_deadline())) return -1;
+    return ::send(fd_, ptr, size, MSG_NOSIGNAL);
+  }
+  void get_remote_ip_and_port(std::string& ip, int& port) const override { address(true, ip, port); }
+  void get_local_ip_and_port(std::string& ip, int& port) const override { address(false, ip, port); }
+  socket_t socket() const override { return fd_; }
+
+ private:
+  static constexpr int64_t kReplySeconds = 300;  // the longest a reply may take to be read
+  int64_t write_deadline() const {
+    if (write_deadline_ms_ == 0) write_deadline_ms_ = monotonic_ms() + kReplySeconds * 1000;
+    return write_deadline_ms_;
+  }
+  bool wait(short events, int64_t deadline_ms) const {
+    for (;;) {
+      int64_t left = deadline_ms - monotonic_ms();
+      if (left <= 0) return false;
+      pollfd p{fd_, events, 0};
+      int r = ::poll(&p, 1, static_cast<int>(std::min<int64_t>(left, 60000)));
+      if (r > 0) return true;
+      if (r < 0 && errno != EINTR) return false;
+    }
+  }
+  void address(bool peer, std::string& ip, int& port) const {
+    sockaddr_storage a{};
+    socklen_t len = sizeof a;
+    int r = peer ? ::getpeername(fd_, reinterpret_cast<sockaddr*>(&a), &len)
+                 : ::getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len);
+    if (r != 0) return;
+    char buf[INET6_ADDRSTRLEN] = {};
+    if (a.ss_family == AF_INET) {
+      auto* in = reinterpret_cast<sockaddr_in*>(&a);
+      ::inet_ntop(AF_INET, &in->sin_addr, buf, sizeof buf);
+      port = ntohs(in->sin_port);
+    } else if (a.ss_family == AF_INET6) {
+      auto* in6 = reinterpret_cast<sockaddr_in6*>(&a);
+      ::inet_ntop(AF_INET6, &in6->sin6_addr, buf, sizeof buf);
+      port = ntohs(in6->sin6_port);
+    }
+    ip = buf;
+  }
+  int fd_;
+  std::string prefix_;
+  size_t pos_ = 0;
+  int64_t read_deadline_ms_;
+  mutable int64_t write_deadline_ms_ = 0;
+};
+
 class Server : public httplib::Server {
  public:
+  Server(const RequestLimits& limits, unsigned workers)
+      : workers_(workers), queue_limit_(size_t{workers} * 4),
+        door_(std::make_unique<FrontDoor>(limits, [this](int fd, std::string head, std::string rest, int64_t deadline) {
+          dispatch(fd, std::move(head), std::move(rest), deadline);
+        })) {}
+  ~Server() override {
+    door_.reset();  // no more dispatches
+    workers_.shutdown();  // requests in progress finish
+  }
+
+  // cpp-httplib 0.11 listens with a backlog of 5: a burst of connections (200
+  // clients at once) overflows it and the kernel drops their handshakes, which
+  // clients see as reset connections. Linux lets listen() be called again on a
+  // listening socket to raise the backlog; this gives access to the socket.
   void raise_backlog(int backlog) {
     if (::listen(svr_sock_, backlog) != 0)
       fmt::print(stderr, "serve: cannot raise the listen backlog: {}\n", std::strerror(errno));
   }
+
+ private:
+  // cpp-httplib's accept loop hands each connection here (on its small pool):
+  // the front door reads the head, off the workers.
+  bool process_and_close_socket(socket_t sock) override {
+    door_->add(sock);
+    return true;
+  }
+
+  void dispatch(int fd, std::string head, std::string rest, int64_t deadline_ms) {
+    if (queued_.fetch_add(1) >= queue_limit_) {
+      --queued_;
+      send_raw_error(fd, 503, "the server is busy; try again");
+      ::shutdown(fd, SHUT_RDWR);
+      ::close(fd);
+      return;
+    }
+    workers_.enqueue([this, fd, prefix = std::move(head) + rest, deadline_ms]() mutable {
+      GuardedStream stream(fd, std::move(prefix), deadline_ms);
+      bool closed = false;
+      process_request(stream, /*close_connection=*/true, closed, nullptr);
+      ::shutdown(fd, SHUT_RDWR);
+      ::close(fd);
+      --queued_;
+    });
+  }
+
+  httplib::ThreadPool workers_;
+  const size_t queue_limit_;  // requests running or waiting for a worker; more get 503
+  std::atomic<size_t> queued_{0};
+  std::unique_ptr<FrontDoor> door_;
 };
 
 constexpr int kListenBacklog = 1024;
@@ -64,13 +182,12 @@ void run_server(const ServeOptions& options) {
   ctx.store = store::Store::open(options.data_dir, options.db_url);
   ctx.analyzer = std::make_unique<Analyzer>(*ctx.store, std::move(pins), options.analysis_threads);
 
-  Server server;
-  const unsigned threads = std::max(2u, options.threads);
-  server.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+  RequestLimits limits;
+  limits.upload_bytes = options.max_upload_bytes;
+  Server server(limits, std::max(2u, options.threads));
+  // cpp-httplib's own pool only hands accepted connections to the front door.
+  server.new_task_queue = [] { return new httplib::ThreadPool(2); };
   server.set_payload_max_length(options.max_upload_bytes);
-  // A slow client on a big upload is fine; a stalled one is dropped.
-  server.set_read_timeout(60);
-  server.set_write_timeout(60);
   server.set_exception_handler([](const httplib::Request& req, httplib::Response& res, std::exception_ptr ep) {
     std::string message;
     int status = status_of(ep, message);
