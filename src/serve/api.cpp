@@ -214,6 +214,7 @@ void add_api_routes(httplib::Server& server, Context& ctx) {
           return;
         }
     }
+    LiveAnalyses::Turn turn(*ctx.live);
     Model m = load_version_model(ctx, v);
     send_json(res, check_json(m, annotate(m, kb, r, p)));
   });
@@ -255,6 +256,7 @@ void add_api_routes(httplib::Server& server, Context& ctx) {
     if (!caller_for(ctx, req, res, req.matches[1], Role::Read)) return;
     store::Version v = find_version(ctx, req.matches[1], req.matches[2], req.matches[3]);
     store::Engine e = find_engine(ctx, v, req.matches[4]);
+    LiveAnalyses::Turn turn(*ctx.live);
     Model m = load_version_model(ctx, v);
     auto dir = ctx.store->objects().tree_path(e.tree_hash);
     EnginePlan plan = load_plan(find_plan_files((e.prefix.empty() ? dir : dir / e.prefix).string()));
@@ -286,6 +288,7 @@ std::string version_diff(Context& ctx, const store::Version& before, const store
     auto ra = read_diff_rows(ctx.store->objects().get_blob(sa->diff_hash));
     return view_of(diff_models(rb->rows, ra->rows), sb->converts, sa->converts);
   }
+  LiveAnalyses::Turn turn(*ctx.live);
   Model a = load_version_model(ctx, before), b = load_version_model(ctx, after);
   Annotations aa = annotate(a, kb, r, p), bb = annotate(b, kb, r, p);
   return view_of(diff_models(a, aa, b, bb), aa.converts, bb.converts);

@@ -2,6 +2,7 @@
 #pragma once
 #include <httplib.h>
 
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <functional>
@@ -119,10 +120,41 @@ struct Caller {
   std::string csrf;  // the session's form token (empty for tokens)
 };
 
+// Refused for now: the request may be sent again later (503).
+struct BusyError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Models a request loads and judges itself (/check or /diff at a runtime the stored
+// analysis lacks, an engine overlay): at most this many at once over the whole server,
+// so readers cannot each hold a model in memory. A request waits up to `wait` for a turn.
+class LiveAnalyses {
+ public:
+  explicit LiveAnalyses(unsigned slots, std::chrono::milliseconds wait = std::chrono::seconds(10))
+      : free_(slots), wait_(wait) {}
+  class Turn {
+   public:
+    explicit Turn(LiveAnalyses& l);  // throws BusyError when no turn comes in time
+    ~Turn();
+    Turn(const Turn&) = delete;
+    Turn& operator=(const Turn&) = delete;
+
+   private:
+    LiveAnalyses& l_;
+  };
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable freed_;
+  unsigned free_;
+  std::chrono::milliseconds wait_;
+};
+
 struct Context {
   ServeOptions options;
   std::unique_ptr<store::Store> store;
   std::unique_ptr<Analyzer> analyzer;
+  std::unique_ptr<LiveAnalyses> live;
 };
 
 inline constexpr const char* kSessionCookie = "trtlens_session";

@@ -1,5 +1,6 @@
 #include <fmt/core.h>
 
+#include <chrono>
 #include <ctime>
 #include <nlohmann/json.hpp>
 
@@ -26,6 +27,22 @@ std::string cookie_value(const httplib::Request& req, std::string_view name) {
 }
 
 }  // namespace
+
+LiveAnalyses::Turn::Turn(LiveAnalyses& l) : l_(l) {
+  std::unique_lock<std::mutex> lock(l.mutex_);
+  if (!l.freed_.wait_for(lock, l.wait_, [&] { return l.free_ > 0; }))
+    throw BusyError("the server is judging other models; try again in a minute, or ask for a pinned runtime "
+                    "(its result is stored)");
+  --l.free_;
+}
+
+LiveAnalyses::Turn::~Turn() {
+  {
+    std::lock_guard<std::mutex> lock(l_.mutex_);
+    ++l_.free_;
+  }
+  l_.freed_.notify_one();
+}
 
 std::string session_cookie(const httplib::Request& req) { return cookie_value(req, kSessionCookie); }
 

@@ -159,6 +159,9 @@ int status_of(std::exception_ptr ep, std::string& message) {
   } catch (const store::StoreError& e) {
     message = e.what();
     return status_for(e);
+  } catch (const BusyError& e) {
+    message = e.what();
+    return 503;
   } catch (const InputError& e) {
     message = e.what();
     return 400;
@@ -181,6 +184,7 @@ void run_server(const ServeOptions& options) {
   std::vector<Pin> pins = resolve_pins(options.pins);
   ctx.store = store::Store::open(options.data_dir, options.db_url);
   ctx.analyzer = std::make_unique<Analyzer>(*ctx.store, std::move(pins), options.analysis_threads);
+  ctx.live = std::make_unique<LiveAnalyses>(std::max(1u, options.analysis_threads));
 
   RequestLimits limits;
   limits.upload_bytes = options.max_upload_bytes;

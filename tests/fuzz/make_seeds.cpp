@@ -130,6 +130,14 @@ void write_archive_seeds(const std::string& dir) {
   write_zip(dir + "/link.zip", {file_entry("model.onnx", model), symlink_entry("w.bin", "../w.bin")});
 }
 
+void write_request_head_seeds(const std::string& dir) {
+  write_text(dir + "/get.txt", "GET /api/projects HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer trt_0\r\n\r\n");
+  write_text(dir + "/login.txt", "POST /login HTTP/1.1\r\nHost: x\r\nContent-Length: 11\r\n"
+                                 "Content-Type: application/x-www-form-urlencoded\r\n\r\n");
+  write_text(dir + "/upload.txt", "POST /api/projects/p/models/m/versions?filename=m.onnx HTTP/1.1\r\n"
+                                  "Content-Length: 100\r\nRange: bytes=0-,1-\n\n");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -138,13 +146,14 @@ int main(int argc, char** argv) {
     return 2;
   }
   std::string out = argv[1];
-  for (const char* target : {"onnx_loader", "engine_json", "plan_header", "calib_cache", "trtexec_log", "model_archive"})
+  for (const char* target : {"onnx_loader", "engine_json", "plan_header", "calib_cache", "trtexec_log", "model_archive", "request_head"})
     fs::create_directories(out + "/" + target);
   write_onnx_seeds(out + "/onnx_loader");
   write_engine_seeds(out + "/engine_json");
   write_plan_seeds(out + "/plan_header");
   write_calib_seeds(out + "/calib_cache");
   write_archive_seeds(out + "/model_archive");
+  write_request_head_seeds(out + "/request_head");
   for (const auto& e : fs::directory_iterator(fs::path(TRTLENS_SOURCE_DIR) / "tests/fixtures/engine/logs"))
     fs::copy_file(e.path(), out + "/trtexec_log/" + e.path().filename().string(), fs::copy_options::overwrite_existing);
   return 0;
