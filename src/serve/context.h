@@ -150,7 +150,32 @@ class LiveAnalyses {
   std::chrono::milliseconds wait_;
 };
 
+// Too many failed sign-ins or unknown tokens from one client address (429).
+struct RateLimited : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Failed sign-ins and unknown tokens per client address: after kMaxFailures within
+// kWindowSeconds the address is refused (RateLimited) until its oldest failure is that
+// old; the first refusal of a run is logged. At most kMaxAddresses are tracked (the
+// oldest forgotten first), so the table is bounded whatever the number of clients.
+class FailureLimiter {
+ public:
+  static constexpr size_t kMaxFailures = 20;
+  static constexpr int64_t kWindowSeconds = 60;
+  static constexpr size_t kMaxAddresses = 10000;
+  // Throws RateLimited when `address` is over the limit at `now` (unix seconds).
+  void check(const std::string& address, int64_t now);
+  void failed(const std::string& address, int64_t now);
+
+ private:
+  std::mutex mutex_;
+  std::map<std::string, std::deque<int64_t>> failures_;  // address -> failure times, oldest first
+  std::deque<std::string> order_;                         // addresses, by first failure
+};
+
 struct Context {
+  FailureLimiter failures;
   ServeOptions options;
   std::unique_ptr<store::Store> store;
   std::unique_ptr<Analyzer> analyzer;
@@ -158,8 +183,11 @@ struct Context {
 };
 
 inline constexpr const char* kSessionCookie = "trtlens_session";
+inline constexpr const char* kLoginCookie = "trtlens_login";  // the sign-in form's CSRF token
 
 std::optional<Caller> authenticate(Context& ctx, const httplib::Request& req);
+// The value of cookie `name` in the request ("" when it has none).
+std::string request_cookie(const httplib::Request& req, std::string_view name);
 // The session cookie's value in the request ("" when it has none).
 std::string session_cookie(const httplib::Request& req);
 // A JSON error body {"error": message} with `status`.

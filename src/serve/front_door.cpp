@@ -146,7 +146,12 @@ struct FrontDoor::Impl {
     int64_t deadline_ms;
     size_t head_end = 0;  // once the head is checked: its length, and `check` what it gave
     HeadCheck check;
+    // Refused and answered: what the client still sends is read and dropped (this many
+    // bytes at most, until the deadline), so it reads the answer instead of a reset.
+    int64_t linger_bytes = -1;
   };
+  static constexpr int64_t kLingerBytes = 16 << 20;
+  static constexpr int64_t kLingerMs = 2000;
   const RequestLimits& limits;
   Dispatch dispatch;
   std::mutex mutex;
@@ -225,8 +230,20 @@ struct FrontDoor::Impl {
             }
             continue;
           }
-          p.buf.append(chunk, static_cast<size_t>(n));
-          if (advance(p)) continue;  // dispatched or refused
+          if (p.linger_bytes >= 0) {
+            p.linger_bytes -= n;
+            if (p.linger_bytes < 0) {
+              close_connection(p.fd);
+              continue;
+            }
+          } else {
+            p.buf.append(chunk, static_cast<size_t>(n));
+            if (advance(p)) continue;  // dispatched
+          }
+        }
+        if (now >= p.deadline_ms && p.linger_bytes >= 0) {
+          close_connection(p.fd);
+          continue;
         }
         if (now >= p.deadline_ms) {
           send_raw_error(p.fd, 408, "request head not received in " + std::to_string(limits.head_seconds) + " s");
@@ -241,12 +258,16 @@ struct FrontDoor::Impl {
   }
 
   // After new bytes: checks the head once it is complete, and dispatches once what
-  // the front door reads has arrived. True when `p` is done with (dispatched or refused).
+  // the front door reads has arrived. True when `p` is dispatched; a refused one is
+  // answered and left lingering.
   bool advance(Pending& p) {
     auto refuse = [&](int status, const std::string& message) {
       send_raw_error(p.fd, status, message);
-      close_connection(p.fd);
-      return true;
+      ::shutdown(p.fd, SHUT_WR);
+      p.buf = std::string();
+      p.linger_bytes = kLingerBytes;
+      p.deadline_ms = monotonic_ms() + kLingerMs;
+      return false;
     };
     if (p.head_end == 0) {
       size_t end = head_end(p.buf);

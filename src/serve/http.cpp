@@ -8,10 +8,7 @@
 
 namespace trtlens::serve {
 
-namespace {
-
-// The value of cookie `name` in the request's Cookie header ("" when absent).
-std::string cookie_value(const httplib::Request& req, std::string_view name) {
+std::string request_cookie(const httplib::Request& req, std::string_view name) {
   const std::string header = req.get_header_value("Cookie");
   size_t pos = 0;
   while (pos < header.size()) {
@@ -25,8 +22,6 @@ std::string cookie_value(const httplib::Request& req, std::string_view name) {
   }
   return "";
 }
-
-}  // namespace
 
 LiveAnalyses::Turn::Turn(LiveAnalyses& l) : l_(l) {
   std::unique_lock<std::mutex> lock(l.mutex_);
@@ -44,13 +39,46 @@ LiveAnalyses::Turn::~Turn() {
   l_.freed_.notify_one();
 }
 
-std::string session_cookie(const httplib::Request& req) { return cookie_value(req, kSessionCookie); }
+std::string session_cookie(const httplib::Request& req) { return request_cookie(req, kSessionCookie); }
+
+void FailureLimiter::check(const std::string& address, int64_t now) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = failures_.find(address);
+  if (it == failures_.end()) return;
+  auto& times = it->second;
+  while (!times.empty() && times.front() <= now - kWindowSeconds) times.pop_front();
+  if (times.size() < kMaxFailures) return;
+  throw RateLimited(fmt::format("too many failed sign-ins or unknown tokens from {}; try again in {} s", address,
+                                times.front() + kWindowSeconds - now));
+}
+
+void FailureLimiter::failed(const std::string& address, int64_t now) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto [it, added] = failures_.try_emplace(address);
+  if (added) {
+    order_.push_back(address);
+    if (order_.size() > kMaxAddresses) {
+      failures_.erase(order_.front());
+      order_.pop_front();
+    }
+  }
+  auto& times = it->second;
+  times.push_back(now);
+  while (times.size() > kMaxFailures) times.pop_front();
+  if (times.size() == kMaxFailures && times.front() > now - kWindowSeconds)
+    fmt::print(stderr, "serve: {} failed {} sign-ins or tokens within {} s; refused for now\n", address, kMaxFailures,
+               kWindowSeconds);
+}
 
 std::optional<Caller> authenticate(Context& ctx, const httplib::Request& req) {
   const std::string auth = req.get_header_value("Authorization");
   if (auth.rfind("Bearer ", 0) == 0) {
+    ctx.failures.check(req.remote_addr, std::time(nullptr));
     auto user = ctx.store->user_for_token(auth.substr(7));
-    if (!user) return std::nullopt;
+    if (!user) {
+      ctx.failures.failed(req.remote_addr, std::time(nullptr));
+      return std::nullopt;
+    }
     return Caller{user->id, user->name, false, ""};
   }
   std::string cookie = session_cookie(req);

@@ -7,6 +7,7 @@
 
 #include "render/html.h"
 #include "serve/context.h"
+#include "store/hash.h"
 #include "trtlens/error.h"
 #include "util/embedded.h"
 
@@ -168,18 +169,36 @@ void add_page_routes(httplib::Server& server, Context& ctx) {
     });
   }
 
+  // Login CSRF: the form carries a token that must match a cookie set with it, which
+  // another site can neither read nor send (SameSite=Strict), so it cannot sign a
+  // visitor's browser in as someone else; a cross-site Origin is refused as well.
   server.Get("/login", [](const httplib::Request&, httplib::Response& res) {
+    const std::string token = store::random_hex(16);
+    res.set_header("Set-Cookie", fmt::format("{}={}; Path=/login; HttpOnly; SameSite=Strict; Max-Age=3600",
+                                             kLoginCookie, token));
     send_page(res, "sign in", std::nullopt,
-              "<h1>Sign in</h1><form method=\"post\" action=\"/login\"><label>API token <input type=\"password\" "
-              "name=\"token\" autocomplete=\"off\" required></label> <button>sign in</button></form>\n"
-              "<p>An administrator makes tokens with <code>trtlens admin token USER</code>.</p>\n");
+              fmt::format("<h1>Sign in</h1><form method=\"post\" action=\"/login\"><input type=\"hidden\" "
+                          "name=\"login_csrf\" value=\"{}\"><label>API token <input type=\"password\" "
+                          "name=\"token\" autocomplete=\"off\" required></label> <button>sign in</button></form>\n"
+                          "<p>An administrator makes tokens with <code>trtlens admin token USER</code>.</p>\n",
+                          token));
   });
 
   server.Post("/login", [&ctx](const httplib::Request& req, httplib::Response& res) {
+    ctx.failures.check(req.remote_addr, std::time(nullptr));
+    const std::string origin = req.get_header_value("Origin"), host = req.get_header_value("Host");
+    const bool same_origin = origin.empty() || origin == "http://" + host || origin == "https://" + host;
+    const std::string expected = request_cookie(req, kLoginCookie);
+    if (!same_origin || expected.empty() || req.get_param_value("login_csrf") != expected)
+      return send_page(res, "sign in", std::nullopt,
+                       "<h1>Sign in</h1><p class=\"error\">This sign-in form is not this server's, or it expired.</p>"
+                       "<p><a href=\"/login\">Sign in again</a></p>", 403);
     auto user = ctx.store->user_for_token(req.get_param_value("token"));
-    if (!user)
+    if (!user) {
+      ctx.failures.failed(req.remote_addr, std::time(nullptr));
       return send_page(res, "sign in", std::nullopt, "<h1>Sign in</h1><p class=\"error\">Unknown token.</p>"
                                                      "<p><a href=\"/login\">Try again</a></p>", 401);
+    }
     std::string cookie = ctx.store->create_session(user->id, kSessionSeconds);
     // Behind a TLS-terminating proxy the cookie must never travel in clear.
     const bool https = req.get_header_value("X-Forwarded-Proto") == "https";

@@ -162,6 +162,9 @@ int status_of(std::exception_ptr ep, std::string& message) {
   } catch (const BusyError& e) {
     message = e.what();
     return 503;
+  } catch (const RateLimited& e) {
+    message = e.what();
+    return 429;
   } catch (const InputError& e) {
     message = e.what();
     return 400;

@@ -283,9 +283,20 @@ TEST(ServeCli, TokensRolesAndProjectsKeepTeamsApart) {
   EXPECT_EQ(json::parse(versions->body)["versions"].size(), 1u);
 }
 
+// POSTs the sign-in form as a browser would: with the token and cookie GET /login gave it.
+httplib::Result post_login(httplib::Client& c, const std::string& token, httplib::Headers headers = {}) {
+  auto form = c.Get("/login");
+  std::string cookie = form->get_header_value("Set-Cookie");
+  cookie = cookie.substr(0, cookie.find(';'));
+  size_t at = form->body.find("name=\"login_csrf\" value=\"");
+  std::string login_csrf = form->body.substr(at + 25, form->body.find('"', at + 25) - at - 25);
+  headers.emplace("Cookie", cookie);
+  return c.Post("/login", headers, "login_csrf=" + login_csrf + "&token=" + token, "application/x-www-form-urlencoded");
+}
+
 // Signs in through the form; returns the session cookie and the page's CSRF token.
 std::pair<std::string, std::string> sign_in(httplib::Client& c, const std::string& token) {
-  auto r = c.Post("/login", httplib::Params{{"token", token}});
+  auto r = post_login(c, token);
   EXPECT_EQ(r->status, 303);
   std::string cookie = r->get_header_value("Set-Cookie");
   cookie = cookie.substr(0, cookie.find(';'));
@@ -301,16 +312,15 @@ TEST(ServeCli, FormsNeedTheSessionsCsrfTokenAndPagesEscapeModelStrings) {
   Served s("serve_forms");
   auto c = s.client();
   EXPECT_EQ(c.Get("/")->status, 303);  // to the sign-in page
-  EXPECT_EQ(c.Post("/login", httplib::Params{{"token", "nope"}})->status, 401);
+  EXPECT_EQ(post_login(c, "nope")->status, 401);
   // Not a structured binding: clang 14 (the sanitizer build) cannot capture one in a lambda.
   const auto session = sign_in(c, s.token);
   const std::string cookie = session.first, csrf = session.second;
   ASSERT_FALSE(csrf.empty());
   // Behind a TLS proxy the session cookie is Secure; on plain HTTP it cannot be.
-  auto tls = c.Post("/login", {{"X-Forwarded-Proto", "https"}}, "token=" + s.token,
-                    "application/x-www-form-urlencoded");
+  auto tls = post_login(c, s.token, {{"X-Forwarded-Proto", "https"}});
   EXPECT_NE(tls->get_header_value("Set-Cookie").find("; Secure"), std::string::npos);
-  auto plain = c.Post("/login", httplib::Params{{"token", s.token}});
+  auto plain = post_login(c, s.token);
   EXPECT_EQ(plain->get_header_value("Set-Cookie").find("Secure"), std::string::npos);
   EXPECT_NE(plain->get_header_value("Set-Cookie").find("HttpOnly; SameSite=Strict"), std::string::npos);
 

@@ -57,9 +57,10 @@ class Socket {
 
 struct Server {
   std::unique_ptr<ServeProcess> process;
+  std::string token;  // alice's, write on "vision"
   explicit Server(const std::string& name, std::vector<std::string> extra = {}) {
     std::string data = temp_dir(name) + "/data";
-    make_user(data, "alice", {"vision"});
+    token = make_user(data, "alice", {"vision"});
     process = std::make_unique<ServeProcess>(data, extra);
   }
   int port() const { return process->port(); }
@@ -143,6 +144,50 @@ TEST(ServeLimits, ManyRangesGetTheWholeDocumentOnce) {
   auto one = c.Get("/api/openapi.json", {{"Range", "bytes=0-9"}});
   ASSERT_TRUE(one);  // one range is still served (cpp-httplib 0.11 keeps status 200 with Content-Range)
   EXPECT_EQ(one->body, whole->body.substr(0, 10));
+}
+
+// The sign-in form's CSRF token and the cookie GET /login set with it.
+std::pair<std::string, std::string> login_form(httplib::Client& c) {
+  auto form = c.Get("/login");
+  std::string cookie = form->get_header_value("Set-Cookie");
+  size_t at = form->body.find("name=\"login_csrf\" value=\"");
+  return {cookie.substr(0, cookie.find(';')), form->body.substr(at + 25, form->body.find('"', at + 25) - at - 25)};
+}
+
+TEST(ServeLimits, AnotherSiteCannotSignABrowserIn) {
+  Server s("serve_limits_login_csrf");
+  const std::string& token = s.token;  // the attacker's own account
+  httplib::Client c("127.0.0.1", s.port());
+  const std::string form_type = "application/x-www-form-urlencoded";
+  // A page elsewhere posts the attacker's token (was: 303 and a session for mallory).
+  auto bare = c.Post("/login", "token=" + token, form_type);
+  ASSERT_TRUE(bare);
+  EXPECT_EQ(bare->status, 403);
+  EXPECT_EQ(bare->get_header_value("Set-Cookie"), "");
+  const auto form = login_form(c);
+  ASSERT_EQ(form.second.size(), 32u);
+  // The form's token without its cookie, or from another origin, is refused too.
+  EXPECT_EQ(c.Post("/login", "login_csrf=" + form.second + "&token=" + token, form_type)->status, 403);
+  EXPECT_EQ(c.Post("/login", {{"Cookie", form.first}, {"Origin", "http://evil.example"}},
+                   "login_csrf=" + form.second + "&token=" + token, form_type)->status, 403);
+  auto ok = c.Post("/login", {{"Cookie", form.first}}, "login_csrf=" + form.second + "&token=" + token, form_type);
+  EXPECT_EQ(ok->status, 303);
+  EXPECT_NE(ok->get_header_value("Set-Cookie").find("trtlens_session="), std::string::npos);
+}
+
+TEST(ServeLimits, GuessingTokensIsRefusedAfterTwentyFailures) {
+  Server s("serve_limits_guess");
+  const std::string& token = s.token;
+  httplib::Client c("127.0.0.1", s.port());
+  const httplib::Headers wrong = {{"Authorization", "Bearer trt_" + std::string(64, '0')}};
+  for (int i = 0; i < 20; ++i) EXPECT_EQ(c.Get("/api/projects", wrong)->status, 401) << "guess " << i;
+  // (was: unlimited guesses) the address is refused, even with a right token, for a minute
+  EXPECT_EQ(c.Get("/api/projects", wrong)->status, 429);
+  EXPECT_EQ(c.Get("/api/projects", {{"Authorization", "Bearer " + token}})->status, 429);
+  const auto form = login_form(c);
+  EXPECT_EQ(c.Post("/login", {{"Cookie", form.first}}, "login_csrf=" + form.second + "&token=" + token,
+                   "application/x-www-form-urlencoded")->status, 429);
+  EXPECT_NE(s.process->log().find("refused for now"), std::string::npos);
 }
 
 }  // namespace

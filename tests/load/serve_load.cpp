@@ -102,7 +102,15 @@ int main(int argc, char** argv) {
       httplib::Client c("127.0.0.1", server.port());
       c.set_read_timeout(60);
       c.set_connection_timeout(60);
-      auto login = c.Post("/login", httplib::Params{{"token", token}});
+      // The sign-in form's token and cookie, as a browser gets them.
+      auto form = c.Get("/login");
+      if (!form) return stats.error("sign-in form: error " + httplib::to_string(form.error()));
+      std::string form_cookie = form->get_header_value("Set-Cookie");
+      size_t at = form->body.find("name=\"login_csrf\" value=\"");
+      if (at == std::string::npos) return stats.error("sign-in form without its token");
+      std::string login_csrf = form->body.substr(at + 25, form->body.find('"', at + 25) - at - 25);
+      auto login = c.Post("/login", {{"Cookie", form_cookie.substr(0, form_cookie.find(';'))}},
+                          "login_csrf=" + login_csrf + "&token=" + token, "application/x-www-form-urlencoded");
       if (!login || login->status != 303)
         return stats.error("sign-in: " + (login ? "status " + std::to_string(login->status) + " " + login->body
                                                 : "error " + httplib::to_string(login.error())));
