@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Configures and builds the sanitizer tree: the library, the unit tests and the fuzz targets with
 # clang, AddressSanitizer and UndefinedBehaviorSanitizer (any UB report fails). Then
-#   ctest --test-dir BUILD_DIR -R '^(unit|store)\.|^cli\.ServeCli'
+#   ctest --test-dir BUILD_DIR -R '^(unit|store)\.|^cli\.Serve(Cli|Limits)'
 #                                                runs the unit tests, the dashboard's store and
 #                                                its real-server tests under the sanitizers;
 #   tests/fuzz/run.sh SECONDS BUILD_DIR          fuzzes each target.
