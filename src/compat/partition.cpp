@@ -125,11 +125,27 @@ Partition partition_model(const Model& m, const Annotations& a, const PartitionO
     r.insert(r.end(), outer.begin(), outer.end());
   }
   const std::vector<int>& producer = g.index.producer;
+  // Constant nodes: every input an initializer or another constant node's output,
+  // deterministic, no body, and TensorRT imports them. They are not scheduled: each
+  // part that reads one gets a copy (and what it reads), as it gets initializers, so
+  // a constant never becomes a part's runtime input nor a region of its own.
+  std::vector<char> copied(n, 0);
+  for (int i : g.index.order) {
+    const Node& nd = g.nodes[static_cast<size_t>(i)];
+    if (!nd.domain.empty() || !why[static_cast<size_t>(i)].empty() || nd.op_type.starts_with("Random") ||
+        nd.op_type == "Multinomial" || nd.op_type == "Bernoulli" ||
+        std::any_of(nd.attributes.begin(), nd.attributes.end(), [](const Attribute& at) { return !at.graphs.empty(); }))
+      continue;
+    copied[static_cast<size_t>(i)] = std::all_of(reads[static_cast<size_t>(i)].begin(), reads[static_cast<size_t>(i)].end(), [&](TensorId t) {
+      int p = producer[static_cast<size_t>(t)];
+      return p >= 0 ? copied[static_cast<size_t>(p)] != 0 : g.tensors[static_cast<size_t>(t)].origin == TensorOrigin::Initializer;
+    });
+  }
   std::vector<std::vector<int>> consumers(n);
   std::vector<int> indegree(n, 0);
   for (size_t i = 0; i < n; ++i)
     for (TensorId t : reads[i])
-      if (int p = producer[static_cast<size_t>(t)]; p >= 0 && static_cast<size_t>(p) != i) {
+      if (int p = producer[static_cast<size_t>(t)]; p >= 0 && static_cast<size_t>(p) != i && !copied[static_cast<size_t>(p)]) {
         consumers[static_cast<size_t>(p)].push_back(static_cast<int>(i));
         ++indegree[i];
       }
@@ -140,7 +156,7 @@ Partition partition_model(const Model& m, const Annotations& a, const PartitionO
   using MinHeap = std::priority_queue<int, std::vector<int>, std::greater<int>>;
   MinHeap ready[2];  // [0] other runtime, [1] TensorRT
   for (size_t i = 0; i < n; ++i)
-    if (indegree[i] == 0) ready[why[i].empty()].push(static_cast<int>(i));
+    if (indegree[i] == 0 && !copied[i]) ready[why[i].empty()].push(static_cast<int>(i));
   std::vector<std::vector<int>> runs;
   std::vector<bool> run_trt;
   bool current = !ready[1].empty();
@@ -223,17 +239,64 @@ Partition partition_model(const Model& m, const Annotations& a, const PartitionO
   }
   flush();
 
+  // Each part gets copies of the constant nodes it reads, directly or through other
+  // constants, first and in dependency order. A constant graph output no part reads
+  // is produced by the last part.
+  std::vector<int> position(n);
+  for (size_t k = 0; k < g.index.order.size(); ++k) position[static_cast<size_t>(g.index.order[k])] = static_cast<int>(k);
+  std::vector<char> in_some_part(n, 0);
+  auto add_constants = [&](Part& p, std::vector<int> todo) {
+    std::unordered_set<int> have;
+    std::vector<int> constants;
+    while (!todo.empty()) {
+      int c = todo.back();
+      todo.pop_back();
+      if (!have.insert(c).second) continue;
+      constants.push_back(c);
+      for (TensorId t : reads[static_cast<size_t>(c)])
+        if (int q = producer[static_cast<size_t>(t)]; q >= 0) todo.push_back(q);
+    }
+    std::sort(constants.begin(), constants.end(), [&](int x, int y) { return position[static_cast<size_t>(x)] < position[static_cast<size_t>(y)]; });
+    for (int c : constants) in_some_part[static_cast<size_t>(c)] = 1;
+    p.nodes.insert(p.nodes.begin(), constants.begin(), constants.end());
+  };
+  for (auto& p : out.parts) {
+    std::vector<int> direct;
+    for (int node : p.nodes)
+      for (TensorId t : reads[static_cast<size_t>(node)])
+        if (int q = producer[static_cast<size_t>(t)]; q >= 0 && copied[static_cast<size_t>(q)]) direct.push_back(q);
+    if (!direct.empty()) add_constants(p, std::move(direct));
+  }
+  {
+    std::vector<int> unread_outputs;
+    for (const auto& o : g.outputs)
+      if (TensorId t = g.id(o); t != kNoTensor)
+        if (int q = producer[static_cast<size_t>(t)]; q >= 0 && copied[static_cast<size_t>(q)] && !in_some_part[static_cast<size_t>(q)])
+          unread_outputs.push_back(q);
+    if (!unread_outputs.empty()) {
+      if (out.parts.empty()) out.parts.emplace_back();
+      add_constants(out.parts.back(), std::move(unread_outputs));
+    }
+  }
+  // A node is inside TensorRT when a region holds it (a constant: a copy of it).
+  std::vector<char> in_trt(n, 0);
+  for (const auto& p : out.parts)
+    if (p.tensorrt)
+      for (int node : p.nodes) in_trt[static_cast<size_t>(node)] = 1;
+
   // Boundaries, initializers, MACs and parameters per part.
   std::unordered_set<std::string_view> graph_outputs(g.outputs.begin(), g.outputs.end());
   std::unordered_map<TensorId, bool> initializer_in_trt;  // every initializer read, and whether a region reads it
   std::vector<TensorId> initializers_read;               // the same, in first-read order
-  for (auto& p : out.parts) {
+  std::vector<char> counted(n, 0);  // totals count a copied constant once
+  for (size_t pi = 0; pi < out.parts.size(); ++pi) {
+    Part& p = out.parts[pi];
     std::unordered_set<TensorId> seen;
     for (int node : p.nodes) {
       const Node& nd = g.nodes[static_cast<size_t>(node)];
       for (TensorId id : reads[static_cast<size_t>(node)]) {
         int prod = producer[static_cast<size_t>(id)];
-        if (prod >= 0 && part_of[static_cast<size_t>(prod)] == part_of[static_cast<size_t>(node)]) continue;
+        if (prod >= 0 && (copied[static_cast<size_t>(prod)] || part_of[static_cast<size_t>(prod)] == static_cast<int>(pi))) continue;
         if (!seen.insert(id).second) continue;
         const TensorInfo& t = g.tensors[static_cast<size_t>(id)];
         if (prod < 0 && t.origin == TensorOrigin::Initializer) {
@@ -247,23 +310,28 @@ Partition partition_model(const Model& m, const Annotations& a, const PartitionO
           p.inputs.push_back(t.name);
         }
       }
+      const bool first = !counted[static_cast<size_t>(node)];
+      counted[static_cast<size_t>(node)] = 1;
+      const bool trt = in_trt[static_cast<size_t>(node)] != 0;
       if (nd.op_type == "Constant" && nd.domain.empty())
         for (const auto& attr : nd.attributes)
           if (attr.kind == Attribute::Kind::Tensor) {
             int64_t e = 1;
             for (int64_t d : attr.tensor_dims) e *= std::max<int64_t>(d, 0);
             p.parameters += e;
+            if (!first) continue;
             out.parameters += e;
-            if (p.tensorrt) out.parameters_in_tensorrt += e;
+            if (trt) out.parameters_in_tensorrt += e;
           }
       int64_t macs = node_macs(g, nd);
+      if (macs >= 0) p.macs += macs;
+      if (!first) continue;
       if (macs < 0) ++out.macs_unknown;
       else {
-        p.macs += macs;
         out.macs += macs;
-        if (p.tensorrt) out.macs_in_tensorrt += macs;
+        if (trt) out.macs_in_tensorrt += macs;
       }
-      if (p.tensorrt) ++out.nodes_in_tensorrt;
+      if (trt) ++out.nodes_in_tensorrt;
     }
   }
   for (TensorId id : initializers_read) {
@@ -276,14 +344,16 @@ Partition partition_model(const Model& m, const Annotations& a, const PartitionO
   std::unordered_set<std::string_view> crossing(graph_outputs);
   for (const auto& p : out.parts)
     for (const auto& name : p.inputs) crossing.insert(name);
+  std::unordered_set<std::string_view> produced;  // a constant copied into several parts is produced by the first
   for (auto& p : out.parts)
     for (int node : p.nodes)
       for (const auto& o : g.nodes[static_cast<size_t>(node)].outputs)
-        if (!o.empty() && crossing.count(o)) p.outputs.push_back(o);
+        if (!o.empty() && crossing.count(o) && produced.insert(o).second) p.outputs.push_back(o);
 
   for (size_t i = 0; i < n; ++i)
-    if (part_of[i] < 0 || !out.parts[static_cast<size_t>(part_of[i])].tensorrt)
-      out.outside.push_back({static_cast<int>(i), own[i] ? own[i]->verdict : Verdict::UNKNOWN, why[i]});
+    if (!in_trt[i])
+      out.outside.push_back({static_cast<int>(i), own[i] ? own[i]->verdict : Verdict::UNKNOWN,
+                             why[i].empty() && copied[i] ? "a constant that no TensorRT region reads" : why[i]});
   return out;
 }
 

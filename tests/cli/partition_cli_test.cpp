@@ -180,6 +180,32 @@ TEST(PartitionCli, WrittenPartsAreValidModelsThatChainBackToTheWhole) {
   }
 }
 
+TEST(PartitionCli, EveryTensorRTPartConvertsAtTheSameRuntime) {
+  // Constant(axes) -> Squeeze with a Det (unsupported at 8.6) before the Squeeze: the
+  // Squeeze's part gets its own copy of the Constant, so its axes stay a constant
+  // (was: a run-time input, and `check` of the written part said it does not convert).
+  std::string dir = temp_dir("PartitionCli.PartsConvert");
+  ModelBuilder mb(13);
+  auto g = mb.graph();
+  g.input("x", kFloat, {1, 3, 3});
+  attr_tensor_int64(g.node("Constant", {}, {"axes"}, "axes_const"), "value", {1}, {0});
+  g.node("Relu", {"x"}, {"r"}, "relu");
+  g.node("Det", {"r"}, {"d"}, "det");
+  g.node("Squeeze", {"d", "axes"}, {"y"}, "squeeze");
+  g.output("y", kFloat, {});
+  std::string model = mb.save(dir + "/m.onnx");
+  RunResult r = run_trtlens({"partition", model, "--trt", "8.6", "--precision", "fp16", "-o", dir + "/parts"});
+  ASSERT_EQ(r.exit_code, 1) << r.err;  // Det does not import
+  int trt_parts = 0;
+  for (const std::string& f : folder_entries(dir + "/parts")) {
+    if (f.find("_trt.onnx") == std::string::npos) continue;
+    ++trt_parts;
+    RunResult c = run_trtlens({"check", dir + "/parts/" + f, "--trt", "8.6", "--precision", "fp16"});
+    EXPECT_EQ(c.exit_code, 0) << f << ":\n" << c.out << c.err;
+  }
+  EXPECT_EQ(trt_parts, 2);
+}
+
 TEST(PartitionCli, AFullOutputFolderNeedsForce) {
   std::string dir = temp_dir("PartitionCli.Force");
   std::string model = detect_model(dir);
