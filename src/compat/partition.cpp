@@ -350,6 +350,20 @@ Partition partition_model(const Model& m, const Annotations& a, const PartitionO
       for (const auto& o : g.nodes[static_cast<size_t>(node)].outputs)
         if (!o.empty() && crossing.count(o) && produced.insert(o).second) p.outputs.push_back(o);
 
+  // An initializer that is a graph output: the last part hands it on (ONNX lets an
+  // initializer be a graph output), so every graph output comes from some part.
+  for (const auto& o : g.outputs) {
+    TensorId t = g.id(o);
+    if (t == kNoTensor || producer[static_cast<size_t>(t)] >= 0 ||
+        g.tensors[static_cast<size_t>(t)].origin != TensorOrigin::Initializer || !produced.insert(o).second)
+      continue;
+    if (out.parts.empty()) out.parts.emplace_back();
+    Part& last = out.parts.back();
+    if (std::find(last.initializers.begin(), last.initializers.end(), o) == last.initializers.end())
+      last.initializers.push_back(o);
+    last.outputs.push_back(o);
+  }
+
   for (size_t i = 0; i < n; ++i)
     if (!in_trt[i])
       out.outside.push_back({static_cast<int>(i), own[i] ? own[i]->verdict : Verdict::UNKNOWN,

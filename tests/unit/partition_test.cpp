@@ -60,6 +60,7 @@ void expect_chains(const Case& c) {
     std::set<std::string> produced;
     for (int i : p.nodes)
       for (const auto& o : g.nodes[static_cast<size_t>(i)].outputs) produced.insert(o);
+    produced.insert(p.initializers.begin(), p.initializers.end());  // an initializer may be a graph output
     for (const auto& o : p.outputs) {
       EXPECT_TRUE(produced.count(o)) << o;
       available.insert(o);
@@ -123,6 +124,22 @@ TEST(Partition, ConstantsAreCopiedIntoThePartsThatReadThem) {
   EXPECT_EQ(c.partition.nodes_in_tensorrt, 5);
   ASSERT_EQ(c.partition.outside.size(), 1u);
   EXPECT_EQ(c.partition.outside[0].index, 3);  // det
+  expect_chains(c);
+}
+
+TEST(Partition, AnInitializerThatIsAGraphOutputComesFromAPart) {
+  // (was: no part produced it, and the manifest said from_part null for a tensor that is no input)
+  ModelBuilder mb(13);
+  auto g = mb.graph();
+  g.input("x", kFloat, {1, 4});
+  g.init_float("anchors", {2}, {0.5f, 1.5f});
+  g.node("Relu", {"x"}, {"y"}, "relu");
+  g.output("y", kFloat, {1, 4}).output("anchors", kFloat, {2});
+  Case c = run(mb, "partition_initializer_output");
+  ASSERT_FALSE(c.partition.parts.empty());
+  const Part& last = c.partition.parts.back();
+  EXPECT_NE(std::find(last.outputs.begin(), last.outputs.end(), "anchors"), last.outputs.end());
+  EXPECT_NE(std::find(last.initializers.begin(), last.initializers.end(), "anchors"), last.initializers.end());
   expect_chains(c);
 }
 
