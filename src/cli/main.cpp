@@ -1,6 +1,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
 
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -37,6 +38,9 @@ int run(const std::vector<std::string>& args) {
 }  // namespace trtlens::cli
 
 int main(int argc, char** argv) {
+  // Past a file-size limit (ulimit -f), write() then fails with EFBIG, which
+  // the writers report as one line, instead of the process dying silently.
+  std::signal(SIGXFSZ, SIG_IGN);
   std::vector<std::string> args(argv + 1, argv + argc);
   int code = 3;
   try {
