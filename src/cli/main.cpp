@@ -8,6 +8,7 @@
 
 #include "cli/app.h"
 #include "trtlens/error.h"
+#include "util/utf8.h"
 
 namespace trtlens::cli {
 
@@ -25,11 +26,11 @@ int run(const std::vector<std::string>& args) {
     return code == 0 ? kExitOk : kExitBadInput;
   } catch (const InputError& e) {
     std::fflush(stdout);
-    fmt::print(stderr, "trtlens: {}\n", e.what());
+    fmt::print(stderr, "trtlens: {}\n", escape_controls(e.what()));  // names in it may hold newlines or escapes
     return kExitBadInput;
   } catch (const UsageError& e) {
     std::fflush(stdout);
-    fmt::print(stderr, "trtlens: {}\n", e.what());
+    fmt::print(stderr, "trtlens: {}\n", escape_controls(e.what()));
     return kExitBadInput;
   }
   return exit_code;
@@ -46,7 +47,7 @@ int main(int argc, char** argv) {
   try {
     code = trtlens::cli::run(args);
   } catch (const std::exception& e) {
-    fmt::print(stderr, "trtlens: internal error: {}\n", e.what());
+    fmt::print(stderr, "trtlens: internal error: {}\n", trtlens::escape_controls(e.what()));
   }
   // Output is flushed; what is left in memory is not worth freeing (keep_until_exit).
   std::fflush(stdout);
