@@ -19,6 +19,7 @@
 #include "trtlens/overlay.h"
 #include "trtlens/error.h"
 #include "util/files.h"
+#include "util/utf8.h"
 
 namespace trtlens::cli {
 
@@ -313,7 +314,7 @@ void add_engine_command(CLI::App& app, int& exit_code) {
         throw InputError(plans[0].files.graph, std::string("cannot draw the graph: ") + e.what());
       }
       write_file_atomic(*output, bytes);
-      for (const auto& n : plans[0].notes) fmt::print(stderr, "note: {}\n", n);
+      for (const auto& n : plans[0].notes) fmt::print(stderr, "note: {}\n", escape_controls(n));
       exit_code = kExitOk;
     });
   }

@@ -88,9 +88,9 @@ std::vector<std::string> rule_texts(const OpEntry& e) {
   return out;
 }
 
-std::string status_cell(OpStatus s, bool color) {
+Cell status_cell(OpStatus s, bool color) {
   const char* code = s == OpStatus::Y ? "32" : s == OpStatus::N ? "31" : "33";
-  return colorize(std::string(op_status_name(s)), code, color);
+  return {std::string(op_status_name(s)), color ? code : nullptr};
 }
 
 bool supports(const OpEntry* e) { return e && e->status != OpStatus::N; }

@@ -3,15 +3,21 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <httplib.h>
+#include <poll.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <nlohmann/json.hpp>
 #include <regex>
@@ -105,12 +111,138 @@ std::string transport_problem(httplib::Error e) {
   }
 }
 
-// A result that failed to arrive or is an error status becomes InputError(url, one line).
-const httplib::Response& check_reply(const std::string& url, const httplib::Result& res) {
-  if (!res) throw InputError(url, transport_problem(res.error()));
-  if (res->status < 200 || res->status >= 300) throw InputError(url, server_error_line(*res));
-  return *res;
+// The reply a server sent before reading the whole upload (a refused token,
+// project or role), read from the socket once sending fails: httplib reads a
+// reply only after the request is sent. Null when none arrives.
+std::optional<httplib::Response> early_reply(int sock) {
+  std::string data;
+  char buf[4096];
+  while (data.size() < kMaxReplyBytes) {
+    pollfd p{sock, POLLIN, 0};
+    if (::poll(&p, 1, 2000) <= 0) break;
+    ssize_t n = ::recv(sock, buf, sizeof buf, 0);
+    if (n <= 0) break;
+    data.append(buf, static_cast<size_t>(n));
+  }
+  static const std::regex status_line(R"(^HTTP/1\.[01] ([0-9]{3})[^\r\n]*\r\n)");
+  std::smatch m;
+  size_t head_end = data.find("\r\n\r\n");
+  std::string head = data.substr(0, std::min(head_end, data.size()));
+  if (head_end == std::string::npos || !std::regex_search(head, m, status_line)) return std::nullopt;
+  httplib::Response res;
+  res.status = std::stoi(m[1]);
+  res.body = data.substr(head_end + 4);
+  return res;
 }
+
+using Clock = std::chrono::steady_clock;
+
+// The HTTP side of one push, bounded. A reply is read up to kMaxReplyBytes as
+// it arrives (decompression is off and no Accept-Encoding is sent, so nothing
+// inflates). A watchdog ends the connection at the push's deadline: httplib's
+// timeouts are per read and write, so a server sending a byte every few
+// seconds never trips them. Failures are InputError(url, one line).
+class PushClient {
+ public:
+  PushClient(const std::string& base, double timeout_s)
+      : client_(base), timeout_s_(timeout_s),
+        deadline_(Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                     std::chrono::duration<double>(std::min(timeout_s, 1e7)))) {
+    client_.set_connection_timeout(10);
+    client_.set_write_timeout(60);
+    client_.set_read_timeout(600);  // the server hashes and stores the upload before it answers
+    client_.set_decompress(false);
+    watchdog_ = std::thread([this] {
+      std::unique_lock<std::mutex> lock(mutex_);
+      if (cv_.wait_until(lock, deadline_, [this] { return done_; })) return;
+      fired_ = true;
+      do client_.stop();  // again and again: a request may still be connecting
+      while (!cv_.wait_for(lock, std::chrono::milliseconds(50), [this] { return done_; }));
+    });
+  }
+  ~PushClient() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      done_ = true;
+    }
+    cv_.notify_all();
+    watchdog_.join();
+  }
+
+  Clock::time_point deadline() const { return deadline_; }
+  double timeout_s() const { return timeout_s_; }
+
+  httplib::Response get(const std::string& url, const std::string& target, const httplib::Headers& headers) {
+    httplib::Request req;
+    req.method = "GET";
+    req.path = target;
+    req.headers = headers;
+    return send(url, req);
+  }
+
+  // POSTs the file at `path` as the body, read from disk as it is sent.
+  httplib::Response post_file(const std::string& url, const std::string& target, const httplib::Headers& headers,
+                              const std::string& path, const std::string& content_type) {
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    struct stat st {};
+    if (fd < 0 || ::fstat(fd, &st) != 0) throw InputError(path, std::string("cannot read: ") + std::strerror(errno));
+    std::shared_ptr<int> guard(new int(fd), [](int* p) {
+      ::close(*p);
+      delete p;
+    });
+    auto buf = std::make_shared<std::vector<char>>(256 * 1024);
+    httplib::Request req;
+    req.method = "POST";
+    req.path = target;
+    req.headers = headers;
+    req.headers.emplace("Content-Type", content_type);
+    req.content_length_ = static_cast<size_t>(st.st_size);
+    req.content_provider_ = [this, fd, buf](size_t offset, size_t length, httplib::DataSink& sink) {
+      ssize_t n = ::pread(fd, buf->data(), std::min(length, buf->size()), static_cast<off_t>(offset));
+      if (n <= 0) return false;  // the file shrank or failed: the upload is abandoned
+      if (sink.write(buf->data(), static_cast<size_t>(n))) return true;
+      send_failed_ = true;
+      early_ = early_reply(client_.socket());
+      return false;
+    };
+    return send(url, req);
+  }
+
+ private:
+  httplib::Response send(const std::string& url, httplib::Request& req) {
+    bool too_large = false;
+    std::string body;
+    req.content_receiver = [&](const char* data, size_t n, uint64_t, uint64_t) {
+      if (body.size() + n > kMaxReplyBytes) return !(too_large = true);
+      body.append(data, n);
+      return true;
+    };
+    send_failed_ = false;
+    early_.reset();
+    httplib::Result res = client_.send(req);
+    if (early_) throw InputError(url, server_error_line(*early_));
+    if (too_large)
+      throw InputError(url, fmt::format("the server's reply is over {} bytes; a trtlens reply is a small JSON document",
+                                        kMaxReplyBytes));
+    if (fired_) throw InputError(url, fmt::format("no complete reply within {} s (--timeout)", timeout_s_));
+    if (send_failed_) throw InputError(url, transport_problem(httplib::Error::Write));
+    if (!res) throw InputError(url, transport_problem(res.error()));
+    res->body = std::move(body);
+    if (res->status < 200 || res->status >= 300) throw InputError(url, server_error_line(*res));
+    return std::move(*res);
+  }
+
+  httplib::Client client_;
+  double timeout_s_;
+  Clock::time_point deadline_;
+  bool send_failed_ = false;
+  std::optional<httplib::Response> early_;
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  bool done_ = false;
+  std::atomic<bool> fired_{false};
+  std::thread watchdog_;  // last: started once the members it reads exist
+};
 
 // The model to push: MODEL itself, or the .onnx inside folder MODEL (--main, or the only one).
 std::string resolve_model(const PushArgs& a) {
@@ -145,27 +277,6 @@ struct TempFolder {
   }
 };
 
-// POSTs the file at `path` as the body, read from disk as httplib sends it.
-httplib::Result post_file(httplib::Client& client, const std::string& target, const httplib::Headers& headers,
-                          const std::string& path, const std::string& content_type) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  struct stat st {};
-  if (fd < 0 || ::fstat(fd, &st) != 0) throw InputError(path, std::string("cannot read: ") + std::strerror(errno));
-  std::shared_ptr<int> guard(new int(fd), [](int* p) {
-    ::close(*p);
-    delete p;
-  });
-  auto buf = std::make_shared<std::vector<char>>(256 * 1024);
-  return client.Post(
-      target, headers, static_cast<size_t>(st.st_size),
-      [fd, buf](size_t offset, size_t length, httplib::DataSink& sink) {
-        ssize_t n = ::pread(fd, buf->data(), std::min(length, buf->size()), static_cast<off_t>(offset));
-        if (n <= 0) return false;  // the file shrank or failed: the upload is abandoned
-        return sink.write(buf->data(), static_cast<size_t>(n));
-      },
-      content_type);
-}
-
 // "abcdef012345…" for a content hash in text.
 std::string short_hash(const std::string& hex) { return hex.size() > 12 ? hex.substr(0, 12) + "…" : hex; }
 
@@ -177,13 +288,13 @@ std::string field_text(const json& j, const char* key) {
 
 // Polls the analysis of the pushed version until it is done or failed, printing
 // progress to stderr when it changes. Returns the final analysis.
-json wait_for_analysis(httplib::Client& client, const std::string& base, const std::string& target,
-                       const httplib::Headers& headers, double timeout_s) {
+json wait_for_analysis(PushClient& client, const std::string& base, const std::string& target,
+                       const httplib::Headers& headers) {
   std::string url = base + target;
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+  constexpr auto kPoll = std::chrono::milliseconds(500);
   std::string last;
   for (;;) {
-    json j = reply_json(url, check_reply(url, client.Get(target, headers)));
+    json j = reply_json(url, client.get(url, target, headers));
     if (!j.is_object() || !j.contains("status") || !j["status"].is_string())
       throw InputError(url, "the server's analysis reply has no status");
     std::string status = j["status"].get<std::string>();
@@ -194,9 +305,10 @@ json wait_for_analysis(httplib::Client& client, const std::string& base, const s
     last = shown;
     if (status == "done") return j;
     if (status == "failed") throw InputError(url, "the analysis failed: " + field_text(j, "message"));
-    if (std::chrono::steady_clock::now() >= deadline)
-      throw InputError(url, fmt::format("the analysis is still {} after {} s (--timeout)", printable_line(status), timeout_s));
-    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    if (Clock::now() + kPoll >= client.deadline())
+      throw InputError(url, fmt::format("the analysis is still {} after {} s (--timeout)", printable_line(status),
+                                        client.timeout_s()));
+    std::this_thread::sleep_for(kPoll);
   }
 }
 
@@ -227,6 +339,11 @@ int run_push(const PushArgs& a) {
   if (a.project.empty() || a.name.empty()) throw UsageError("push needs a non-empty --project and --name");
   if (!(a.timeout_s > 0)) throw UsageError("push --timeout must be a positive number of seconds");
 
+  // A server that refuses an upload (token, project, role) answers and closes
+  // before reading it: writing on is EPIPE, reported as one line, not a SIGPIPE death.
+  std::signal(SIGPIPE, SIG_IGN);
+  PushClient client(base, a.timeout_s);  // the deadline covers the whole push from here
+
   std::string model_path = resolve_model(a);
   Model model = load_model(model_path);  // bad models are refused here, not after an upload
   std::string model_file = fs::path(model_path).filename().string();
@@ -244,14 +361,9 @@ int run_push(const PushArgs& a) {
 
   std::string versions = fmt::format("/api/projects/{}/models/{}/versions", url_encode(a.project), url_encode(a.name));
   std::string target = versions + "?filename=" + url_encode(filename) + (main.empty() ? "" : "&main=" + url_encode(main));
-  httplib::Client client(base);
-  client.set_connection_timeout(10);
-  client.set_write_timeout(60);
-  // The server hashes and stores the upload before it answers.
-  client.set_read_timeout(600);
   httplib::Headers headers = {{"Authorization", "Bearer " + token}};
   std::string url = base + versions;
-  json pushed = reply_json(url, check_reply(url, post_file(client, target, headers, upload, content_type)));
+  json pushed = reply_json(url, client.post_file(url, target, headers, upload, content_type));
   tmp.reset();  // the zip is sent: remove it before a long wait
   if (!pushed.is_object() || !pushed.contains("version"))
     throw InputError(url, "the server's reply names no version: " + printable_line(pushed.dump(), 100));
@@ -259,7 +371,7 @@ int run_push(const PushArgs& a) {
   std::optional<json> analysis;
   if (a.wait) {
     std::string analysis_target = fmt::format("{}/{}/analysis", versions, url_encode(field_text(pushed, "version")));
-    analysis = wait_for_analysis(client, base, analysis_target, headers, a.timeout_s);
+    analysis = wait_for_analysis(client, base, analysis_target, headers);
   }
   bool all_convert = true;
   Table converts;
@@ -297,7 +409,9 @@ void add_push_command(CLI::App& app, int& exit_code) {
   cmd->add_flag("--wait", args->wait,
                 "wait for the dashboard's analysis and print, per pinned runtime, whether the model converts "
                 "(exit 1 when one does not)");
-  cmd->add_option("--timeout", args->timeout_s, "seconds --wait waits for the analysis")->capture_default_str();
+  cmd->add_option("--timeout", args->timeout_s,
+                  "seconds the whole push may take: the upload, the reply and, with --wait, the analysis")
+      ->capture_default_str();
   cmd->add_option("--format", args->format, "text or json (the server's reply)")
       ->check(CLI::IsMember({"text", "json"}))
       ->capture_default_str();

@@ -1,12 +1,14 @@
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
 
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
 
 #include "cli/app.h"
 #include "trtlens/error.h"
+#include "util/utf8.h"
 
 namespace trtlens::cli {
 
@@ -24,11 +26,11 @@ int run(const std::vector<std::string>& args) {
     return code == 0 ? kExitOk : kExitBadInput;
   } catch (const InputError& e) {
     std::fflush(stdout);
-    fmt::print(stderr, "trtlens: {}\n", e.what());
+    fmt::print(stderr, "trtlens: {}\n", escape_controls(e.what()));  // names in it may hold newlines or escapes
     return kExitBadInput;
   } catch (const UsageError& e) {
     std::fflush(stdout);
-    fmt::print(stderr, "trtlens: {}\n", e.what());
+    fmt::print(stderr, "trtlens: {}\n", escape_controls(e.what()));
     return kExitBadInput;
   }
   return exit_code;
@@ -37,12 +39,15 @@ int run(const std::vector<std::string>& args) {
 }  // namespace trtlens::cli
 
 int main(int argc, char** argv) {
+  // Past a file-size limit (ulimit -f), write() then fails with EFBIG, which
+  // the writers report as one line, instead of the process dying silently.
+  std::signal(SIGXFSZ, SIG_IGN);
   std::vector<std::string> args(argv + 1, argv + argc);
   int code = 3;
   try {
     code = trtlens::cli::run(args);
   } catch (const std::exception& e) {
-    fmt::print(stderr, "trtlens: internal error: {}\n", e.what());
+    fmt::print(stderr, "trtlens: internal error: {}\n", trtlens::escape_controls(e.what()));
   }
   // Output is flushed; what is left in memory is not worth freeing (keep_until_exit).
   std::fflush(stdout);

@@ -265,6 +265,7 @@ void check_target(const Model& m, const fs::path& dir, bool force) {
   std::error_code ec;
   auto st = fs::symlink_status(dir, ec);
   if (ec || !fs::exists(st)) return;
+  if (fs::is_symlink(st)) throw InputError(dir.string(), "will not replace a symbolic link; give a folder or a new path");
   if (!fs::is_directory(st)) throw InputError(dir.string(), "exists and is not a folder");
   if (fs::is_empty(dir, ec)) return;
   if (!force) throw InputError(dir.string(), "exists and is not empty; use --force to replace its contents");
@@ -297,7 +298,8 @@ void write_partition(const Model& m, const Partition& p, const std::string& mani
     throw InputError(m.path, "changed while it was being partitioned");
 
   fs::path parent = target.has_parent_path() ? target.parent_path() : fs::path(".");
-  std::string tmpl = (parent / ("." + target.filename().string() + ".XXXXXX")).string();
+  remove_stale_temporaries(parent.string());
+  std::string tmpl = (parent / (std::string(kTempPrefix) + "XXXXXX")).string();
   if (!::mkdtemp(tmpl.data())) throw InputError(dir, "cannot write: " + errno_text());
   fs::path tmp(tmpl);
   try {
@@ -319,6 +321,13 @@ void write_partition(const Model& m, const Partition& p, const std::string& mani
       std::error_code ec;
       fs::remove_all(tmp, ec);
     }
+  } catch (const InputError& e) {
+    std::error_code ec;
+    fs::remove_all(tmp, ec);
+    // A file of the temporary folder is named as it would have been in the output folder.
+    std::string inside = fs::path(e.file()).lexically_relative(tmp).string();
+    if (inside.empty() || inside.starts_with("..")) throw;
+    throw InputError((target / inside).string(), e.problem());
   } catch (...) {
     std::error_code ec;
     fs::remove_all(tmp, ec);

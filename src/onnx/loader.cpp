@@ -17,6 +17,7 @@
 #include "onnx/wire.h"
 #include "trtlens/error.h"
 #include "trtlens/model.h"
+#include "util/files.h"
 #include "util/mapped_file.h"
 
 namespace fs = std::filesystem;
@@ -205,7 +206,7 @@ class ExternalDataChecker {
     std::error_code ec;
     if (!fs::is_regular_file(full, ec))
       throw InputError(path_, tensor + ": external data file '" + location + "' not found beside the model");
-    uint64_t size = fs::file_size(full, ec);
+    uint64_t size = regular_file_size(full.string());  // notes it as an input: -o will not replace it
     sizes_[full.string()] = size;
     return size;
   }

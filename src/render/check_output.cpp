@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "render/table.h"
+#include "util/utf8.h"
 
 namespace trtlens {
 namespace {
@@ -133,9 +134,9 @@ std::string graph_cell(const Model& m, const NodeVerdict& v) {
 
 std::string md_escape(std::string s) {
   std::string out;
-  for (char c : s) {
+  for (char c : escape_controls(s)) {
     if (c == '|' || c == '<' || c == '>' || c == '`' || c == '*' || c == '_') out += '\\';
-    out += c == '\n' ? ' ' : c;
+    out += c;
   }
   return out;
 }
@@ -145,13 +146,13 @@ std::string node_id(const Model& m, int graph, int index) {
 }
 
 std::string check_text(const Model& m, const Annotations& a, const CheckView& view) {
-  std::string out = fmt::format("{} — {}\n\n", m.path, runtime_label(a));
+  std::string out = fmt::format("{} — {}\n\n", escape_controls(m.path), runtime_label(a));
   Table t{{"node", "name", "op_type", "verdict", "precision", "reasons and hints"}, {}, {}};
   for (const auto& v : a.nodes) {
     if (!shown(view, v.verdict)) continue;
     const Node& n = node_of(m, v);
     std::string op = n.domain.empty() ? n.op_type : n.domain + ":" + n.op_type;
-    std::string verdict = colorize(std::string(verdict_name(v.verdict)), verdict_color(v.verdict), view.color);
+    Cell verdict(std::string(verdict_name(v.verdict)), view.color ? verdict_color(v.verdict) : nullptr);
     std::vector<std::string> lines;
     for (const auto& r : v.reasons) lines.push_back(r.message);
     for (const auto& h : v.hints) lines.push_back("hint: " + h);
@@ -161,7 +162,7 @@ std::string check_text(const Model& m, const Annotations& a, const CheckView& vi
   if (!t.rows.empty()) out += to_text(t);
   else out += "(no node matches the filter)\n";
   out += "\n" + summary_line(a) + "\n";
-  for (const auto& note : a.notes) out += "note: " + note + "\n";
+  for (const auto& note : a.notes) out += "note: " + escape_controls(note) + "\n";
   out += fmt::format("converts: {}\n", a.converts ? colorize("yes", "32", view.color) : colorize("no", "1;31", view.color));
   return out;
 }
@@ -205,7 +206,7 @@ std::string check_json(const Model& m, const Annotations& a) {
 }
 
 std::string check_markdown(const Model& m, const Annotations& a, const CheckView& view) {
-  std::string out = fmt::format("### trtlens: `{}` on {} — converts: **{}**\n\n", m.path, runtime_label(a),
+  std::string out = fmt::format("### trtlens: `{}` on {} — converts: **{}**\n\n", escape_controls(m.path), runtime_label(a),
                                 a.converts ? "yes" : "no");
   Table s{{}, {{}}, {}};
   for (Verdict v : kAllVerdicts) {
@@ -266,7 +267,7 @@ Table matrix_table(const Matrix& mx, bool color) {
       t.rows.push_back({c.release->name});
       row_release = c.release;
     }
-    t.rows.back().push_back(colorize(cell_text(c), c.converts ? "32" : "31", color));
+    t.rows.back().push_back(Cell(cell_text(c), color ? (c.converts ? "32" : "31") : nullptr));
   }
   return t;
 }
@@ -297,7 +298,7 @@ std::string matrix_footer(const Matrix& mx, bool markdown) {
 }  // namespace
 
 std::string matrix_text(const Model& m, const Matrix& mx, bool color) {
-  return fmt::format("{} — {} nodes, TensorRT releases × precisions\n\n", m.path, m.node_count()) +
+  return fmt::format("{} — {} nodes, TensorRT releases × precisions\n\n", escape_controls(m.path), m.node_count()) +
          to_text(matrix_table(mx, color)) + "\n" + matrix_footer(mx, false);
 }
 
@@ -323,7 +324,7 @@ std::string matrix_json(const Model& m, const Matrix& mx) {
 }
 
 std::string matrix_markdown(const Model& m, const Matrix& mx) {
-  return fmt::format("### trtlens matrix: `{}` ({} nodes)\n\n", m.path, m.node_count()) +
+  return fmt::format("### trtlens matrix: `{}` ({} nodes)\n\n", escape_controls(m.path), m.node_count()) +
          to_markdown(matrix_table(mx, false)) + "\n" + matrix_footer(mx, true);
 }
 
@@ -340,7 +341,7 @@ Table diff_table(const Model& m, const Annotations& a, const Annotations& b, boo
     std::string why = explain.reasons.empty() ? "" : explain.reasons.front().message;
     if (&explain == &before && !why.empty()) why = "(" + a.release->name + ") " + why;
     const Node& n = node_of(m, after);
-    auto v = [&](Verdict x) { return colorize(std::string(verdict_name(x)), verdict_color(x), color); };
+    auto v = [&](Verdict x) { return Cell(std::string(verdict_name(x)), color ? verdict_color(x) : nullptr); };
     t.rows.push_back({graph_cell(m, after), markdown ? md_escape(node_label(node_of(m, after))) : node_label(node_of(m, after)),
                       n.op_type, v(before.verdict), v(after.verdict), markdown ? md_escape(why) : why});
   }
@@ -351,7 +352,7 @@ Table diff_table(const Model& m, const Annotations& a, const Annotations& b, boo
 
 std::string diff_text(const Model& m, const Annotations& a, const Annotations& b, bool color) {
   Table t = diff_table(m, a, b, color, false);
-  std::string out = fmt::format("{} — verdict changes from TensorRT {} to {} at {}\n\n", m.path, a.release->name,
+  std::string out = fmt::format("{} — verdict changes from TensorRT {} to {} at {}\n\n", escape_controls(m.path), a.release->name,
                                 b.release->name, precision_name(a.precision));
   out += t.rows.empty() ? "no node changes verdict\n" : to_text(t);
   out += fmt::format("\n{} node(s) change; converts: {} {} → {} {}\n", t.rows.size(), a.release->name,
@@ -382,7 +383,7 @@ std::string diff_json(const Model& m, const Annotations& a, const Annotations& b
 
 std::string diff_markdown(const Model& m, const Annotations& a, const Annotations& b) {
   Table t = diff_table(m, a, b, false, true);
-  std::string out = fmt::format("### trtlens: verdict changes in `{}`, TensorRT {} → {} ({})\n\n", m.path,
+  std::string out = fmt::format("### trtlens: verdict changes in `{}`, TensorRT {} → {} ({})\n\n", escape_controls(m.path),
                                 a.release->name, b.release->name, precision_name(a.precision));
   out += t.rows.empty() ? "No node changes verdict.\n" : to_markdown(t);
   return out;

@@ -36,7 +36,7 @@ std::string diff_text(const Model& m, const Annotations& a, const Annotations& b
 std::string diff_json(const Model& m, const Annotations& a, const Annotations& b);
 std::string diff_markdown(const Model& m, const Annotations& a, const Annotations& b);
 
-// Text for a markdown table cell: markdown's special characters escaped, newlines as spaces.
+// Text for a markdown table cell: markdown's special characters escaped, control characters as \xNN.
 std::string md_escape(std::string s);
 
 // "Loop_3/body/5" style id of a node: graph path, '/', index (as `data-node` in reports).

@@ -9,6 +9,7 @@
 #include "render/engine_render.h"
 #include "render/table.h"
 #include "trtlens/error.h"
+#include "util/utf8.h"
 
 using json = nlohmann::ordered_json;
 
@@ -283,7 +284,7 @@ const char* severity_color(Severity s) {
 std::string kv_block(const char* title, const KeyValues& kv) {
   if (kv.empty()) return "";
   std::string s = fmt::format("{}:\n", title);
-  for (const auto& [k, v] : kv) s += fmt::format("  {}: {}\n", k, v);
+  for (const auto& [k, v] : kv) s += fmt::format("  {}: {}\n", escape_controls(k), escape_controls(v));
   return s;
 }
 
@@ -316,7 +317,7 @@ std::string render_engine_summary(const EnginePlan& plan, const EngineSummary& s
   const bool md = f == OutputFormat::Markdown;
   auto h = [&](const std::string& title) { return md ? "\n## " + title + "\n\n" : "\n" + title + "\n"; };
   std::string o;
-  o += md ? fmt::format("# Engine {}\n\n", plan.name) : fmt::format("Engine {}\n", plan.name);
+  o += md ? fmt::format("# Engine {}\n\n", escape_controls(plan.name)) : fmt::format("Engine {}\n", escape_controls(plan.name));
   std::string sep = md ? "  \n" : "\n";
   o += fmt::format("Layers: {} ({} NoOps folded{}){}", s.layers, plan.noops_folded,
                    plan.constants.empty() ? "" : fmt::format(", {} constants set aside", plan.constants.size()), sep);
@@ -383,7 +384,7 @@ std::string render_engine_summary(const EnginePlan& plan, const EngineSummary& s
   Table tt = group_table(s.by_tactic, "tactic");
   if (tt.rows.size() > top) tt.rows.resize(top);
   if (!md)
-    for (auto& r : tt.rows) r[0] = shorten(r[0], 90);
+    for (auto& r : tt.rows) r[0].text = shorten(r[0].text, 90);
   o += table_out(tt, f);
   const auto& a = s.analysis;
   std::string macs_text = si(static_cast<double>(a.macs));
@@ -422,7 +423,7 @@ std::string render_engine_summary(const EnginePlan& plan, const EngineSummary& s
   }
   if (!a.skipped.empty())
     o += fmt::format("{} convolution/GEMM layers without figures (first: {}: {})\n", a.skipped.size(),
-                     a.skipped[0].first->name, a.skipped[0].second);
+                     escape_controls(a.skipped[0].first->name), a.skipped[0].second);
   if (!s.pointwise.empty()) {
     o += h("PointWise layers by number of fused operations");
     Table pt{{"operations", "count", "ms", "% time", "ms per operation"}, {}, {true, true, true, true, true}};
@@ -438,7 +439,7 @@ std::string render_engine_summary(const EnginePlan& plan, const EngineSummary& s
       o += fmt::format("{}... and {} more (engine layers --filter fused=yes)\n", md ? "- " : "  ", s.fused.size() - 10);
       break;
     }
-    o += fmt::format("{}{}{}\n", md ? "- " : "  ", l->name,
+    o += fmt::format("{}{}{}\n", md ? "- " : "  ", escape_controls(l->name),
                      l->onnx_nodes.size() > 1 ? fmt::format(" ({} ONNX nodes)", l->onnx_nodes.size()) : "");
   }
   auto from = [](const std::string& src) { return src.empty() ? std::string() : " (" + src + ")"; };
@@ -462,7 +463,7 @@ std::string render_engine_summary(const EnginePlan& plan, const EngineSummary& s
   }
   if (plan.partial()) {
     o += h(colorize("Partial results", "33", color && !md));
-    for (const auto& n : plan.notes) o += fmt::format("{}{}\n", md ? "- " : "  - ", n);
+    for (const auto& n : plan.notes) o += fmt::format("{}{}\n", md ? "- " : "  - ", escape_controls(n));
   }
   return o;
 }
@@ -584,7 +585,7 @@ std::string render_engine_layers(const EnginePlan& plan, const LayerAnalysis& a,
       o += "no Convolution, Deconvolution, FullyConnected or MatrixMultiply layer with known shapes among these\n";
   }
   if (f == OutputFormat::Text && plan.partial())
-    for (const auto& n : plan.notes) o += "note: " + n + "\n";
+    for (const auto& n : plan.notes) o += "note: " + escape_controls(n) + "\n";
   return o;
 }
 
@@ -607,13 +608,13 @@ std::string render_engine_lint(const EnginePlan& plan, const std::vector<Finding
   for (const auto& x : findings) {
     o += fmt::format("{} [{}] {}\n    {}\n    suggestion: {}\n",
                      colorize(fmt::format("{:<7}", severity_name(x.severity)), severity_color(x.severity), color),
-                     x.linter, x.layer, x.message, x.suggestion);
+                     x.linter, escape_controls(x.layer), escape_controls(x.message), escape_controls(x.suggestion));
   }
   int w = 0, i = 0, e = 0;
   for (const auto& x : findings) (x.severity == Severity::Warning ? w : x.severity == Severity::Info ? i : e)++;
   o += fmt::format("{} findings: {} errors, {} warnings, {} info ({} layers checked)\n", findings.size(), e, w, i,
                    plan.layers.size());
-  for (const auto& n : plan.notes) o += "note: " + n + "\n";
+  for (const auto& n : plan.notes) o += "note: " + escape_controls(n) + "\n";
   return o;
 }
 
@@ -743,7 +744,7 @@ std::string render_engine_compare(const PlanComparison& c, OutputFormat f, size_
   std::string o;
   Table tot{head, {}, num};
   auto row = [&](const char* what, auto cell) {
-    std::vector<std::string> r{what};
+    std::vector<Cell> r{what};
     for (size_t p = 0; p < n; ++p) r.push_back(cell(p));
     tot.rows.push_back(std::move(r));
   };
@@ -768,14 +769,14 @@ std::string render_engine_compare(const PlanComparison& c, OutputFormat f, size_
   };
   Table ty{head_with("type (ms / count)"), {}, num};
   for (size_t t = 0; t < c.types.size(); ++t) {
-    std::vector<std::string> r{c.types[t]};
+    std::vector<Cell> r{c.types[t]};
     for (size_t p = 0; p < n; ++p) r.push_back(fmt::format("{} / {}", ms_text(c.type_ms[t][p]), c.type_count[t][p]));
     ty.rows.push_back(r);
   }
   o += h("Latency per layer type") + table_out(ty, f);
   Table pr{head_with("precision (layers)"), {}, num};
   for (size_t t = 0; t < c.precisions.size(); ++t) {
-    std::vector<std::string> r{c.precisions[t]};
+    std::vector<Cell> r{c.precisions[t]};
     for (size_t p = 0; p < n; ++p)
       r.push_back(fmt::format("{} ({} ms)", c.precision_count[t][p], ms_text(c.precision_ms[t][p])));
     pr.rows.push_back(r);
@@ -789,7 +790,7 @@ std::string render_engine_compare(const PlanComparison& c, OutputFormat f, size_
   size_t shown = 0;
   for (const auto& m : c.layers) {
     if (shown++ >= max_layers) break;
-    std::vector<std::string> r{md ? m.name : shorten(m.name, 60), m.type, m.matched_by.empty() ? "-" : m.matched_by};
+    std::vector<Cell> r{md ? m.name : shorten(m.name, 60), m.type, m.matched_by.empty() ? "-" : m.matched_by};
     for (const auto& x : m.avg_ms) r.push_back(x ? ms_text(*x) : "-");
     for (size_t p = 1; p < n; ++p) {
       auto s = speedup(m, p);

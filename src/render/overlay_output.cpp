@@ -8,6 +8,7 @@
 #include "engine/internal.h"
 #include "render/check_output.h"
 #include "render/table.h"
+#include "util/utf8.h"
 
 namespace trtlens {
 
@@ -210,14 +211,14 @@ json overlay_document(const OverlayView& v) {
 }
 
 std::string overlay_text(const OverlayView& v, bool color) {
-  std::string out = fmt::format("{} on engine {}\n", v.model->path, v.plan->name);
-  for (const auto& [k, val] : figures(v)) out += fmt::format("{}: {}\n", k, val);
+  std::string out = fmt::format("{} on engine {}\n", escape_controls(v.model->path), escape_controls(v.plan->name));
+  for (const auto& [k, val] : figures(v)) out += fmt::format("{}: {}\n", k, escape_controls(val));
   out += "\n" + to_text(node_table(v, false));
   if (!v.check->disagreements.empty()) {
     out += "\n" + colorize(fmt::format("Disagreements with check ({})", runtime_text(*v.check)), "33", color) + "\n";
     out += to_text(disagreement_table(v, false));
   }
-  for (const auto& n : all_notes(v)) out += "note: " + n + "\n";
+  for (const auto& n : all_notes(v)) out += "note: " + escape_controls(n) + "\n";
   return out;
 }
 

@@ -8,6 +8,7 @@
 #include "render/check_output.h"
 #include "render/report_data.h"
 #include "render/table.h"
+#include "util/utf8.h"
 
 namespace trtlens {
 namespace {
@@ -32,7 +33,7 @@ std::string count_text(int64_t v) {
 
 std::string tensor_text(const Model& m, const std::string& name) {
   const TensorInfo* t = m.graphs[0].local(name);
-  return fmt::format("{} {} {}", name, t ? elem_type_name(t->type) : "UNDEFINED", t ? format_shape(*t) : "?");
+  return fmt::format("{} {} {}", escape_controls(name), t ? elem_type_name(t->type) : "UNDEFINED", t ? format_shape(*t) : "?");
 }
 
 std::string part_label(const Partition& p, size_t k) {
@@ -110,7 +111,7 @@ Table parts_table(const Partition& p) {
 }  // namespace
 
 std::string partition_text(const Model& m, const Annotations& a, const Partition& p, bool color) {
-  std::string out = fmt::format("{} — {}, regions of at least {} node{}\n\n", m.path, runtime_label(a), p.min_nodes,
+  std::string out = fmt::format("{} — {}, regions of at least {} node{}\n\n", escape_controls(m.path), runtime_label(a), p.min_nodes,
                                 p.min_nodes == 1 ? "" : "s");
   for (const auto& [k, v] : figures(p)) out += fmt::format("{:<28}{}\n", k + ":", v);
   if (p.parts.empty()) return out + "\nthe main graph has no nodes\n";
@@ -119,8 +120,9 @@ std::string partition_text(const Model& m, const Annotations& a, const Partition
   for (size_t k = 0; k < p.parts.size(); ++k) {
     const Part& part = p.parts[k];
     out += fmt::format("\npart {}: {}, {} node{} ({} .. {})\n", k, colorize(part_label(p, k), part.tensorrt ? "32" : "33", color),
-                       part.nodes.size(), part.nodes.size() == 1 ? "" : "s", node_label(m.graphs[0].nodes[static_cast<size_t>(part.nodes.front())]),
-                       node_label(m.graphs[0].nodes[static_cast<size_t>(part.nodes.back())]));
+                       part.nodes.size(), part.nodes.size() == 1 ? "" : "s",
+                       escape_controls(node_label(m.graphs[0].nodes[static_cast<size_t>(part.nodes.front())])),
+                       escape_controls(node_label(m.graphs[0].nodes[static_cast<size_t>(part.nodes.back())])));
     for (const auto& i : part.inputs) {
       auto from = w.from.find(i);
       out += fmt::format("  in   {}  (from {})\n", tensor_text(m, i),
@@ -137,7 +139,7 @@ std::string partition_text(const Model& m, const Annotations& a, const Partition
     }
   }
   if (!p.outside.empty()) out += "\nnodes left outside TensorRT:\n" + to_text(outside_table(m, p, false));
-  for (const auto& note : a.notes) out += "note: " + note + "\n";
+  for (const auto& note : a.notes) out += "note: " + escape_controls(note) + "\n";
   return out;
 }
 

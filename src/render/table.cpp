@@ -27,23 +27,27 @@ size_t display_width(const std::string& s) {
 }
 
 // Cells come byte for byte from models and engines: a table with invalid UTF-8
-// is printed from a copy whose bad bytes are U+FFFD, in every format.
-const Table& repaired(const Table& t, Table& storage) {
-  auto valid = [](const std::string& s) {
+// (or, when `controls`, a control character) is printed from a copy made valid
+// (and escaped), in every format.
+const Table& repaired(const Table& t, Table& storage, bool controls) {
+  auto clean = [&](const std::string& s) {
     for (size_t i = 0; i < s.size();) {
       size_t n = utf8_sequence_length(s, i);
-      if (n == 0) return false;
+      if (n == 0 || (controls && n == 1 && (static_cast<unsigned char>(s[i]) < 0x20 || s[i] == 0x7f))) return false;
       i += n;
     }
     return true;
   };
-  bool ok = std::all_of(t.header.begin(), t.header.end(), valid) &&
-            std::all_of(t.rows.begin(), t.rows.end(), [&](const auto& row) { return std::all_of(row.begin(), row.end(), valid); });
+  auto fix = [&](const std::string& s) { return controls ? escape_controls(s) : to_valid_utf8(s); };
+  bool ok = std::all_of(t.header.begin(), t.header.end(), clean) &&
+            std::all_of(t.rows.begin(), t.rows.end(), [&](const auto& row) {
+              return std::all_of(row.begin(), row.end(), [&](const Cell& c) { return clean(c.text); });
+            });
   if (ok) return t;
   storage = t;
-  for (auto& h : storage.header) h = to_valid_utf8(h);
+  for (auto& h : storage.header) h = fix(h);
   for (auto& row : storage.rows)
-    for (auto& cell : row) cell = to_valid_utf8(cell);
+    for (auto& cell : row) cell.text = fix(cell.text);
   return storage;
 }
 
@@ -51,27 +55,29 @@ const Table& repaired(const Table& t, Table& storage) {
 
 std::string to_text(const Table& table) {
   Table storage;
-  const Table& t = repaired(table, storage);
+  const Table& t = repaired(table, storage, true);
   std::vector<size_t> width(t.header.size(), 0);
   for (size_t c = 0; c < t.header.size(); ++c) width[c] = display_width(t.header[c]);
   for (const auto& row : t.rows)
-    for (size_t c = 0; c < row.size() && c < width.size(); ++c) width[c] = std::max(width[c], display_width(row[c]));
-  auto line = [&](const std::vector<std::string>& cells) {
+    for (size_t c = 0; c < row.size() && c < width.size(); ++c) width[c] = std::max(width[c], display_width(row[c].text));
+  auto line = [&](const std::vector<Cell>& cells) {
     std::string out;
     for (size_t c = 0; c < width.size(); ++c) {
-      const std::string& cell = c < cells.size() ? cells[c] : std::string();
-      std::string pad(width[c] - std::min(width[c], display_width(cell)), ' ');
+      const Cell empty("");
+      const Cell& cell = c < cells.size() ? cells[c] : empty;
+      std::string pad(width[c] - std::min(width[c], display_width(cell.text)), ' ');
+      std::string text = cell.color ? colorize(cell.text, cell.color, true) : cell.text;
       bool right = c < t.numeric.size() && t.numeric[c];
       bool last = c + 1 == width.size();
-      out += right ? pad + cell : (last ? cell : cell + pad);
+      out += right ? pad + text : (last ? text : text + pad);
       if (!last) out += "  ";
     }
     out += '\n';
     return out;
   };
-  std::string out = line(t.header);
-  std::vector<std::string> rule;
-  for (size_t w : width) rule.emplace_back(w, '-');
+  std::string out = line({t.header.begin(), t.header.end()});
+  std::vector<Cell> rule;
+  for (size_t w : width) rule.emplace_back(std::string(w, '-'));
   out += line(rule);
   for (const auto& row : t.rows) out += line(row);
   return out;
@@ -79,12 +85,11 @@ std::string to_text(const Table& table) {
 
 std::string to_markdown(const Table& table) {
   Table storage;
-  const Table& t = repaired(table, storage);
+  const Table& t = repaired(table, storage, true);
   auto cell = [](const std::string& s) {
     std::string out;
     for (char ch : s) {
       if (ch == '|') out += "\\|";
-      else if (ch == '\n') out += ' ';
       else out += ch;
     }
     return out;
@@ -97,7 +102,7 @@ std::string to_markdown(const Table& table) {
   out += '\n';
   for (const auto& row : t.rows) {
     out += "|";
-    for (const auto& v : row) out += " " + cell(v) + " |";
+    for (const auto& v : row) out += " " + cell(v.text) + " |";
     out += '\n';
   }
   return out;
@@ -105,19 +110,19 @@ std::string to_markdown(const Table& table) {
 
 std::string to_csv(const Table& table) {
   Table storage;
-  const Table& t = repaired(table, storage);
+  const Table& t = repaired(table, storage, false);
   auto cell = [](const std::string& s) {
     if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
     std::string out = "\"";
     for (char ch : s) out += ch == '"' ? std::string("\"\"") : std::string(1, ch);
     return out + "\"";
   };
-  auto line = [&](const std::vector<std::string>& cells) {
+  auto line = [&](const std::vector<Cell>& cells) {
     std::string out;
-    for (size_t c = 0; c < cells.size(); ++c) out += (c ? "," : "") + cell(cells[c]);
+    for (size_t c = 0; c < cells.size(); ++c) out += (c ? "," : "") + cell(cells[c].text);
     return out + "\r\n";
   };
-  std::string out = line(t.header);
+  std::string out = line({t.header.begin(), t.header.end()});
   for (const auto& row : t.rows) out += line(row);
   return out;
 }

@@ -2,21 +2,34 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace trtlens {
 
+// A table cell: its text (names come byte for byte from models and engines)
+// and, for text output, a colour (an ANSI SGR code such as "32", or null).
+// Colour is kept apart from the text so that escape codes inside a name are
+// shown escaped, never sent to the terminal.
+struct Cell {
+  std::string text;
+  const char* color = nullptr;
+  Cell(std::string t, const char* c = nullptr) : text(std::move(t)), color(c) {}
+  Cell(const char* t) : text(t) {}
+};
+
 struct Table {
   std::vector<std::string> header;
-  std::vector<std::vector<std::string>> rows;  // each row has header.size() cells
+  std::vector<std::vector<Cell>> rows;  // each row has header.size() cells
   // Columns whose cells are numbers: right-aligned in text.
   std::vector<bool> numeric;
 };
 
 // Columns padded to their widest cell (display width, UTF-8 aware, ANSI colour
 // codes not counted), two spaces between columns, header underlined with '-'.
+// Control characters in cells are shown as \xNN (escape_controls): one row, one line.
 std::string to_text(const Table& t);
-// GitHub-flavoured markdown; '|' in cells is escaped.
+// GitHub-flavoured markdown; '|' in cells is escaped, control characters as in to_text.
 std::string to_markdown(const Table& t);
 // RFC 4180 CSV: cells quoted when they hold ',', '"' or a newline.
 std::string to_csv(const Table& t);

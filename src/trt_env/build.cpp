@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
+#include <fstream>
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 #include <regex>
@@ -47,10 +48,16 @@ json section_json(const KeyValues& section, Values as) {
   return out;
 }
 
+// Copies `from` to `to` all-or-nothing (OutputStream: a regular file or a new path only).
 void copy_file(const std::string& from, const std::string& to) {
-  std::error_code ec;
-  fs::copy_file(from, to, fs::copy_options::overwrite_existing, ec);
-  if (ec) throw InputError(to, "cannot write: " + ec.message());
+  std::ifstream in(from, std::ios::binary);
+  if (!in) throw InputError(from, "cannot read: no such file or not readable");
+  OutputStream out(to);
+  std::vector<char> buf(1 << 20);
+  while (in.read(buf.data(), static_cast<std::streamsize>(buf.size())) || in.gcount() > 0)
+    out.write({buf.data(), static_cast<size_t>(in.gcount())});
+  if (in.bad()) throw InputError(from, "cannot read: I/O error");
+  out.commit();
 }
 
 std::string now_utc() {
@@ -115,7 +122,8 @@ std::string profile_metadata_json(const TrtexecLog& log) {
 
 BuildOutcome build_engine(const BuildRequest& req, const std::function<void(const std::string&)>& on_line) {
   BuildOutcome out;
-  std::string model_hash = sha256_file(req.model);  // throws InputError for a missing model
+  regular_file_size(req.model);  // refuses a FIFO or device, and notes the model as an input
+  std::string model_hash = sha256_file(req.model);
   std::vector<std::string> flags = precision_flags(req.precision);
   out.trtexec = find_trtexec(req.trtexec, req.search);
   if (out.trtexec.empty())
@@ -144,6 +152,7 @@ BuildOutcome build_engine(const BuildRequest& req, const std::function<void(cons
   std::string cache = req.cache_dir.empty() ? default_cache_dir() : req.cache_dir;
   out.cache_entry = (fs::path(cache) / "engines" / out.key).string();
   const auto& suffixes = engine_file_suffixes();
+  for (const auto& s : suffixes) check_output_target(out.prefix + s);  // before trtexec runs, not after
 
   auto entry_complete = [&] {
     for (const auto& s : suffixes)

@@ -6,10 +6,13 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
+#include <set>
 #include <sstream>
 #include <utility>
 
@@ -28,6 +31,27 @@ const char* file_kind(mode_t mode) {
   return "not a regular file";
 }
 
+// Files this process read (device, inode), which -o must not replace. Capped:
+// a one-shot command reads a few files; a dashboard reads many and writes none.
+struct Inputs {
+  std::mutex mutex;
+  std::set<std::pair<dev_t, ino_t>> files;
+};
+Inputs& inputs() {
+  static Inputs* in = new Inputs;  // never destroyed: readers may run during exit
+  return *in;
+}
+void note_input(const struct stat& st) {
+  Inputs& in = inputs();
+  std::lock_guard<std::mutex> lock(in.mutex);
+  if (in.files.size() < 65536) in.files.emplace(st.st_dev, st.st_ino);
+}
+bool is_input(const struct stat& st) {
+  Inputs& in = inputs();
+  std::lock_guard<std::mutex> lock(in.mutex);
+  return in.files.count({st.st_dev, st.st_ino}) > 0;
+}
+
 // An fd of `path` after checking it is a regular file (O_NONBLOCK: opening a FIFO
 // with no writer would otherwise wait forever). Sets `size`; refuses files past `max_bytes`.
 int open_regular(const std::string& path, uint64_t max_bytes, uint64_t& size) {
@@ -38,6 +62,7 @@ int open_regular(const std::string& path, uint64_t max_bytes, uint64_t& size) {
     ::close(fd);
     throw InputError(path, std::string("cannot read: ") + file_kind(st.st_mode) + ", not a regular file");
   }
+  note_input(st);
   size = static_cast<uint64_t>(st.st_size);
   if (size > max_bytes) {
     ::close(fd);
@@ -75,6 +100,32 @@ std::string read_file(const std::string& path, uint64_t max_bytes) {
   return out;
 }
 
+void check_output_target(const std::string& path) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT) return;
+    throw InputError(path, std::string("cannot write: ") + std::strerror(errno));
+  }
+  if (S_ISLNK(st.st_mode) || !S_ISREG(st.st_mode))
+    throw InputError(path, std::string("will not replace ") +
+                               (S_ISLNK(st.st_mode) ? "a symbolic link" : file_kind(st.st_mode)) +
+                               "; give a regular file or a new path");
+  if (is_input(st)) throw InputError(path, "is an input of this command; give another output file");
+}
+
+void remove_stale_temporaries(const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  auto cutoff = fs::file_time_type::clock::now() - std::chrono::hours(1);
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    if (!it->path().filename().string().starts_with(kTempPrefix)) continue;
+    std::error_code e2;
+    auto st = it->symlink_status(e2);
+    if (e2 || !(fs::is_regular_file(st) || fs::is_directory(st))) continue;  // only what we create
+    if (fs::last_write_time(it->path(), e2) < cutoff && !e2) fs::remove_all(it->path(), e2);
+  }
+}
+
 void write_file_atomic(const std::string& path, const std::string& contents) {
   OutputStream out(path.empty() ? "./" : path);  // "" is not stdout here: let the open fail
   out.write(contents);
@@ -89,10 +140,12 @@ OutputStream::OutputStream(const std::string& path) : path_(path) {
   buffer_.reserve(kOutputBuffer);
   if (path.empty()) return;
   namespace fs = std::filesystem;
+  check_output_target(path);
   fs::path target(path);
   fs::path dir = target.parent_path().empty() ? fs::path(".") : target.parent_path();
-  tmp_ = (dir / ("." + target.filename().string() + ".XXXXXX")).string();
-  fd_ = mkstemp(tmp_.data());
+  remove_stale_temporaries(dir.string());
+  tmp_ = (dir / (std::string(kTempPrefix) + "XXXXXX")).string();
+  fd_ = ::mkostemp(tmp_.data(), O_CLOEXEC);
   if (fd_ < 0) throw InputError(path, std::string("cannot write: ") + std::strerror(errno));
 }
 
@@ -138,6 +191,13 @@ void OutputStream::commit() {
     return;
   }
   ::fchmod(fd_, 0644);
+  try {
+    check_output_target(path_);  // it may have changed while the output was written
+  } catch (...) {
+    ::close(std::exchange(fd_, -1));
+    ::unlink(tmp_.c_str());
+    throw;
+  }
   int fd = std::exchange(fd_, -1);
   if (::close(fd) != 0 || std::rename(tmp_.c_str(), path_.c_str()) != 0) {
     int err = errno;

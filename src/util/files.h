@@ -22,14 +22,29 @@ std::string read_file(const std::string& path, uint64_t max_bytes = kMaxInputByt
 
 // Writes `contents` to `path` through a temporary file in the same folder and
 // a rename, so a failure never leaves a partial file. Throws
-// InputError(path, "cannot write: <reason>").
+// InputError(path, "cannot write: <reason>"), or check_output_target's refusal.
 void write_file_atomic(const std::string& path, const std::string& contents);
+
+// Temporaries of all-or-nothing writes are named this, beside their target.
+inline constexpr std::string_view kTempPrefix = ".trtlens-tmp-";
+
+// Throws InputError(path, ...) unless `path` is new or a regular file that is
+// not an input of this run: a device, FIFO, socket, folder or symbolic link is
+// never replaced by a rename, nor a file this process read (same device and
+// inode, so another name or a hard link counts too).
+void check_output_target(const std::string& path);
+
+// Removes temporaries (kTempPrefix) in `dir` older than an hour: what a run
+// killed mid-write left behind. Errors are ignored.
+void remove_stale_temporaries(const std::string& dir);
 
 // Output written piece by piece, so a large document is never held whole:
 // to stdout when `path` is empty, else to `path` all-or-nothing (a temporary
 // in the same folder, renamed by commit(); destroyed uncommitted, the
-// temporary is removed and `path` is untouched). Throws InputError(path,
-// "cannot write: <reason>") from the constructor, write() or commit().
+// temporary is removed and `path` is untouched). The constructor and commit()
+// run check_output_target; the constructor also removes stale temporaries.
+// Throws InputError(path, "cannot write: <reason>") from the constructor,
+// write() or commit() (EFBIG past a file-size limit: main ignores SIGXFSZ).
 class OutputStream {
  public:
   explicit OutputStream(const std::string& path);

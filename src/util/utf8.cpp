@@ -1,5 +1,7 @@
 #include "util/utf8.h"
 
+#include <algorithm>
+
 namespace trtlens {
 
 size_t utf8_sequence_length(std::string_view s, size_t i) {
@@ -44,12 +46,15 @@ std::string to_valid_utf8(std::string_view s) {
   return out;
 }
 
-std::string printable_line(std::string_view s, size_t max_bytes) {
+std::string escape_controls(std::string_view s) {
+  auto control = [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; };
+  std::string valid = to_valid_utf8(s);
+  if (std::none_of(valid.begin(), valid.end(), control)) return valid;
   std::string out;
-  for (char c : to_valid_utf8(s.substr(0, max_bytes))) {
-    auto u = static_cast<unsigned char>(c);
-    if (u < 0x20 || u == 0x7f) {
+  for (char c : valid) {
+    if (control(c)) {
       static constexpr char kHex[] = "0123456789abcdef";
+      auto u = static_cast<unsigned char>(c);
       out += "\\x";
       out += kHex[u >> 4];
       out += kHex[u & 15];
@@ -57,6 +62,11 @@ std::string printable_line(std::string_view s, size_t max_bytes) {
       out += c;
     }
   }
+  return out;
+}
+
+std::string printable_line(std::string_view s, size_t max_bytes) {
+  std::string out = escape_controls(s.substr(0, max_bytes));
   if (s.size() > max_bytes) out += "...";
   return out;
 }

@@ -14,6 +14,11 @@ size_t utf8_sequence_length(std::string_view s, size_t i);
 // U+FFFD; valid text is returned unchanged.
 std::string to_valid_utf8(std::string_view s);
 
+// `s` made valid UTF-8 with every control character (newline, tab, ESC, DEL,
+// ...) shown as \xNN: a name from a model or an engine printed in text,
+// markdown or an error line stays on its line and cannot drive the terminal.
+std::string escape_controls(std::string_view s);
+
 // `s` as one printable line for a message: the first `max_bytes` bytes, made
 // valid UTF-8, with control characters (newlines, NUL, DEL, ...) shown as \xNN,
 // and "..." when `s` was longer. Lets a hostile name or server reply be quoted

@@ -2,14 +2,23 @@
 // and answers per the serve API contract.
 #include <archive.h>
 #include <archive_entry.h>
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <zlib.h>
 
+#include <atomic>
+#include <cstdio>
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <string_view>
 #include <thread>
 
 #include "support/onnx_builder.h"
@@ -401,6 +410,199 @@ TEST(PushCli, WaitReportsAFailedOrUnfinishedAnalysis) {
   r = run_trtlens(push_args(model, slow) + std::vector<std::string>{"--wait", "--timeout", "1"}, kToken);
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find(": the analysis is still running after 1 s (--timeout)\n"), std::string::npos) << r.err;
+}
+
+// ---------------------------------------------------------------- hostile servers
+
+namespace {
+
+bool send_all(int fd, std::string_view data) {
+  while (!data.empty()) {
+    ssize_t n = ::send(fd, data.data(), data.size(), MSG_NOSIGNAL);
+    if (n <= 0) return false;
+    data.remove_prefix(static_cast<size_t>(n));
+  }
+  return true;
+}
+
+// A server on 127.0.0.1 speaking raw HTTP: for each connection it reads the
+// request's head (and its body, when `read_body`), then `reply` writes what it
+// likes on the socket; the connection is closed after it returns.
+class RawServer {
+ public:
+  RawServer(std::function<void(int fd, const std::atomic<bool>& stopping)> reply, bool read_body)
+      : reply_(std::move(reply)), read_body_(read_body) {
+    listen_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof addr;
+    if (::bind(listen_, reinterpret_cast<sockaddr*>(&addr), len) != 0 || ::listen(listen_, 8) != 0 ||
+        ::getsockname(listen_, reinterpret_cast<sockaddr*>(&addr), &len) != 0)
+      throw std::runtime_error("cannot listen");
+    port_ = ntohs(addr.sin_port);
+    thread_ = std::thread([this] { serve(); });
+  }
+  ~RawServer() {
+    stopping_ = true;
+    ::shutdown(listen_, SHUT_RDWR);  // wakes accept()
+    thread_.join();
+    ::close(listen_);
+  }
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+
+ private:
+  void serve() {
+    while (!stopping_) {
+      int fd = ::accept(listen_, nullptr, nullptr);
+      if (fd < 0) return;
+      std::string head;
+      char buf[65536];
+      while (head.find("\r\n\r\n") == std::string::npos) {
+        ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+        if (n <= 0) break;
+        head.append(buf, static_cast<size_t>(n));
+      }
+      size_t at = head.find("Content-Length: ");
+      size_t body = at == std::string::npos ? 0 : std::stoull(head.substr(at + 16));
+      size_t got = head.size() - std::min(head.size(), head.find("\r\n\r\n") + 4);
+      while (read_body_ && got < body) {
+        ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+        if (n <= 0) break;
+        got += static_cast<size_t>(n);
+      }
+      reply_(fd, stopping_);
+      ::close(fd);
+    }
+  }
+
+  std::function<void(int, const std::atomic<bool>&)> reply_;
+  bool read_body_;
+  int listen_ = -1, port_ = 0;
+  std::atomic<bool> stopping_{false};
+  std::thread thread_;
+};
+
+// Sends `head`, then `piece` again and again until the client goes away.
+std::function<void(int, const std::atomic<bool>&)> endless(std::string head, std::string piece) {
+  return [head, piece](int fd, const std::atomic<bool>& stopping) {
+    if (!send_all(fd, head)) return;
+    while (!stopping && send_all(fd, piece)) {
+    }
+  };
+}
+
+// Raw deflate data that inflates to 1 MiB of zeros and ends on a full flush,
+// so that it can follow itself any number of times in one stream.
+std::string deflated_mebibyte() {
+  z_stream z{};
+  EXPECT_EQ(deflateInit2(&z, 9, Z_DEFLATED, -15, 9, Z_DEFAULT_STRATEGY), Z_OK);
+  std::string zeros(1 << 20, '\0'), out(1 << 16, '\0');
+  z.next_in = reinterpret_cast<Bytef*>(zeros.data());
+  z.avail_in = static_cast<uInt>(zeros.size());
+  z.next_out = reinterpret_cast<Bytef*>(out.data());
+  z.avail_out = static_cast<uInt>(out.size());
+  EXPECT_EQ(deflate(&z, Z_FULL_FLUSH), Z_OK);
+  out.resize(out.size() - z.avail_out);
+  deflateEnd(&z);
+  return out;
+}
+
+std::string chunk(const std::string& data) {
+  char size[32];
+  std::snprintf(size, sizeof size, "%zx\r\n", data.size());
+  return size + data + "\r\n";
+}
+
+// A model of about 20 MiB: larger than what the socket buffers take before a server reads.
+std::string save_big_model(const std::string& dir) {
+  ModelBuilder mb(13);
+  auto g = mb.graph();
+  g.input("x", kFloat, {1, 5 << 20});
+  g.init_float("w", {1, 5 << 20}, std::vector<float>(5 << 20, 0.5f));
+  g.node("Add", {"x", "w"}, {"y"});
+  g.output("y", kFloat, {1, 5 << 20});
+  return mb.save(dir + "/big.onnx");
+}
+
+// A hang guard, not a timing assertion (the old client took 600 s or more), and
+// a memory bound that an unbounded read of the reply hits.
+constexpr RunLimits kHostileBounds{60, 1ull << 30};
+
+std::vector<std::string> hostile_push(const std::string& model, const std::string& url) {
+  return {"push", model, "--to", url, "--project", "vision", "--name", "detector"};
+}
+
+}  // namespace
+
+TEST(PushCli, RepliesPastOneMebibyteAreCutOffAsTheyArrive) {
+  std::string model = save_plain_model(temp_dir("push_hostile_size"));
+  const std::string ok = "HTTP/1.1 201 Created\r\nContent-Type: application/json\r\n";
+  struct Case {
+    const char* what;
+    std::function<void(int, const std::atomic<bool>&)> reply;
+  };
+  std::string spaces(1 << 16, ' ');
+  std::string gzip_head("\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03", 10);
+  std::vector<Case> cases = {
+      {"a 1 GiB reply", endless(ok + "Content-Length: 1073741824\r\n\r\n", spaces)},
+      {"an endless chunked reply", endless(ok + "Transfer-Encoding: chunked\r\n\r\n", chunk(spaces))},
+      {"a gzip reply inflating without end",
+       endless(ok + "Content-Encoding: gzip\r\nTransfer-Encoding: chunked\r\n\r\n" + chunk(gzip_head),
+               chunk(deflated_mebibyte()))},
+  };
+  for (const Case& c : cases) {
+    RawServer server(c.reply, true);
+    RunResult r = run_trtlens(hostile_push(model, server.url()), kToken, kHostileBounds);
+    EXPECT_EQ(r.exit_code, 2) << c.what << ": " << r.err;
+    EXPECT_TRUE(one_line(r.err)) << c.what << ": " << r.err;
+    EXPECT_EQ(r.err, "trtlens: " + server.url() + "/api/projects/vision/models/detector/versions: the server's reply "
+                         "is over 1048576 bytes; a trtlens reply is a small JSON document\n")
+        << c.what;
+  }
+}
+
+TEST(PushCli, ADrippingServerMeetsTheDeadline) {
+  std::string model = save_plain_model(temp_dir("push_hostile_drip"));
+  // A byte a second: every read succeeds well within httplib's read timeout.
+  RawServer server(
+      [](int fd, const std::atomic<bool>& stopping) {
+        if (!send_all(fd, "HTTP/1.1 201 Created\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n"))
+          return;
+        while (!stopping && send_all(fd, " ")) std::this_thread::sleep_for(std::chrono::seconds(1));
+      },
+      true);
+  RunResult r = run_trtlens(hostile_push(model, server.url()) + std::vector<std::string>{"--timeout", "2"}, kToken,
+                            kHostileBounds);
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_EQ(r.err, "trtlens: " + server.url() +
+                       "/api/projects/vision/models/detector/versions: no complete reply within 2 s (--timeout)\n");
+}
+
+TEST(PushCli, AServerThatRefusesBeforeReadingTheUploadIsOneLine) {
+  std::string model = save_big_model(temp_dir("push_hostile_refusal"));
+  std::string versions = "/api/projects/vision/models/detector/versions: ";
+  {
+    // Closes once it has the request's head, as a proxy or a crashed server would.
+    RawServer server([](int, const std::atomic<bool>&) {}, false);
+    RunResult r = run_trtlens(hostile_push(model, server.url()), kToken, kHostileBounds);
+    EXPECT_EQ(r.exit_code, 2) << r.err;  // was 141: SIGPIPE
+    EXPECT_EQ(r.err, "trtlens: " + server.url() + versions +
+                         "the connection broke or timed out while sending the upload\n");
+  }
+  {
+    // trtlens serve refusing a token, project or role: it answers, then closes without reading the body.
+    std::string body = R"({"error": "unknown or revoked token"})";
+    RawServer server(
+        [body](int fd, const std::atomic<bool>&) {
+          send_all(fd, "HTTP/1.1 401 Unauthorized\r\nContent-Type: application/json\r\nConnection: close\r\n"
+                       "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body);
+        },
+        false);
+    RunResult r = run_trtlens(hostile_push(model, server.url()), kToken, kHostileBounds);
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_EQ(r.err, "trtlens: " + server.url() + versions + "HTTP 401: unknown or revoked token\n");
+  }
 }
 
 }  // namespace trtlens::test

@@ -73,6 +73,10 @@ RunResult run_trtlens(const std::vector<std::string>& args, const std::vector<st
       struct rlimit as{limits.memory_bytes, limits.memory_bytes};
       ::setrlimit(RLIMIT_AS, &as);
     }
+    if (limits.file_bytes) {
+      struct rlimit fsize{limits.file_bytes, limits.file_bytes};
+      ::setrlimit(RLIMIT_FSIZE, &fsize);
+    }
     if (limits.seconds) ::alarm(limits.seconds);  // pending alarms survive execv
     std::vector<char*> argv;
     std::string bin = TRTLENS_BIN;

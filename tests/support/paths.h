@@ -13,14 +13,17 @@ std::string temp_dir(const std::string& name);
 // ../shared beside the checkout, or "" when absent (tests that need it skip).
 std::string shared_dir();
 
-// Bounds on one run of the binary: wall-clock seconds (SIGALRM ends it) and
-// address space in bytes (RLIMIT_AS: an allocation past it fails). 0: none.
+// Bounds on one run of the binary: wall-clock seconds (SIGALRM ends it),
+// address space in bytes (RLIMIT_AS: an allocation past it fails) and the size
+// of any file it writes (RLIMIT_FSIZE, as `ulimit -f`: SIGXFSZ, or EFBIG when
+// ignored). 0: none.
 // A run that hits either ends with exit code 128+signal or 3 (internal error),
 // which a test expecting 0, 1 or 2 reports. Not for sanitizer builds (ASan
 // reserves terabytes of address space).
 struct RunLimits {
   unsigned seconds = 0;
   unsigned long long memory_bytes = 0;
+  unsigned long long file_bytes = 0;
 };
 
 // Result of running the trtlens binary.

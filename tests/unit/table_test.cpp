@@ -15,6 +15,12 @@ TEST(Table, MarkdownEscapesPipes) {
   EXPECT_EQ(to_markdown(t), "| a |\n| --- |\n| x\\|y |\n");
 }
 
+TEST(Table, ControlCharactersInCellsAreEscapedAndColourIsTheCellsOwn) {
+  Table t{{"name", "verdict"}, {{"a\nb\x1b[31m", Cell("OK", "32")}}, {}};
+  EXPECT_EQ(to_text(t), "name            verdict\n--------------  -------\na\\x0ab\\x1b[31m  \x1b[32mOK\x1b[0m\n");
+  EXPECT_EQ(to_markdown(t), "| name | verdict |\n| --- | --- |\n| a\\x0ab\\x1b[31m | OK |\n");
+}
+
 TEST(Table, CsvQuotesCellsWithCommasAndQuotes) {
   Table t{{"a", "b"}, {{"1,2", "say \"hi\""}}, {}};
   EXPECT_EQ(to_csv(t), "a,b\r\n\"1,2\",\"say \"\"hi\"\"\"\r\n");
