@@ -87,10 +87,17 @@ class Analyzer {
   std::optional<std::string> result_hash(const std::string& key);  // when done
   void work();
   void heartbeat();
-  void run(const Job& job);
+  // Runs one job; never throws: whatever goes wrong (a model that does not
+  // load, a full disk, no memory) ends as a failed analysis.
+  void run(const Job& job) noexcept;
+  void analyse(const Job& job, store::Analysis& state);  // throws; `state` keeps the progress reached
   store::Analysis ensure_job(Job job);
   // Records `state` of a job this process owns (and forgets it when it ended).
   void record(const std::string& key, const store::Analysis& state);
+  // Ends a job as failed with `message`. When the store cannot take even that
+  // (disk full), the failure is kept in memory and this server shows it.
+  void fail(const std::string& key, store::Analysis state, const std::string& message) noexcept;
+  std::optional<store::Analysis> unrecorded_failure(const std::string& key);
 
   store::Store& store_;
   std::vector<Pin> pins_;
@@ -104,6 +111,8 @@ class Analyzer {
   // died) is claimed again by the next view.
   std::mutex live_mutex_;
   std::map<std::string, store::Analysis> live_;
+  // Failures the store could not record (under live_mutex_), bounded like the result cache.
+  std::map<std::string, store::Analysis> unrecorded_failures_;
   std::mutex cache_mutex_;
   std::map<std::string, ModelResult> model_results_;  // by result hash
   std::condition_variable stopped_;  // wakes the heartbeat only (wake_ wakes workers)

@@ -45,14 +45,15 @@ std::string model_bytes(bool extra = false, const std::string& custom_name = "")
 
 httplib::Headers bearer(const std::string& token) { return {{"Authorization", "Bearer " + token}}; }
 
+
 struct Served {
   std::string data;
   std::string token;  // write on "vision"
   std::unique_ptr<ServeProcess> server;
-  explicit Served(const std::string& name, std::vector<std::string> extra = {}) {
+  explicit Served(const std::string& name, std::vector<std::string> extra = {}, const ServeLimits& limits = {}) {
     data = temp_dir(name) + "/data";
     token = make_user(data, "alice", {"vision"});
-    server = std::make_unique<ServeProcess>(data, extra);
+    server = std::make_unique<ServeProcess>(data, extra, limits);
   }
   httplib::Client client() const {
     httplib::Client c("127.0.0.1", server->port());
@@ -256,6 +257,32 @@ TEST(ServeCli, BadUploadsAreRefusedAndLeaveNoVersion) {
   EXPECT_EQ(none->status, 404);  // no version was stored
 }
 
+// A full disk (here: every file of the server held under 64 KiB, so the
+// database's log and the stored results cannot grow) fails the analysis that
+// hit it, with a state the API shows, and never the server.
+TEST(ServeCli, AFullDiskFailsTheAnalysisNotTheServer) {
+  Served s("serve_disk_full", {}, ServeLimits{64 * 1024});
+  auto v = s.push(model_bytes());
+  ASSERT_TRUE(v) << "the server stopped answering: " << s.server->log();
+  ASSERT_EQ(v->status, 201) << v->body;
+  json a = s.wait_analysis(1);
+  ASSERT_EQ(a["status"], "failed") << a.dump() << "\n" << s.server->log();
+  EXPECT_FALSE(a["message"].get<std::string>().empty());
+  // Still answering, with the failure on the listing and the version.
+  auto models = s.client().Get("/api/projects/vision/models", bearer(s.token));
+  ASSERT_TRUE(models) << "the server died: " << s.server->log();
+  ASSERT_EQ(models->status, 200) << models->body;
+  EXPECT_EQ(json::parse(models->body)["models"][0]["latest"]["analysis"]["status"], "failed") << models->body;
+  auto version = s.client().Get("/api/projects/vision/models/detector/versions/1", bearer(s.token));
+  ASSERT_TRUE(version);
+  EXPECT_EQ(version->status, 200);
+  EXPECT_EQ(json::parse(version->body)["analysis"]["status"], "failed") << version->body;
+  EXPECT_EQ(s.client().Get("/api/projects", bearer(s.token))->status, 200);
+  // The server's log has the whole story; it then stops cleanly (it was not aborted).
+  EXPECT_NE(s.server->log().find("failed"), std::string::npos) << s.server->log();
+  EXPECT_EQ(s.server->stop(), 0) << s.server->log();
+}
+
 TEST(ServeCli, TokensRolesAndProjectsKeepTeamsApart) {
   Served s("serve_access");
   std::string bob = make_user(s.data, "bob", {"audio"});
@@ -282,6 +309,7 @@ TEST(ServeCli, TokensRolesAndProjectsKeepTeamsApart) {
   auto versions = c.Get("/api/projects/vision/models/detector/versions", bearer(s.token));
   EXPECT_EQ(json::parse(versions->body)["versions"].size(), 1u);
 }
+
 
 // Signs in through the form; returns the session cookie and the page's CSRF token.
 std::pair<std::string, std::string> sign_in(httplib::Client& c, const std::string& token) {
