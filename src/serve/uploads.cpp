@@ -62,6 +62,18 @@ uint64_t tree_bytes(const Tree& t) {
   return total;
 }
 
+// Queues the analysis of what was just recorded. The push has succeeded by
+// then, so a store that cannot take the job now (it is queued by the next
+// view) does not turn the push into an error.
+template <class F>
+void queue_analysis(F&& ensure) {
+  try {
+    ensure();
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "serve: cannot queue the analysis of a new upload: {}\n", e.what());
+  }
+}
+
 // Removes the temporary tree unless it was adopted (moved) into the store.
 struct TreeGuard {
   fs::path dir;
@@ -87,11 +99,12 @@ store::Version store_model_upload(Context& ctx, const Upload& u, const std::stri
   } catch (const InputError& e) {
     throw InputError(u.file_name, e.problem());
   }
+  // Everything about the upload is checked above; only then is it stored and recorded.
   store::NewVersion nv{"", main, opsets_text(m), tree_bytes(tree)};
   nv.tree_hash = ctx.store->objects().adopt_tree(tree.dir);
   guard.dir.clear();
   store::Version v = ctx.store->add_version(project, model, nv, caller.user_id);
-  ctx.analyzer->ensure(v);
+  queue_analysis([&] { ctx.analyzer->ensure(v); });
   return v;
 }
 
@@ -111,7 +124,7 @@ store::Engine store_engine_upload(Context& ctx, const Upload& u, const store::Ve
   std::string hash = ctx.store->objects().adopt_tree(tree.dir);
   guard.dir.clear();
   store::Engine e = ctx.store->add_engine(v.id, label, hash, prefix, caller.user_id);
-  ctx.analyzer->ensure(v, e);
+  queue_analysis([&] { ctx.analyzer->ensure(v, e); });
   return e;
 }
 

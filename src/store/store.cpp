@@ -78,7 +78,7 @@ bool same_hash(const std::string& stored, const std::string& hash) {
 // How many times a transaction that hit a transient failure is run (SQLite has already
 // waited its busy timeout before reporting one).
 constexpr int kRetries = 5;
-// Longest cache key and knowledge-base fingerprint (bytes).
+// Longest cache key stored as it is, and longest knowledge-base fingerprint (bytes).
 constexpr size_t kMaxKeyBytes = 256;
 
 // Schema migrations: entry i brings the schema from version i to i+1. "{id}" is
@@ -421,10 +421,10 @@ class SqlStore : public Store {
   }
 
   std::optional<Analysis> analysis(const std::string& key, const std::string& kb) override {
-    check_key(key, kb);
+    const std::string row = row_key(key, kb);
     return tx(false, [&]() -> std::optional<Analysis> {
       auto rows = db_->query("SELECT status, progress, message, result_hash FROM analyses WHERE cache_key = ? AND kb = ?",
-                             {key, kb});
+                             {row, kb});
       if (rows.empty()) return std::nullopt;
       Analysis a;
       a.status = parse_status(rows[0].text(0));
@@ -436,23 +436,23 @@ class SqlStore : public Store {
   }
 
   bool claim_analysis(const std::string& key, const std::string& kb, int64_t stale_seconds) override {
-    check_key(key, kb);
+    const std::string row = row_key(key, kb);
     return tx(true, [&] {
       int64_t t = now();
       if (db_->exec("INSERT INTO analyses (cache_key, kb, status, progress, message, result_hash, updated_at)"
                     " VALUES (?, ?, 'queued', 0, '', '', ?) ON CONFLICT (cache_key, kb) DO NOTHING",
-                    {key, kb, t}) > 0)
+                    {row, kb, t}) > 0)
         return true;
       // One statement that re-checks the row it replaces: of two claimers, one wins.
       return db_->exec("UPDATE analyses SET status = 'queued', progress = 0, message = '', result_hash = '',"
                        " updated_at = ? WHERE cache_key = ? AND kb = ? AND (status = 'failed'"
                        " OR (status IN ('queued', 'running') AND updated_at <= ?))",
-                       {t, key, kb, t - std::clamp<int64_t>(stale_seconds, 0, t)}) > 0;
+                       {t, row, kb, t - std::clamp<int64_t>(stale_seconds, 0, t)}) > 0;
     });
   }
 
   void update_analysis(const std::string& key, const std::string& kb, const Analysis& a) override {
-    check_key(key, kb);
+    const std::string row = row_key(key, kb);
     if (!a.result_hash.empty() && !is_digest_hex(a.result_hash))
       throw StoreError(Kind::Invalid, "invalid result hash '" + a.result_hash.substr(0, 80) + "'");
     tx(true, [&] {
@@ -460,7 +460,7 @@ class SqlStore : public Store {
                 " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (cache_key, kb) DO UPDATE SET status = excluded.status,"
                 " progress = excluded.progress, message = excluded.message, result_hash = excluded.result_hash,"
                 " updated_at = excluded.updated_at",
-                {key, kb, std::string(status_name(a.status)), static_cast<int64_t>(std::clamp(a.progress_percent, 0, 100)),
+                {row, kb, std::string(status_name(a.status)), static_cast<int64_t>(std::clamp(a.progress_percent, 0, 100)),
                  display_text(a.message), a.result_hash, now()});
     });
   }
@@ -528,11 +528,15 @@ class SqlStore : public Store {
     return rows[0].integer(0);
   }
 
-  static void check_key(const std::string& key, const std::string& kb) {
-    if (key.empty() || key.size() > kMaxKeyBytes || kb.empty() || kb.size() > kMaxKeyBytes)
-      throw StoreError(Kind::Invalid, "an analysis key and knowledge-base fingerprint are 1 to 256 bytes");
+  // The cache_key column of `key`: the key itself up to kMaxKeyBytes, else
+  // "blake2b:" and its hash, so a key built from a long path in an upload stays
+  // bounded (the server's own keys never start with "blake2b:").
+  static std::string row_key(const std::string& key, const std::string& kb) {
+    if (key.empty() || kb.empty() || kb.size() > kMaxKeyBytes)
+      throw StoreError(Kind::Invalid, "an analysis key is not empty; a knowledge-base fingerprint is 1 to 256 bytes");
     check_exact_text("the analysis key", key);
     check_exact_text("the knowledge-base fingerprint", kb);
+    return key.size() <= kMaxKeyBytes ? key : "blake2b:" + blake2b_hex(key);
   }
 
   std::mutex mutex_;

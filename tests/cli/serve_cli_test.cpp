@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "support/onnx_builder.h"
+#include "support/overlay_models.h"
 #include "support/paths.h"
 #include "support/serve_process.h"
 #include "support/zip_writer.h"
@@ -45,6 +46,34 @@ std::string model_bytes(bool extra = false, const std::string& custom_name = "")
 
 httplib::Headers bearer(const std::string& token) { return {{"Authorization", "Bearer " + token}}; }
 
+std::string engine_fixture(const std::string& rel) {
+  return std::string(TRTLENS_SOURCE_DIR) + "/tests/fixtures/engine/" + rel;
+}
+
+// A zip of the trtexec files of tests/fixtures/engine/overlay (the engine of save_overlay_fixture_model).
+std::string overlay_engine_zip() {
+  const std::string zip = temp_dir("serve_overlay_engine_zip") + "/engine.zip";
+  std::vector<Entry> entries;
+  for (const char* f : {"overlay.onnx.engine.graph.json", "overlay.onnx.engine.profile.json",
+                        "overlay.onnx.engine.build.metadata.json"})
+    entries.push_back(file_entry(f, read_text(engine_fixture(std::string("overlay/") + f))));
+  write_zip(zip, entries);
+  return read_text(zip);
+}
+
+// Signs in through the form; returns the session cookie and the page's CSRF token.
+std::pair<std::string, std::string> sign_in(httplib::Client& c, const std::string& token) {
+  auto r = c.Post("/login", httplib::Params{{"token", token}});
+  EXPECT_EQ(r->status, 303);
+  std::string cookie = r->get_header_value("Set-Cookie");
+  cookie = cookie.substr(0, cookie.find(';'));
+  auto page = c.Get("/projects/vision", {{"Cookie", cookie}});
+  EXPECT_EQ(page->status, 200);
+  size_t at = page->body.find("name=\"csrf\" value=\"");
+  EXPECT_NE(at, std::string::npos);
+  std::string csrf = page->body.substr(at + 19, page->body.find('"', at + 19) - at - 19);
+  return {cookie, csrf};
+}
 
 struct Served {
   std::string data;
@@ -283,6 +312,58 @@ TEST(ServeCli, AFullDiskFailsTheAnalysisNotTheServer) {
   EXPECT_EQ(s.server->stop(), 0) << s.server->log();
 }
 
+// A model deep in its zip: the analysis keys built from its path are over any
+// column's comfort (tree hash + 220-byte path, and more for an engine), yet
+// the push, every listing and the engine work as for any model.
+TEST(ServeCli, AModelAtALongPathInItsZipWorksEverywhere) {
+  Served s("serve_long_path");
+  const std::string main = "m/" + std::string(207, 'a') + "/model.onnx";
+  ASSERT_EQ(main.size(), 220u);
+  const std::string dir = temp_dir("serve_long_path_model");
+  const std::string zip = dir + "/up.zip";
+  write_zip(zip, {file_entry(main, read_text(save_overlay_fixture_model(dir + "/overlay.onnx")))});
+  auto push = s.client().Post("/api/projects/vision/models/deep/versions?filename=up.zip", bearer(s.token),
+                              read_text(zip), "application/zip");
+  ASSERT_TRUE(push);
+  ASSERT_EQ(push->status, 201) << push->body;
+  EXPECT_EQ(json::parse(push->body)["main_file"], main);
+  EXPECT_EQ(s.wait_analysis(1, "deep")["status"], "done");
+
+  auto engine = s.client().Post("/api/projects/vision/models/deep/versions/1/engines?filename=engine.zip&label=fp16",
+                                bearer(s.token), overlay_engine_zip(), "application/zip");
+  ASSERT_TRUE(engine);
+  ASSERT_EQ(engine->status, 201) << engine->body;
+  json engines;
+  for (int i = 0; i < 1200; ++i) {
+    auto r = s.client().Get("/api/projects/vision/models/deep/versions/1/engines", bearer(s.token));
+    ASSERT_EQ(r->status, 200) << r->body;
+    engines = json::parse(r->body)["engines"];
+    ASSERT_EQ(engines.size(), 1u);
+    if (engines[0]["analysis"]["status"] != "queued" && engines[0]["analysis"]["status"] != "running") break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_EQ(engines[0]["analysis"]["status"], "done") << engines.dump();
+
+  // Every reader of the project: the API listing, the pages.
+  auto models = s.client().Get("/api/projects/vision/models", bearer(s.token));
+  ASSERT_EQ(models->status, 200) << models->body;
+  EXPECT_EQ(json::parse(models->body)["models"][0]["latest"]["analysis"]["status"], "done");
+  EXPECT_EQ(s.client().Get("/api/projects/vision/models/deep/versions", bearer(s.token))->status, 200);
+  auto c = s.client();
+  const auto session = sign_in(c, s.token);
+  const httplib::Headers cookie = {{"Cookie", session.first}};
+  for (const std::string path : {"/", "/projects/vision", "/projects/vision/models/deep/versions/1",
+                                 "/projects/vision/models/deep/versions/1/report",
+                                 "/projects/vision/models/deep/versions/1/engines/1",
+                                 "/projects/vision/models/deep/versions/1/engines/1/overlay"}) {
+    auto page = c.Get(path.c_str(), cookie);
+    ASSERT_TRUE(page) << path;
+    EXPECT_EQ(page->status, 200) << path << ": " << page->body.substr(0, 300);
+  }
+  auto check = s.client().Get("/api/projects/vision/models/deep/versions/1/check", bearer(s.token));
+  EXPECT_EQ(check->status, 200) << check->body;
+}
+
 TEST(ServeCli, TokensRolesAndProjectsKeepTeamsApart) {
   Served s("serve_access");
   std::string bob = make_user(s.data, "bob", {"audio"});
@@ -310,20 +391,6 @@ TEST(ServeCli, TokensRolesAndProjectsKeepTeamsApart) {
   EXPECT_EQ(json::parse(versions->body)["versions"].size(), 1u);
 }
 
-
-// Signs in through the form; returns the session cookie and the page's CSRF token.
-std::pair<std::string, std::string> sign_in(httplib::Client& c, const std::string& token) {
-  auto r = c.Post("/login", httplib::Params{{"token", token}});
-  EXPECT_EQ(r->status, 303);
-  std::string cookie = r->get_header_value("Set-Cookie");
-  cookie = cookie.substr(0, cookie.find(';'));
-  auto page = c.Get("/projects/vision", {{"Cookie", cookie}});
-  EXPECT_EQ(page->status, 200);
-  size_t at = page->body.find("name=\"csrf\" value=\"");
-  EXPECT_NE(at, std::string::npos);
-  std::string csrf = page->body.substr(at + 19, page->body.find('"', at + 19) - at - 19);
-  return {cookie, csrf};
-}
 
 TEST(ServeCli, FormsNeedTheSessionsCsrfTokenAndPagesEscapeModelStrings) {
   Served s("serve_forms");

@@ -312,9 +312,30 @@ TEST_P(StoreTest, OneWorkerClaimsEachAnalysis) {
   EXPECT_FALSE(s.claim_analysis(key, kb, 0));  // done is done
   EXPECT_EQ(s.analysis(key, kb)->result_hash, std::string(64, '9'));
 
-  EXPECT_EQ(error_kind([&] { s.claim_analysis(std::string(257, 'k'), kb); }), Kind::Invalid);
   EXPECT_EQ(error_kind([&] { s.analysis("", kb); }), Kind::Invalid);
+  EXPECT_EQ(error_kind([&] { s.analysis(key, std::string(257, 'k')); }), Kind::Invalid);
   EXPECT_TRUE(s.claim_analysis(std::string(256, 'k'), kb));
+}
+
+// Keys are built from paths in uploads: a long one works like any other and
+// stays distinct from its neighbours (it is stored by its hash).
+TEST_P(StoreTest, LongAnalysisKeysWork) {
+  Store& s = *this->store_;
+  const std::string kb = "kb-2024-01";
+  const std::string base = std::string(64, 'a') + "/" + std::string(220, 'm');
+  const std::string one = base + "/model.onnx", two = base + "/other.onnx";
+  EXPECT_TRUE(s.claim_analysis(one, kb));
+  EXPECT_FALSE(s.claim_analysis(one, kb));
+  EXPECT_TRUE(s.claim_analysis(two, kb));
+  s.update_analysis(one, kb, Analysis{Analysis::Status::Done, 100, "done", std::string(64, '1')});
+  s.update_analysis(two, kb, Analysis{Analysis::Status::Failed, 5, "broken", ""});
+  ASSERT_TRUE(s.analysis(one, kb));
+  EXPECT_EQ(s.analysis(one, kb)->result_hash, std::string(64, '1'));
+  EXPECT_EQ(s.analysis(two, kb)->status, Analysis::Status::Failed);
+  EXPECT_EQ(s.analysis(two, kb)->message, "broken");
+  EXPECT_FALSE(s.analysis(std::string(100000, 'k'), kb));
+  EXPECT_TRUE(s.claim_analysis(std::string(100000, 'k'), kb));
+  EXPECT_EQ(error_kind([&] { s.analysis(std::string(300, '\xff'), kb); }), Kind::Invalid);  // not UTF-8
 }
 
 TEST_P(StoreTest, InvalidNamesAreRefused) {
