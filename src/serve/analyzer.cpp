@@ -32,27 +32,34 @@ std::string engine_key(const store::Version& v, const store::Engine& e) {
   return "engine:" + e.tree_hash + "+" + model_key(v);
 }
 
-// An error line without the server's folders: the file as the user named it.
-std::string user_message(const std::exception& e, const std::string& file) {
-  if (const auto* in = dynamic_cast<const InputError*>(&e)) return file + ": " + in->problem();
-  return e.what();
-}
-
-// The line a failed analysis shows for `error`; "" when even that cannot be built.
-std::string failure_message(std::exception_ptr error, const std::string& file) noexcept {
+// The line a failed analysis shows for `error`, without the server's folders
+// (files are named by their paths in the upload); "" when even that cannot be built.
+std::string failure_message(std::exception_ptr error, const store::ObjectStore& objects) noexcept {
   try {
     try {
       std::rethrow_exception(error);
     } catch (const InputError& e) {
-      return user_message(e, file);
+      return without_server_paths(e.what(), objects);
     } catch (const std::bad_alloc&) {
       return "the server ran out of memory during the analysis";
     } catch (const std::exception& e) {
-      return std::string("the server could not finish the analysis: ") + e.what();
+      return "the server could not finish the analysis: " + without_server_paths(e.what(), objects);
     }
   } catch (...) {
   }
   return {};
+}
+
+std::string what_of(std::exception_ptr error) noexcept {
+  try {
+    try {
+      std::rethrow_exception(error);
+    } catch (const std::exception& e) {
+      return e.what();
+    }
+  } catch (...) {
+  }
+  return "an exception that is not a std::exception";
 }
 
 }  // namespace
@@ -245,16 +252,18 @@ void Analyzer::work() {
 void Analyzer::run(const Job& job) noexcept {
   Analysis state;
   std::string failure;
+  std::exception_ptr error;
   try {
     analyse(job, state);
     return;
   } catch (...) {
-    failure = failure_message(std::current_exception(), job.version.main_file);
+    error = std::current_exception();
   }
-  try {
+  failure = failure_message(error, store_.objects());
+  try {  // the log has the whole line, server paths included
     const store::Version& v = job.version;
     fmt::print(stderr, "serve: analysis of {}/{} v{}{} failed: {}\n", v.project, v.model, v.number,
-               job.engine ? " engine " + std::to_string(job.engine->number) : "", failure);
+               job.engine ? " engine " + std::to_string(job.engine->number) : "", what_of(error));
   } catch (...) {
   }
   fail(job.key, state, failure);

@@ -11,6 +11,7 @@
 #include "render/overlay_output.h"
 #include "serve/context.h"
 #include "serve/model_archive.h"
+#include "store/hash.h"
 #include "trtlens/engine.h"
 #include "trtlens/error.h"
 #include "trtlens/overlay.h"
@@ -52,7 +53,7 @@ json analysis_json(Context& ctx, const store::Version& v, bool queue) {
   const store::Analysis& a = *known;
   json out = {{"status", store::status_name(a.status)},
               {"progress_percent", a.progress_percent},
-              {"message", a.message}};
+              {"message", without_server_paths(a.message, ctx.store->objects())}};
   if (auto r = ctx.analyzer->model_result(v)) {
     json converts = json::array();
     for (const PinResult& p : r->converts)
@@ -87,7 +88,7 @@ json engine_doc(Context& ctx, const store::Version& v, const store::Engine& e) {
           {"url", fmt::format("/projects/{}/models/{}/versions/{}/engines/{}", v.project, v.model, v.number, e.number)},
           {"analysis", {{"status", store::status_name(a.status)},
                         {"progress_percent", a.progress_percent},
-                        {"message", a.message}}}};
+                        {"message", without_server_paths(a.message, ctx.store->objects())}}}};
 }
 
 // The caller when it may act on the project; else the error is sent. Writes
@@ -96,7 +97,8 @@ std::optional<Caller> caller_for(Context& ctx, const httplib::Request& req, http
                                  const std::string& project, Role needed) {
   auto caller = authenticate(ctx, req);
   if (!allowed(ctx, caller, project, needed, res)) return std::nullopt;
-  if (needed == Role::Write && caller->by_session && req.get_header_value("X-CSRF-Token") != caller->csrf) {
+  if (needed == Role::Write && caller->by_session &&
+      !store::same_secret(req.get_header_value("X-CSRF-Token"), caller->csrf)) {
     send_error(res, 403, "a form or script write needs the session's X-CSRF-Token");
     return std::nullopt;
   }
@@ -131,7 +133,8 @@ Model load_version_model(Context& ctx, const store::Version& v) {
   }
 }
 
-void add_api_routes(httplib::Server& server, Context& ctx) {
+void add_api_routes(httplib::Server& http, Context& ctx) {
+  Routes server(http, ctx);  // replies name no server path
   const std::string P = std::string("/api/projects/") + kName;
   const std::string M = P + "/models/" + kName;
   const std::string V = M + "/versions/([0-9]{1,9})";

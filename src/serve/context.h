@@ -183,6 +183,26 @@ std::string utc_time(int64_t unix_seconds, const char* format);
 void add_api_routes(httplib::Server& server, Context& ctx);
 void add_page_routes(httplib::Server& server, Context& ctx);
 
+// `text` (an error line, an analysis message) without the server's folders:
+// a path under the data folder becomes the file's path inside its upload
+// ("model.onnx"), or "the upload", "a stored result", "the data folder".
+std::string without_server_paths(std::string_view text, const store::ObjectStore& objects);
+
+// Registers routes on `server` whose errors reach clients without server
+// paths: an exception whose line names one is logged whole (stderr) and
+// rethrown, the same kind of error, with the paths replaced.
+class Routes {
+ public:
+  Routes(httplib::Server& server, Context& ctx) : server_(server), ctx_(ctx) {}
+  void Get(const std::string& pattern, httplib::Server::Handler handler);
+  void Post(const std::string& pattern, httplib::Server::Handler handler);
+  void Post(const std::string& pattern, httplib::Server::HandlerWithContentReader handler);
+
+ private:
+  httplib::Server& server_;
+  Context& ctx_;
+};
+
 // Version JSON as the API returns it, and the analysis state with results.
 std::string version_json(Context& ctx, const store::Version& v);
 // Lookups by URL parts; StoreError(NotFound) / InputError for a bad number.

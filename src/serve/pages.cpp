@@ -7,6 +7,7 @@
 
 #include "render/html.h"
 #include "serve/context.h"
+#include "store/hash.h"
 #include "trtlens/error.h"
 #include "util/embedded.h"
 
@@ -95,7 +96,7 @@ bool page_allowed(Context& ctx, const std::optional<Caller>& caller, const std::
 // Refusal line for a form whose CSRF token is not the session's.
 std::string csrf_refusal(const Caller& caller, const std::map<std::string, std::string>& fields) {
   auto it = fields.find("csrf");
-  if (!caller.by_session || it == fields.end() || it->second != caller.csrf)
+  if (!caller.by_session || it == fields.end() || !store::same_secret(it->second, caller.csrf))
     return "the form is stale or not from this site (CSRF token); reload the page";
   return "";
 }
@@ -117,7 +118,8 @@ std::string analysis_box(Context& ctx, const store::Version& v) {
                        r ? converts_badges(r->converts) : "");
   }
   if (a.status == store::Analysis::Status::Failed)
-    return fmt::format("<p class=\"error\">analysis failed: {}</p>", esc(a.message));
+    return fmt::format("<p class=\"error\">analysis failed: {}</p>",
+                       esc(without_server_paths(a.message, ctx.store->objects())));
   return fmt::format("<div id=\"analysis\" data-url=\"{}\"><progress max=\"100\" value=\"{}\"></progress> "
                      "<span class=\"stage\">{} {}%</span></div>",
                      esc(api), a.progress_percent, esc(a.message.empty() ? "queued" : a.message),
@@ -153,7 +155,8 @@ std::string upload_form(const std::string& project, const Caller& caller) {
 
 }  // namespace
 
-void add_page_routes(httplib::Server& server, Context& ctx) {
+void add_page_routes(httplib::Server& http, Context& ctx) {
+  Routes server(http, ctx);  // replies name no server path
   const std::string P = std::string("/projects/") + kName;
   const std::string M = P + "/models/" + kName;
   const std::string V = M + "/versions/([0-9]{1,9})";
@@ -190,7 +193,7 @@ void add_page_routes(httplib::Server& server, Context& ctx) {
 
   server.Post("/logout", [&ctx](const httplib::Request& req, httplib::Response& res) {
     auto caller = authenticate(ctx, req);
-    if (caller && caller->by_session && req.get_param_value("csrf") == caller->csrf)
+    if (caller && caller->by_session && store::same_secret(req.get_param_value("csrf"), caller->csrf))
       ctx.store->end_session(session_cookie(req));
     res.set_header("Set-Cookie", fmt::format("{}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0", kSessionCookie));
     redirect(res, "/login");
@@ -301,7 +304,7 @@ void add_page_routes(httplib::Server& server, Context& ctx) {
                                 "the engine</a></li>\n",
                                 esc(e.label), link)
                   : fmt::format("<li>{} — {} {}%: {}</li>\n", esc(e.label), store::status_name(a.status),
-                                a.progress_percent, esc(a.message));
+                                a.progress_percent, esc(without_server_paths(a.message, ctx.store->objects())));
     }
     body += "</ul>\n";
     if (writer)
@@ -369,7 +372,7 @@ void add_page_routes(httplib::Server& server, Context& ctx) {
       if (!r)
         return send_page(res, "engine", caller,
                          fmt::format("<p>{} {}%: {}</p>", store::status_name(a.status), a.progress_percent,
-                                     esc(a.message)),
+                                     esc(without_server_paths(a.message, ctx.store->objects()))),
                          a.status == store::Analysis::Status::Failed ? 422 : 202);
       send_stored_page(ctx, res, overlay ? r->overlay_hash : r->report_hash);
     });

@@ -41,6 +41,13 @@ Tree unpack(Context& ctx, const Upload& u) {
                                          {ctx.options.max_upload_bytes, kMaxArchiveFiles});
       fs::remove_all(u.dir);
       return {tree, files};
+    } catch (const InputError& e) {
+      fs::remove_all(tree);
+      // Named after the folder: the server could not write there (a full disk), not a bad zip.
+      if (e.file() == tree.string())
+        throw store::StoreError(store::StoreError::Kind::Backend,
+                                fmt::format("{}: the server cannot unpack it: {}", u.file_name, e.problem()));
+      throw;
     } catch (...) {
       fs::remove_all(tree);
       throw;
@@ -145,6 +152,14 @@ struct ReceiveState {
   }
 };
 
+// A write error while receiving (a full disk) is the server's: the client gets
+// the line without the server's folders, the log the whole one.
+void fail_storing(Context& ctx, ReceiveState& st, const store::StoreError& e) {
+  if (e.kind == store::StoreError::Kind::Invalid) return st.fail(413, e.what());  // over the size limit
+  fmt::print(stderr, "serve: cannot store an upload: {}\n", e.what());
+  st.fail(500, without_server_paths(e.what(), ctx.store->objects()));
+}
+
 void finish_failed_receive(Context& ctx, const fs::path& dir, ReceiveState& st, httplib::Response& res) {
   std::error_code ec;
   fs::remove_all(dir, ec);
@@ -170,7 +185,7 @@ std::optional<Upload> receive_body(Context& ctx, httplib::Response& res,
         out.write(data, size);
         return true;
       } catch (const store::StoreError& e) {
-        st.fail(e.kind == store::StoreError::Kind::Invalid ? 413 : 500, e.what());
+        fail_storing(ctx, st, e);
         return false;
       }
     });
@@ -179,7 +194,7 @@ std::optional<Upload> receive_body(Context& ctx, httplib::Response& res,
       return u;
     }
   } catch (const store::StoreError& e) {
-    st.fail(500, e.what());
+    fail_storing(ctx, st, e);
   }
   finish_failed_receive(ctx, u.dir, st, res);
   return std::nullopt;
@@ -242,7 +257,7 @@ std::optional<Upload> receive_form(Context& ctx, const httplib::Request& req, ht
             try {
               file->write(data, size);
             } catch (const store::StoreError& e) {
-              st.fail(e.kind == store::StoreError::Kind::Invalid ? 413 : 500, e.what());
+              fail_storing(ctx, st, e);
               return false;
             }
             return true;
@@ -265,7 +280,7 @@ std::optional<Upload> receive_form(Context& ctx, const httplib::Request& req, ht
       if (st.status == 0) return u;
     }
   } catch (const store::StoreError& e) {
-    st.fail(500, e.what());
+    fail_storing(ctx, st, e);
   }
   finish_failed_receive(ctx, u.dir, st, res);
   return std::nullopt;

@@ -3,6 +3,7 @@
 // a crash (kill -9) in the middle of an upload.
 #include <gtest/gtest.h>
 #include <httplib.h>
+#include <sys/stat.h>
 
 #include <chrono>
 #include <filesystem>
@@ -45,6 +46,15 @@ std::string model_bytes(bool extra = false, const std::string& custom_name = "")
 }
 
 httplib::Headers bearer(const std::string& token) { return {{"Authorization", "Bearer " + token}}; }
+
+// The first trace of the server's data folder `data` in `text` ("" when none).
+std::string server_path_in(const std::string& text, const std::string& data) {
+  std::error_code ec;
+  for (const std::string& needle : {data, fs::weakly_canonical(data, ec).string(), std::string("/objects/"),
+                                    std::string("/tmp/upload-")})
+    if (!needle.empty() && text.find(needle) != std::string::npos) return needle;
+  return "";
+}
 
 std::string engine_fixture(const std::string& rel) {
   return std::string(TRTLENS_SOURCE_DIR) + "/tests/fixtures/engine/" + rel;
@@ -297,6 +307,15 @@ TEST(ServeCli, AFullDiskFailsTheAnalysisNotTheServer) {
   json a = s.wait_analysis(1);
   ASSERT_EQ(a["status"], "failed") << a.dump() << "\n" << s.server->log();
   EXPECT_FALSE(a["message"].get<std::string>().empty());
+  EXPECT_EQ(server_path_in(a.dump(), s.data), "") << a.dump();
+  // An upload that meets the full disk is that request's 500, naming the upload and
+  // not the server's folders; the log has the whole line.
+  auto big = s.push(std::string(100 * 1024, 'x'), "detector", "filename=big.onnx");
+  ASSERT_TRUE(big) << s.server->log();
+  EXPECT_EQ(big->status, 500) << big->body;
+  EXPECT_EQ(server_path_in(big->body, s.data), "") << big->body;
+  EXPECT_NE(big->body.find("big.onnx: "), std::string::npos) << big->body;
+  EXPECT_NE(s.server->log().find(s.data + "/tmp/upload-"), std::string::npos) << s.server->log();
   // Still answering, with the failure on the listing and the version.
   auto models = s.client().Get("/api/projects/vision/models", bearer(s.token));
   ASSERT_TRUE(models) << "the server died: " << s.server->log();
@@ -362,6 +381,89 @@ TEST(ServeCli, AModelAtALongPathInItsZipWorksEverywhere) {
   }
   auto check = s.client().Get("/api/projects/vision/models/deep/versions/1/check", bearer(s.token));
   EXPECT_EQ(check->status, 200) << check->body;
+}
+
+// Umask 022 (files 0644 by default) for one test.
+struct Umask022 {
+  mode_t old = ::umask(022);
+  ~Umask022() { ::umask(old); }
+};
+
+// What the server writes is its own: the data folder 0700, every folder in it
+// 0700 and every file 0600 (database, its WAL, uploads, stored results),
+// whatever the umask.
+TEST(ServeCli, TheDataFolderIsTheServersAlone) {
+  Umask022 umask;
+  Served s("serve_modes");
+  ASSERT_EQ(s.push(model_bytes())->status, 201);
+  const std::string zip = temp_dir("serve_modes_zip") + "/up.zip";
+  write_zip(zip, {folder_entry("sub/"), file_entry("sub/model.onnx", model_bytes(true))});
+  auto pushed = s.client().Post("/api/projects/vision/models/zipped/versions?filename=up.zip", bearer(s.token),
+                                read_text(zip), "application/zip");
+  ASSERT_EQ(pushed->status, 201) << pushed->body;
+  ASSERT_EQ(s.wait_analysis(1)["status"], "done");
+  ASSERT_EQ(s.wait_analysis(1, "zipped")["status"], "done");
+
+  auto mode = [](const fs::path& p) { return static_cast<unsigned>(fs::symlink_status(p).permissions()) & 0777u; };
+  EXPECT_EQ(mode(s.data), 0700u);
+  ASSERT_TRUE(fs::exists(fs::path(s.data) / "trtlens.db"));
+  size_t files = 0, folders = 0;
+  for (const auto& e : fs::recursive_directory_iterator(s.data)) {
+    if (e.is_directory()) {
+      ++folders;
+      EXPECT_EQ(mode(e.path()), 0700u) << e.path();
+    } else {
+      ++files;
+      EXPECT_EQ(mode(e.path()), 0600u) << e.path();
+    }
+  }
+  EXPECT_GE(files, 8u);  // the database and its WAL, two models, their pages and checks
+  EXPECT_GE(folders, 6u);
+}
+
+// An engine whose layers name no node of the model fails its analysis; that
+// line, the API's error for its overlay and every page and reply about it name
+// the files as they were uploaded, never where the server keeps them.
+TEST(ServeCli, FailedEngineAnalysesNameNoServerPath) {
+  Served s("serve_engine_paths");
+  ASSERT_EQ(s.push(model_bytes())->status, 201);
+  const std::string base = "/api/projects/vision/models/detector/versions/1/engines";
+  auto attached = s.client().Post((base + "?filename=engine.zip&label=other").c_str(), bearer(s.token),
+                                  overlay_engine_zip(), "application/zip");
+  ASSERT_EQ(attached->status, 201) << attached->body;
+  json engine;
+  std::string listing;
+  for (int i = 0; i < 1200; ++i) {
+    auto r = s.client().Get(base.c_str(), bearer(s.token));
+    ASSERT_EQ(r->status, 200) << r->body;
+    listing = r->body;
+    engine = json::parse(listing)["engines"][0];
+    if (engine["analysis"]["status"] == "failed" || engine["analysis"]["status"] == "done") break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_EQ(engine["analysis"]["status"], "failed") << listing;
+  const std::string message = engine["analysis"]["message"];
+  EXPECT_EQ(server_path_in(listing, s.data), "") << listing;
+  // It names the engine's file and the model as pushed.
+  EXPECT_EQ(message.rfind("overlay.onnx.engine.graph.json: ", 0), 0u) << message;
+  EXPECT_NE(message.find("of model.onnx"), std::string::npos) << message;
+
+  auto overlay = s.client().Get((base + "/1/overlay").c_str(), bearer(s.token));
+  EXPECT_EQ(overlay->status, 400) << overlay->body;
+  EXPECT_EQ(server_path_in(overlay->body, s.data), "") << overlay->body;
+
+  auto c = s.client();
+  const auto session = sign_in(c, s.token);
+  for (const std::string path : {"/projects/vision/models/detector/versions/1",
+                                 "/projects/vision/models/detector/versions/1/engines/1",
+                                 "/projects/vision/models/detector/versions/1/engines/1/overlay"}) {
+    auto page = c.Get(path.c_str(), {{"Cookie", session.first}});
+    ASSERT_TRUE(page) << path;
+    EXPECT_NE(page->body.find("overlay.onnx.engine.graph.json: "), std::string::npos) << path;
+    EXPECT_EQ(server_path_in(page->body, s.data), "") << path << ": " << page->body;
+  }
+  // The server's log has the whole line.
+  EXPECT_NE(s.server->log().find(s.data + "/objects/"), std::string::npos) << s.server->log();
 }
 
 TEST(ServeCli, TokensRolesAndProjectsKeepTeamsApart) {

@@ -164,6 +164,33 @@ TEST_P(StoreTest, SessionsCarryACsrfTokenAndEnd) {
   EXPECT_EQ(error_kind([&] { s.create_session(u.id + 100, 60); }), Kind::NotFound);
 }
 
+// The sessions table holds a hash of each cookie and no CSRF token: the token
+// is derived from the cookie, the same in every process that opens the store.
+TEST_P(StoreTest, SessionsKeepNeitherCookieNorCsrfTokenInClear) {
+  std::string cookie, csrf;
+  {
+    auto& s = *this->store_;
+    User u = s.create_user("marker-user-7c3a");
+    cookie = s.create_session(u.id, 3600);
+    auto session = s.session(cookie);
+    ASSERT_TRUE(session);
+    csrf = session->csrf;
+    ASSERT_EQ(csrf.size(), 64u);
+    auto other = open_again();  // another server on the same database
+    ASSERT_TRUE(other->session(cookie));
+    EXPECT_EQ(other->session(cookie)->csrf, csrf);
+    other.reset();
+    this->store_.reset();  // SQLite folds its WAL into the file on close
+  }
+  std::string bytes = all_bytes_under(this->storage());
+  ASSERT_NE(bytes.find("marker-user-7c3a"), std::string::npos);
+  for (const std::string& secret : {cookie, csrf}) {
+    EXPECT_EQ(bytes.find(secret), std::string::npos) << secret;
+    EXPECT_EQ(bytes.find(secret.substr(0, 32)), std::string::npos) << secret;
+    EXPECT_EQ(bytes.find(secret.substr(32)), std::string::npos) << secret;
+  }
+}
+
 TEST_P(StoreTest, VersionsAreNumberedPerModel) {
   Store& s = *this->store_;
   User u = s.create_user("pusher");
