@@ -169,12 +169,18 @@ store::Engine store_engine_upload(Context& ctx, const Upload& u, const store::Ve
 std::optional<Upload> receive_body(Context& ctx, httplib::Response& res,
                                    const httplib::ContentReader& reader, const std::string& file_name,
                                    const std::string& main_hint);
-// Streams a multipart form: its fields (each at most 4 KiB) into `fields`, its
-// files into a new temporary folder under their checked names. `check` sees
-// the fields before the first file byte is stored; a non-empty answer refuses
-// the form with 403 (CSRF, names). Failures are sent as receive_body's are.
+// Streams a multipart form of a browser session (403 at once for any other
+// caller): its fields into `fields`, its files into a new temporary folder
+// under their checked names. The form's first part must be the field "csrf"
+// holding the session's token; it is checked as soon as that part ends, so a
+// forged form has nothing else kept (403). At most 32 fields, each at most
+// 4 KiB and 16 KiB in all (names included), and 64 files whose bytes together
+// are at most --max-upload-mb (413 past any). `check` sees the fields before
+// the first file byte is stored; a non-empty answer refuses the form with 403
+// (names). Failures are sent as receive_body's are.
 std::optional<Upload> receive_form(Context& ctx, const httplib::Request& req, httplib::Response& res,
-                                   const httplib::ContentReader& reader, std::map<std::string, std::string>& fields,
+                                   const httplib::ContentReader& reader, const Caller& caller,
+                                   std::map<std::string, std::string>& fields,
                                    const std::function<std::string(const std::map<std::string, std::string>&)>& check);
 
 // Unix seconds as UTC text with a strftime format ("%Y-%m-%dT%H:%M:%SZ").

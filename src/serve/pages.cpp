@@ -93,14 +93,6 @@ bool page_allowed(Context& ctx, const std::optional<Caller>& caller, const std::
   return false;
 }
 
-// Refusal line for a form whose CSRF token is not the session's.
-std::string csrf_refusal(const Caller& caller, const std::map<std::string, std::string>& fields) {
-  auto it = fields.find("csrf");
-  if (!caller.by_session || it == fields.end() || !store::same_secret(it->second, caller.csrf))
-    return "the form is stale or not from this site (CSRF token); reload the page";
-  return "";
-}
-
 std::string converts_badges(const std::vector<PinResult>& pins) {
   std::string out;
   for (const PinResult& p : pins)
@@ -226,11 +218,10 @@ void add_page_routes(httplib::Server& http, Context& ctx) {
     const std::string project = req.matches[1];
     if (!caller || !page_allowed(ctx, caller, project, Role::Write, res)) return;
     std::map<std::string, std::string> fields;
-    auto upload = receive_form(ctx, req, res, reader, fields, [&](const auto& f) {
-      std::string refusal = csrf_refusal(*caller, f);
-      if (refusal.empty() && (!f.count("model") || !store::valid_name(f.at("model"))))
-        refusal = "model name: 1 to 64 letters, digits, '.', '_' or '-'";
-      return refusal;
+    auto upload = receive_form(ctx, req, res, reader, *caller, fields, [&](const auto& f) {
+      return !f.count("model") || !store::valid_name(f.at("model"))
+                 ? std::string("model name: 1 to 64 letters, digits, '.', '_' or '-'")
+                 : std::string();
     });
     if (!upload) return;
     store::Version v = store_model_upload(ctx, *upload, project, fields["model"], *caller);
@@ -351,8 +342,7 @@ void add_page_routes(httplib::Server& http, Context& ctx) {
     if (!caller || !page_allowed(ctx, caller, req.matches[1], Role::Write, res)) return;
     store::Version v = find_version(ctx, req.matches[1], req.matches[2], req.matches[3]);
     std::map<std::string, std::string> fields;
-    auto upload = receive_form(ctx, req, res, reader, fields,
-                               [&](const auto& f) { return csrf_refusal(*caller, f); });
+    auto upload = receive_form(ctx, req, res, reader, *caller, fields, [](const auto&) { return std::string(); });
     if (!upload) return;
     std::string label = fields["label"].empty() ? upload->file_name : fields["label"];
     store_engine_upload(ctx, *upload, v, label.substr(0, 200), *caller);

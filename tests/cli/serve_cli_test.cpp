@@ -550,6 +550,80 @@ TEST(ServeCli, FormsNeedTheSessionsCsrfTokenAndPagesEscapeModelStrings) {
   EXPECT_EQ(c.Get("/projects/vision", {{"Cookie", cookie}})->status, 303);
 }
 
+// What a form of a writer may make the server keep is bounded: its first part
+// is the CSRF token, checked before anything else is kept, and it holds a few
+// fields of a few KiB (here a thousand: refused at the 33rd).
+TEST(ServeCli, FormsKeepAFewFieldsAndCheckTheCsrfTokenFirst) {
+  Served s("serve_form_fields");
+  auto c = s.client();
+  const auto session = sign_in(c, s.token);
+  const httplib::Headers cookie = {{"Cookie", session.first}};
+  const httplib::MultipartFormData file = {"file", model_bytes(), "m.onnx", "application/octet-stream"};
+
+  httplib::MultipartFormDataItems many = {{"csrf", session.second, "", ""}, {"model", "many", "", ""}};
+  for (int i = 0; i < 1000; ++i) many.push_back({"f" + std::to_string(i), std::string(100, 'v'), "", ""});
+  many.push_back(file);
+  auto r = c.Post("/projects/vision/upload", cookie, many);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 413) << r->body;
+  EXPECT_NE(r->body.find("more than 32 fields"), std::string::npos) << r->body;
+
+  // Fields before the token: refused at the first, whatever follows.
+  httplib::MultipartFormDataItems first = {{"model", "early", "", ""}, {"csrf", session.second, "", ""}, file};
+  EXPECT_EQ(c.Post("/projects/vision/upload", cookie, first)->status, 403);
+  // A wrong token is refused before the next part (a 5 KiB field would be 413).
+  httplib::MultipartFormDataItems forged = {{"csrf", "forged", "", ""}, {"model", std::string(5000, 'x'), "", ""}};
+  EXPECT_EQ(c.Post("/projects/vision/upload", cookie, forged)->status, 403);
+  // The API token of a writer does not post forms.
+  EXPECT_EQ(c.Post("/projects/vision/upload", bearer(s.token), many)->status, 403);
+
+  // Nothing of them was recorded, and the server answers as before.
+  EXPECT_EQ(c.Get("/api/projects/vision/models", bearer(s.token))->body.find("many"), std::string::npos);
+  httplib::MultipartFormDataItems good = {{"csrf", session.second, "", ""}, {"model", "good", "", ""}, file};
+  auto ok = c.Post("/projects/vision/upload", cookie, good);
+  ASSERT_TRUE(ok);
+  EXPECT_EQ(ok->status, 303) << ok->body;
+  EXPECT_EQ(c.Get("/projects/vision", cookie)->status, 200);
+}
+
+// --max-upload-mb bounds a form's files together, not each one: two files of
+// just over half the limit are 413. Sent chunked, so that no Content-Length
+// lets httplib refuse the body before the form is read.
+TEST(ServeCli, TheUploadLimitCountsEveryFileOfAForm) {
+  Served s("serve_form_total", {"--max-upload-mb", "1"});
+  auto c = s.client();
+  const auto session = sign_in(c, s.token);
+  const std::string boundary = "trtlens-test-boundary";
+  auto part = [&](const std::string& name, const std::string& filename, const std::string& data) {
+    return "--" + boundary + "\r\nContent-Disposition: form-data; name=\"" + name + "\"" +
+           (filename.empty() ? "" : "; filename=\"" + filename + "\"\r\nContent-Type: application/octet-stream") +
+           "\r\n\r\n" + data + "\r\n";
+  };
+  auto send = [&](size_t each) {
+    const std::string body = part("csrf", "", session.second) + part("model", "", "halves") +
+                             part("file", "model.onnx", std::string(each, 'x')) +
+                             part("file", "weights.bin", std::string(each, 'w')) + "--" + boundary + "--\r\n";
+    return c.Post(
+        "/projects/vision/upload", {{"Cookie", session.first}},
+        [&body](size_t offset, httplib::DataSink& sink) {
+          size_t n = std::min<size_t>(64 * 1024, body.size() - offset);
+          if (n > 0) sink.write(body.data() + offset, n);
+          if (offset + n == body.size()) sink.done();
+          return true;
+        },
+        "multipart/form-data; boundary=" + boundary);
+  };
+  auto over = send(500'001);  // 1,000,002 bytes of files: each under the limit, both over it
+  ASSERT_TRUE(over) << "no answer";
+  EXPECT_EQ(over->status, 413) << over->body;
+  EXPECT_NE(over->body.find("upload is over 1000000 bytes"), std::string::npos) << over->body;
+  // Under the limit together: read whole, then refused for what it holds (no model in model.onnx).
+  auto under = send(400'000);
+  ASSERT_TRUE(under);
+  EXPECT_EQ(under->status, 400) << under->body;
+  EXPECT_EQ(s.client().Get("/api/projects/vision/models", bearer(s.token))->status, 200);
+}
+
 TEST(ServeCli, KillNineDuringAnUploadKeepsEveryAcknowledgedVersion) {
   Served s("serve_kill9");
   std::vector<std::string> acknowledged;
