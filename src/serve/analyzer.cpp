@@ -278,13 +278,7 @@ void Analyzer::analyse(const Job& job, Analysis& state) {
     record(job.key, state);
   };
   report(1, "loading the model");
-  const std::string dir = store_.objects().tree_path(v.tree_hash).string();
-  Model model;
-  try {
-    model = load_model(dir + "/" + v.main_file);
-  } catch (const InputError& e) {
-    throw InputError(v.main_file, e.problem());
-  }
+  Model model = load_stored_model(store_.objects(), v);
   json result;
   if (!job.engine) {
     ReportOptions options;
@@ -316,13 +310,7 @@ void Analyzer::analyse(const Job& job, Analysis& state) {
               {"converts", converts}};
   } else {
     report(10, "loading the engine");
-    const std::string edir = store_.objects().tree_path(job.engine->tree_hash).string();
-    EnginePlan plan;
-    try {
-      plan = load_plan(find_plan_files(job.engine->prefix.empty() ? edir : edir + "/" + job.engine->prefix));
-    } catch (const InputError& e) {
-      throw InputError("engine " + job.engine->label, e.problem());
-    }
+    EnginePlan plan = load_stored_plan(store_.objects(), *job.engine);
     report(30, "mapping layers to nodes");
     EngineAnalysis ea = analyze_engine(plan, &model, KnowledgeBase::builtin());
     const EngineOverlay& eo = *ea.overlay;

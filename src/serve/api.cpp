@@ -125,13 +125,38 @@ store::Engine find_engine(Context& ctx, const store::Version& v, const std::stri
                           fmt::format("{}/{} version {} has no engine {}", v.project, v.model, v.number, n));
 }
 
-Model load_version_model(Context& ctx, const store::Version& v) {
+Model load_stored_model(const store::ObjectStore& objects, const store::Version& v) {
+  Model m;
   try {
-    return load_model((ctx.store->objects().tree_path(v.tree_hash) / v.main_file).string());
+    m = load_model((objects.tree_path(v.tree_hash) / v.main_file).string());
   } catch (const InputError& e) {
     throw InputError(v.main_file, e.problem());
   }
+  m.path = v.main_file;  // what pages, checks and errors call it
+  return m;
 }
+
+EnginePlan load_stored_plan(const store::ObjectStore& objects, const store::Engine& e) {
+  const std::filesystem::path dir = objects.tree_path(e.tree_hash);
+  EnginePlan plan;
+  try {
+    plan = load_plan(find_plan_files((e.prefix.empty() ? dir : dir / e.prefix).string()));
+  } catch (const InputError& err) {
+    throw InputError("engine " + e.label, err.problem());
+  }
+  // Its files as named in the upload (pages, overlays and errors show them).
+  auto as_uploaded = [&](std::string& text) { text = without_server_paths(text, objects); };
+  for (std::string* f : {&plan.files.graph, &plan.files.profile, &plan.files.timing, &plan.files.profile_metadata,
+                         &plan.files.build_metadata, &plan.device_source, &plan.builder_source,
+                         &plan.performance_source})
+    as_uploaded(*f);
+  for (std::string& f : plan.files.logs) as_uploaded(f);
+  for (TrtexecLog& log : plan.logs) as_uploaded(log.file);
+  for (std::string& note : plan.notes) as_uploaded(note);
+  return plan;
+}
+
+Model load_version_model(Context& ctx, const store::Version& v) { return load_stored_model(ctx.store->objects(), v); }
 
 void add_api_routes(httplib::Server& http, Context& ctx) {
   Routes server(http, ctx);  // replies name no server path
@@ -259,8 +284,7 @@ void add_api_routes(httplib::Server& http, Context& ctx) {
     store::Version v = find_version(ctx, req.matches[1], req.matches[2], req.matches[3]);
     store::Engine e = find_engine(ctx, v, req.matches[4]);
     Model m = load_version_model(ctx, v);
-    auto dir = ctx.store->objects().tree_path(e.tree_hash);
-    EnginePlan plan = load_plan(find_plan_files((e.prefix.empty() ? dir : dir / e.prefix).string()));
+    EnginePlan plan = load_stored_plan(ctx.store->objects(), e);
     EngineOverlay eo = overlay_and_check(m, plan, KnowledgeBase::builtin(), "", std::nullopt);
     send_json(res, overlay_json({&m, &plan, &eo.overlay, &eo.check, &eo.predicted}));
   });

@@ -16,6 +16,7 @@
 #include "serve/serve.h"
 #include "store/store.h"
 #include "trtlens/compat.h"
+#include "trtlens/engine.h"
 
 namespace trtlens::serve {
 
@@ -26,9 +27,10 @@ struct Pin {
 };
 std::vector<Pin> resolve_pins(const std::vector<std::string>& specs);  // throws UsageError
 
-// What one analysis produced (stored as a JSON blob; see Analyzer). Version 2:
+// What one analysis produced (stored as a JSON blob; see Analyzer):
 // {schema_version, page, nodes, converts: [{runtime, converts, unsupported, check, diff}]}.
-inline constexpr int kResultSchema = 3;
+// 4: pages and checks name the model as pushed, not by its stored path.
+inline constexpr int kResultSchema = 4;
 
 // A pinned runtime's nodes as a version diff matches them, stored so that two
 // versions compare without loading either model: [[graph, node, op_type,
@@ -215,8 +217,13 @@ std::string version_json(Context& ctx, const store::Version& v);
 store::Version find_version(Context& ctx, const std::string& project, const std::string& model,
                             const std::string& number);
 store::Engine find_engine(Context& ctx, const store::Version& v, const std::string& number);
-// The version's model, loaded; errors name its file as pushed, not the store's path.
+// A stored version's model, loaded and named as pushed (Model::path is
+// v.main_file): pages, checks and errors name no server folder.
+Model load_stored_model(const store::ObjectStore& objects, const store::Version& v);
 Model load_version_model(Context& ctx, const store::Version& v);
+// A stored engine's plan, its files named by their paths in the upload;
+// InputError("engine <label>", ...) when it does not load.
+EnginePlan load_stored_plan(const store::ObjectStore& objects, const store::Engine& e);
 // The comparison of two versions at one runtime ("" = newest release, fp32),
 // as JSON (the API) or an HTML section (the page). Throws UsageError for an
 // unknown release or precision.
