@@ -32,10 +32,34 @@ std::string engine_key(const store::Version& v, const store::Engine& e) {
   return "engine:" + e.tree_hash + "+" + model_key(v);
 }
 
-// An error line without the server's folders: the file as the user named it.
-std::string user_message(const std::exception& e, const std::string& file) {
-  if (const auto* in = dynamic_cast<const InputError*>(&e)) return file + ": " + in->problem();
-  return e.what();
+// The line a failed analysis shows for `error`, without the server's folders
+// (files are named by their paths in the upload); "" when even that cannot be built.
+std::string failure_message(std::exception_ptr error, const store::ObjectStore& objects) noexcept {
+  try {
+    try {
+      std::rethrow_exception(error);
+    } catch (const InputError& e) {
+      return without_server_paths(e.what(), objects);
+    } catch (const std::bad_alloc&) {
+      return "the server ran out of memory during the analysis";
+    } catch (const std::exception& e) {
+      return "the server could not finish the analysis: " + without_server_paths(e.what(), objects);
+    }
+  } catch (...) {
+  }
+  return {};
+}
+
+std::string what_of(std::exception_ptr error) noexcept {
+  try {
+    try {
+      std::rethrow_exception(error);
+    } catch (const std::exception& e) {
+      return e.what();
+    }
+  } catch (...) {
+  }
+  return "an exception that is not a std::exception";
 }
 
 }  // namespace
@@ -111,7 +135,16 @@ void Analyzer::heartbeat() {
     lock.unlock();
     {
       std::lock_guard live(live_mutex_);
-      for (const auto& [key, state] : live_) store_.update_analysis(key, analysis_fingerprint(), state);
+      for (const auto& [key, state] : live_) {
+        // A store that refuses (disk full) fails this beat, not the server; the next one tries again.
+        try {
+          store_.update_analysis(key, analysis_fingerprint(), state);
+        } catch (const std::exception& e) {
+          fmt::print(stderr, "serve: cannot record the progress of analysis {}: {}\n", key, e.what());
+        } catch (...) {
+          fmt::print(stderr, "serve: cannot record the progress of analysis {}\n", key);
+        }
+      }
     }
     lock.lock();
   }
@@ -125,6 +158,38 @@ void Analyzer::record(const std::string& key, const store::Analysis& state) {
     live_.erase(key);
   else
     live_[key] = state;
+}
+
+void Analyzer::fail(const std::string& key, store::Analysis state, const std::string& message) noexcept {
+  try {
+    state.status = Analysis::Status::Failed;
+    state.message = message.empty() ? "the server could not finish the analysis" : message;
+    state.result_hash.clear();
+    try {
+      record(key, state);
+      return;
+    } catch (const std::exception& e) {
+      fmt::print(stderr, "serve: cannot record the failure of analysis {}: {}\n", key, e.what());
+    }
+    // The store refuses even the failure (disk full): this server shows it from
+    // memory, and no heartbeat keeps the job looking alive.
+    std::lock_guard live(live_mutex_);
+    live_.erase(key);
+    if (unrecorded_failures_.size() >= kMaxCachedResults) unrecorded_failures_.clear();
+    unrecorded_failures_[key] = state;
+  } catch (...) {
+    // No memory left even for that: the job's row stops being re-recorded and
+    // is claimed again after kStaleSeconds.
+    std::lock_guard live(live_mutex_);
+    live_.erase(key);
+  }
+}
+
+std::optional<store::Analysis> Analyzer::unrecorded_failure(const std::string& key) {
+  std::lock_guard live(live_mutex_);
+  auto it = unrecorded_failures_.find(key);
+  if (it == unrecorded_failures_.end()) return std::nullopt;
+  return it->second;
 }
 
 Analyzer::~Analyzer() {
@@ -145,7 +210,11 @@ store::Analysis Analyzer::ensure(const store::Version& v, const store::Engine& e
 }
 
 std::optional<store::Analysis> Analyzer::peek(const store::Version& v) {
-  return store_.analysis(model_key(v), analysis_fingerprint());
+  const std::string key = model_key(v);
+  auto a = store_.analysis(key, analysis_fingerprint());
+  if (a && (a->status == Analysis::Status::Done || a->status == Analysis::Status::Failed)) return a;
+  if (auto f = unrecorded_failure(key)) return f;
+  return a;
 }
 
 store::Analysis Analyzer::ensure_job(Job job) {
@@ -153,6 +222,7 @@ store::Analysis Analyzer::ensure_job(Job job) {
   // A failure is kept (the page shows its line) rather than retried on every view.
   auto a = store_.analysis(job.key, kb);
   if (a && (a->status == Analysis::Status::Done || a->status == Analysis::Status::Failed)) return *a;
+  if (auto f = unrecorded_failure(job.key)) return *f;
   if (store_.claim_analysis(job.key, kb, kStaleSeconds)) {
     {
       std::lock_guard live(live_mutex_);
@@ -179,84 +249,86 @@ void Analyzer::work() {
   }
 }
 
-void Analyzer::run(const Job& job) {
-  const store::Version& v = job.version;
+void Analyzer::run(const Job& job) noexcept {
   Analysis state;
+  std::string failure;
+  std::exception_ptr error;
+  try {
+    analyse(job, state);
+    return;
+  } catch (...) {
+    error = std::current_exception();
+  }
+  failure = failure_message(error, store_.objects());
+  try {  // the log has the whole line, server paths included
+    const store::Version& v = job.version;
+    fmt::print(stderr, "serve: analysis of {}/{} v{}{} failed: {}\n", v.project, v.model, v.number,
+               job.engine ? " engine " + std::to_string(job.engine->number) : "", what_of(error));
+  } catch (...) {
+  }
+  fail(job.key, state, failure);
+}
+
+void Analyzer::analyse(const Job& job, Analysis& state) {
+  const store::Version& v = job.version;
   state.status = Analysis::Status::Running;
   auto report = [&](int percent, const std::string& message) {
     state.progress_percent = percent;
     state.message = message;
     record(job.key, state);
   };
-  try {
-    report(1, "loading the model");
-    const std::string dir = store_.objects().tree_path(v.tree_hash).string();
-    Model model;
-    try {
-      model = load_model(dir + "/" + v.main_file);
-    } catch (const InputError& e) {
-      throw InputError(v.main_file, e.problem());
+  report(1, "loading the model");
+  Model model = load_stored_model(store_.objects(), v);
+  json result;
+  if (!job.engine) {
+    ReportOptions options;
+    options.title = v.model + " v" + std::to_string(v.number);
+    ReportPage page(model, KnowledgeBase::builtin(), options);
+    std::vector<Runtime> pins;
+    for (const Pin& p : pins_) pins.push_back({p.release, p.precision});
+    AnalysisRequest request = page.request(2, pins);
+    int last = 0;
+    request.progress = [&](size_t done, size_t total) {
+      int percent = 5 + static_cast<int>(85 * done / std::max<size_t>(total, 1));
+      if (percent != last) report(last = percent, fmt::format("annotating runtime {} of {}", done, total));
+    };
+    // The pins come from the sweep (pinned[1..]), each stored as its `check --format json`.
+    ModelAnalysis analysis = analyze_model(model, KnowledgeBase::builtin(), request);
+    report(92, "storing the pinned runtimes");
+    json converts = json::array();
+    for (size_t i = 0; i < pins_.size(); ++i) {
+      const Annotations& a = analysis.pinned[i + 1];
+      converts.push_back({{"runtime", pins_[i].label},
+                          {"converts", a.converts},
+                          {"unsupported", a.summary[static_cast<int>(Verdict::UNSUPPORTED)]},
+                          {"check", store_.objects().put_blob(check_json(model, a))},
+                          {"diff", store_.objects().put_blob(diff_rows_json(diff_rows(model, a)))}});
     }
-    json result;
-    if (!job.engine) {
-      ReportOptions options;
-      options.title = v.model + " v" + std::to_string(v.number);
-      ReportPage page(model, KnowledgeBase::builtin(), options);
-      std::vector<Runtime> pins;
-      for (const Pin& p : pins_) pins.push_back({p.release, p.precision});
-      AnalysisRequest request = page.request(2, pins);
-      int last = 0;
-      request.progress = [&](size_t done, size_t total) {
-        int percent = 5 + static_cast<int>(85 * done / std::max<size_t>(total, 1));
-        if (percent != last) report(last = percent, fmt::format("annotating runtime {} of {}", done, total));
-      };
-      // The pins come from the sweep (pinned[1..]), each stored as its `check --format json`.
-      ModelAnalysis analysis = analyze_model(model, KnowledgeBase::builtin(), request);
-      report(92, "storing the pinned runtimes");
-      json converts = json::array();
-      for (size_t i = 0; i < pins_.size(); ++i) {
-        const Annotations& a = analysis.pinned[i + 1];
-        converts.push_back({{"runtime", pins_[i].label},
-                            {"converts", a.converts},
-                            {"unsupported", a.summary[static_cast<int>(Verdict::UNSUPPORTED)]},
-                            {"check", store_.objects().put_blob(check_json(model, a))},
-                            {"diff", store_.objects().put_blob(diff_rows_json(diff_rows(model, a)))}});
-      }
-      result = {{"schema_version", kResultSchema},
-                {"page", store_.objects().put_blob(page.html(analysis))},
-                {"nodes", model.node_count()},
-                {"converts", converts}};
-    } else {
-      report(10, "loading the engine");
-      const std::string edir = store_.objects().tree_path(job.engine->tree_hash).string();
-      EnginePlan plan;
-      try {
-        plan = load_plan(find_plan_files(job.engine->prefix.empty() ? edir : edir + "/" + job.engine->prefix));
-      } catch (const InputError& e) {
-        throw InputError("engine " + job.engine->label, e.problem());
-      }
-      report(30, "mapping layers to nodes");
-      EngineAnalysis ea = analyze_engine(plan, &model, KnowledgeBase::builtin());
-      const EngineOverlay& eo = *ea.overlay;
-      report(50, "drawing the engine report");
-      std::string card = render_engine_report({&ea}, kEngineGraphMaxLayers, {job.engine->label});
-      report(70, "drawing the model with the engine");
-      ReportEngine re{&plan, &eo.overlay, &eo.check};
-      ReportOptions options;
-      options.title = v.model + " v" + std::to_string(v.number) + " + " + job.engine->label;
-      options.engine = &re;
-      options.initial_precision = eo.check.runtime.precision;
-      options.initial_release = eo.check.runtime.release;
-      std::string page = render_report(model, KnowledgeBase::builtin(), options);
-      result = {{"report", store_.objects().put_blob(card)}, {"overlay", store_.objects().put_blob(page)}};
-    }
-    state.result_hash = store_.objects().put_blob(result.dump());
-    state.status = Analysis::Status::Done;
-    report(100, "done");
-  } catch (const std::exception& e) {
-    state.status = Analysis::Status::Failed;
-    report(state.progress_percent, user_message(e, v.main_file));
+    result = {{"schema_version", kResultSchema},
+              {"page", store_.objects().put_blob(page.html(analysis))},
+              {"nodes", model.node_count()},
+              {"converts", converts}};
+  } else {
+    report(10, "loading the engine");
+    EnginePlan plan = load_stored_plan(store_.objects(), *job.engine);
+    report(30, "mapping layers to nodes");
+    EngineAnalysis ea = analyze_engine(plan, &model, KnowledgeBase::builtin());
+    const EngineOverlay& eo = *ea.overlay;
+    report(50, "drawing the engine report");
+    std::string card = render_engine_report({&ea}, kEngineGraphMaxLayers, {job.engine->label});
+    report(70, "drawing the model with the engine");
+    ReportEngine re{&plan, &eo.overlay, &eo.check};
+    ReportOptions options;
+    options.title = v.model + " v" + std::to_string(v.number) + " + " + job.engine->label;
+    options.engine = &re;
+    options.initial_precision = eo.check.runtime.precision;
+    options.initial_release = eo.check.runtime.release;
+    std::string page = render_report(model, KnowledgeBase::builtin(), options);
+    result = {{"report", store_.objects().put_blob(card)}, {"overlay", store_.objects().put_blob(page)}};
   }
+  state.result_hash = store_.objects().put_blob(result.dump());
+  state.status = Analysis::Status::Done;
+  report(100, "done");
 }
 
 std::optional<std::string> Analyzer::result_hash(const std::string& key) {

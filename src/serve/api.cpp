@@ -11,6 +11,7 @@
 #include "render/overlay_output.h"
 #include "serve/context.h"
 #include "serve/model_archive.h"
+#include "store/hash.h"
 #include "trtlens/engine.h"
 #include "trtlens/error.h"
 #include "trtlens/overlay.h"
@@ -52,7 +53,7 @@ json analysis_json(Context& ctx, const store::Version& v, bool queue) {
   const store::Analysis& a = *known;
   json out = {{"status", store::status_name(a.status)},
               {"progress_percent", a.progress_percent},
-              {"message", a.message}};
+              {"message", without_server_paths(a.message, ctx.store->objects())}};
   if (auto r = ctx.analyzer->model_result(v)) {
     json converts = json::array();
     for (const PinResult& p : r->converts)
@@ -87,7 +88,7 @@ json engine_doc(Context& ctx, const store::Version& v, const store::Engine& e) {
           {"url", fmt::format("/projects/{}/models/{}/versions/{}/engines/{}", v.project, v.model, v.number, e.number)},
           {"analysis", {{"status", store::status_name(a.status)},
                         {"progress_percent", a.progress_percent},
-                        {"message", a.message}}}};
+                        {"message", without_server_paths(a.message, ctx.store->objects())}}}};
 }
 
 // The caller when it may act on the project; else the error is sent. Writes
@@ -96,7 +97,8 @@ std::optional<Caller> caller_for(Context& ctx, const httplib::Request& req, http
                                  const std::string& project, Role needed) {
   auto caller = authenticate(ctx, req);
   if (!allowed(ctx, caller, project, needed, res)) return std::nullopt;
-  if (needed == Role::Write && caller->by_session && req.get_header_value("X-CSRF-Token") != caller->csrf) {
+  if (needed == Role::Write && caller->by_session &&
+      !store::same_secret(req.get_header_value("X-CSRF-Token"), caller->csrf)) {
     send_error(res, 403, "a form or script write needs the session's X-CSRF-Token");
     return std::nullopt;
   }
@@ -123,15 +125,41 @@ store::Engine find_engine(Context& ctx, const store::Version& v, const std::stri
                           fmt::format("{}/{} version {} has no engine {}", v.project, v.model, v.number, n));
 }
 
-Model load_version_model(Context& ctx, const store::Version& v) {
+Model load_stored_model(const store::ObjectStore& objects, const store::Version& v) {
+  Model m;
   try {
-    return load_model((ctx.store->objects().tree_path(v.tree_hash) / v.main_file).string());
+    m = load_model((objects.tree_path(v.tree_hash) / v.main_file).string());
   } catch (const InputError& e) {
     throw InputError(v.main_file, e.problem());
   }
+  m.path = v.main_file;  // what pages, checks and errors call it
+  return m;
 }
 
-void add_api_routes(httplib::Server& server, Context& ctx) {
+EnginePlan load_stored_plan(const store::ObjectStore& objects, const store::Engine& e) {
+  const std::filesystem::path dir = objects.tree_path(e.tree_hash);
+  EnginePlan plan;
+  try {
+    plan = load_plan(find_plan_files((e.prefix.empty() ? dir : dir / e.prefix).string()));
+  } catch (const InputError& err) {
+    throw InputError("engine " + e.label, err.problem());
+  }
+  // Its files as named in the upload (pages, overlays and errors show them).
+  auto as_uploaded = [&](std::string& text) { text = without_server_paths(text, objects); };
+  for (std::string* f : {&plan.files.graph, &plan.files.profile, &plan.files.timing, &plan.files.profile_metadata,
+                         &plan.files.build_metadata, &plan.device_source, &plan.builder_source,
+                         &plan.performance_source})
+    as_uploaded(*f);
+  for (std::string& f : plan.files.logs) as_uploaded(f);
+  for (TrtexecLog& log : plan.logs) as_uploaded(log.file);
+  for (std::string& note : plan.notes) as_uploaded(note);
+  return plan;
+}
+
+Model load_version_model(Context& ctx, const store::Version& v) { return load_stored_model(ctx.store->objects(), v); }
+
+void add_api_routes(httplib::Server& http, Context& ctx) {
+  Routes server(http, ctx);  // replies name no server path
   const std::string P = std::string("/api/projects/") + kName;
   const std::string M = P + "/models/" + kName;
   const std::string V = M + "/versions/([0-9]{1,9})";
@@ -258,8 +286,7 @@ void add_api_routes(httplib::Server& server, Context& ctx) {
     store::Engine e = find_engine(ctx, v, req.matches[4]);
     LiveAnalyses::Turn turn(*ctx.live);
     Model m = load_version_model(ctx, v);
-    auto dir = ctx.store->objects().tree_path(e.tree_hash);
-    EnginePlan plan = load_plan(find_plan_files((e.prefix.empty() ? dir : dir / e.prefix).string()));
+    EnginePlan plan = load_stored_plan(ctx.store->objects(), e);
     EngineOverlay eo = overlay_and_check(m, plan, KnowledgeBase::builtin(), "", std::nullopt);
     send_json(res, overlay_json({&m, &plan, &eo.overlay, &eo.check, &eo.predicted}));
   });

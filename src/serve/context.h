@@ -17,6 +17,7 @@
 #include "serve/serve.h"
 #include "store/store.h"
 #include "trtlens/compat.h"
+#include "trtlens/engine.h"
 
 namespace trtlens::serve {
 
@@ -27,9 +28,10 @@ struct Pin {
 };
 std::vector<Pin> resolve_pins(const std::vector<std::string>& specs);  // throws UsageError
 
-// What one analysis produced (stored as a JSON blob; see Analyzer). Version 2:
+// What one analysis produced (stored as a JSON blob; see Analyzer):
 // {schema_version, page, nodes, converts: [{runtime, converts, unsupported, check, diff}]}.
-inline constexpr int kResultSchema = 3;
+// 4: pages and checks name the model as pushed, not by its stored path.
+inline constexpr int kResultSchema = 4;
 
 // A pinned runtime's nodes as a version diff matches them, stored so that two
 // versions compare without loading either model: [[graph, node, op_type,
@@ -88,10 +90,17 @@ class Analyzer {
   std::optional<std::string> result_hash(const std::string& key);  // when done
   void work();
   void heartbeat();
-  void run(const Job& job);
+  // Runs one job; never throws: whatever goes wrong (a model that does not
+  // load, a full disk, no memory) ends as a failed analysis.
+  void run(const Job& job) noexcept;
+  void analyse(const Job& job, store::Analysis& state);  // throws; `state` keeps the progress reached
   store::Analysis ensure_job(Job job);
   // Records `state` of a job this process owns (and forgets it when it ended).
   void record(const std::string& key, const store::Analysis& state);
+  // Ends a job as failed with `message`. When the store cannot take even that
+  // (disk full), the failure is kept in memory and this server shows it.
+  void fail(const std::string& key, store::Analysis state, const std::string& message) noexcept;
+  std::optional<store::Analysis> unrecorded_failure(const std::string& key);
 
   store::Store& store_;
   std::vector<Pin> pins_;
@@ -105,6 +114,8 @@ class Analyzer {
   // died) is claimed again by the next view.
   std::mutex live_mutex_;
   std::map<std::string, store::Analysis> live_;
+  // Failures the store could not record (under live_mutex_), bounded like the result cache.
+  std::map<std::string, store::Analysis> unrecorded_failures_;
   std::mutex cache_mutex_;
   std::map<std::string, ModelResult> model_results_;  // by result hash
   std::condition_variable stopped_;  // wakes the heartbeat only (wake_ wakes workers)
@@ -220,12 +231,18 @@ store::Engine store_engine_upload(Context& ctx, const Upload& u, const store::Ve
 std::optional<Upload> receive_body(Context& ctx, httplib::Response& res,
                                    const httplib::ContentReader& reader, const std::string& file_name,
                                    const std::string& main_hint);
-// Streams a multipart form: its fields (each at most 4 KiB) into `fields`, its
-// files into a new temporary folder under their checked names. `check` sees
-// the fields before the first file byte is stored; a non-empty answer refuses
-// the form with 403 (CSRF, names). Failures are sent as receive_body's are.
+// Streams a multipart form of a browser session (403 at once for any other
+// caller): its fields into `fields`, its files into a new temporary folder
+// under their checked names. The form's first part must be the field "csrf"
+// holding the session's token; it is checked as soon as that part ends, so a
+// forged form has nothing else kept (403). At most 32 fields, each at most
+// 4 KiB and 16 KiB in all (names included), and 64 files whose bytes together
+// are at most --max-upload-mb (413 past any). `check` sees the fields before
+// the first file byte is stored; a non-empty answer refuses the form with 403
+// (names). Failures are sent as receive_body's are.
 std::optional<Upload> receive_form(Context& ctx, const httplib::Request& req, httplib::Response& res,
-                                   const httplib::ContentReader& reader, std::map<std::string, std::string>& fields,
+                                   const httplib::ContentReader& reader, const Caller& caller,
+                                   std::map<std::string, std::string>& fields,
                                    const std::function<std::string(const std::map<std::string, std::string>&)>& check);
 
 // Unix seconds as UTC text with a strftime format ("%Y-%m-%dT%H:%M:%SZ").
@@ -234,14 +251,39 @@ std::string utc_time(int64_t unix_seconds, const char* format);
 void add_api_routes(httplib::Server& server, Context& ctx);
 void add_page_routes(httplib::Server& server, Context& ctx);
 
+// `text` (an error line, an analysis message) without the server's folders:
+// a path under the data folder becomes the file's path inside its upload
+// ("model.onnx"), or "the upload", "a stored result", "the data folder".
+std::string without_server_paths(std::string_view text, const store::ObjectStore& objects);
+
+// Registers routes on `server` whose errors reach clients without server
+// paths: an exception whose line names one is logged whole (stderr) and
+// rethrown, the same kind of error, with the paths replaced.
+class Routes {
+ public:
+  Routes(httplib::Server& server, Context& ctx) : server_(server), ctx_(ctx) {}
+  void Get(const std::string& pattern, httplib::Server::Handler handler);
+  void Post(const std::string& pattern, httplib::Server::Handler handler);
+  void Post(const std::string& pattern, httplib::Server::HandlerWithContentReader handler);
+
+ private:
+  httplib::Server& server_;
+  Context& ctx_;
+};
+
 // Version JSON as the API returns it, and the analysis state with results.
 std::string version_json(Context& ctx, const store::Version& v);
 // Lookups by URL parts; StoreError(NotFound) / InputError for a bad number.
 store::Version find_version(Context& ctx, const std::string& project, const std::string& model,
                             const std::string& number);
 store::Engine find_engine(Context& ctx, const store::Version& v, const std::string& number);
-// The version's model, loaded; errors name its file as pushed, not the store's path.
+// A stored version's model, loaded and named as pushed (Model::path is
+// v.main_file): pages, checks and errors name no server folder.
+Model load_stored_model(const store::ObjectStore& objects, const store::Version& v);
 Model load_version_model(Context& ctx, const store::Version& v);
+// A stored engine's plan, its files named by their paths in the upload;
+// InputError("engine <label>", ...) when it does not load.
+EnginePlan load_stored_plan(const store::ObjectStore& objects, const store::Engine& e);
 // The comparison of two versions at one runtime ("" = newest release, fp32),
 // as JSON (the API) or an HTML section (the page). Throws UsageError for an
 // unknown release or precision.

@@ -151,7 +151,7 @@ class Extractor {
     Fd parent = slash == std::string::npos ? Fd(::dup(root_)) : open_folders(name, slash);
     if (parent.fd < 0) cannot_write(name, errno);
     std::string leaf = slash == std::string::npos ? name : name.substr(slash + 1);
-    Fd out(::openat(parent.fd, leaf.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644));
+    Fd out(::openat(parent.fd, leaf.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
     if (out.fd < 0) cannot_write(name, errno);
     files_set_.insert(name);
     files_.push_back(name);
@@ -178,7 +178,7 @@ class Extractor {
       std::string prefix = name.substr(0, slash);
       if (files_set_.count(prefix)) refuse(fmt::format("'{}' is both a file and a folder", prefix));
       std::string comp = name.substr(start, slash - start);
-      if (::mkdirat(cur.fd, comp.c_str(), 0755) != 0 && errno != EEXIST) cannot_write(prefix, errno);
+      if (::mkdirat(cur.fd, comp.c_str(), 0700) != 0 && errno != EEXIST) cannot_write(prefix, errno);
       Fd next(::openat(cur.fd, comp.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
       if (next.fd < 0) cannot_write(prefix, errno);
       folders_.insert(prefix);

@@ -93,14 +93,6 @@ bool page_allowed(Context& ctx, const std::optional<Caller>& caller, const std::
   return false;
 }
 
-// Refusal line for a form whose CSRF token is not the session's.
-std::string csrf_refusal(const Caller& caller, const std::map<std::string, std::string>& fields) {
-  auto it = fields.find("csrf");
-  if (!caller.by_session || it == fields.end() || it->second != caller.csrf)
-    return "the form is stale or not from this site (CSRF token); reload the page";
-  return "";
-}
-
 std::string converts_badges(const std::vector<PinResult>& pins) {
   std::string out;
   for (const PinResult& p : pins)
@@ -118,7 +110,8 @@ std::string analysis_box(Context& ctx, const store::Version& v) {
                        r ? converts_badges(r->converts) : "");
   }
   if (a.status == store::Analysis::Status::Failed)
-    return fmt::format("<p class=\"error\">analysis failed: {}</p>", esc(a.message));
+    return fmt::format("<p class=\"error\">analysis failed: {}</p>",
+                       esc(without_server_paths(a.message, ctx.store->objects())));
   return fmt::format("<div id=\"analysis\" data-url=\"{}\"><progress max=\"100\" value=\"{}\"></progress> "
                      "<span class=\"stage\">{} {}%</span></div>",
                      esc(api), a.progress_percent, esc(a.message.empty() ? "queued" : a.message),
@@ -154,7 +147,8 @@ std::string upload_form(const std::string& project, const Caller& caller) {
 
 }  // namespace
 
-void add_page_routes(httplib::Server& server, Context& ctx) {
+void add_page_routes(httplib::Server& http, Context& ctx) {
+  Routes server(http, ctx);  // replies name no server path
   const std::string P = std::string("/projects/") + kName;
   const std::string M = P + "/models/" + kName;
   const std::string V = M + "/versions/([0-9]{1,9})";
@@ -209,7 +203,7 @@ void add_page_routes(httplib::Server& server, Context& ctx) {
 
   server.Post("/logout", [&ctx](const httplib::Request& req, httplib::Response& res) {
     auto caller = authenticate(ctx, req);
-    if (caller && caller->by_session && req.get_param_value("csrf") == caller->csrf)
+    if (caller && caller->by_session && store::same_secret(req.get_param_value("csrf"), caller->csrf))
       ctx.store->end_session(session_cookie(req));
     res.set_header("Set-Cookie", fmt::format("{}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0", kSessionCookie));
     redirect(res, "/login");
@@ -242,11 +236,10 @@ void add_page_routes(httplib::Server& server, Context& ctx) {
     const std::string project = req.matches[1];
     if (!caller || !page_allowed(ctx, caller, project, Role::Write, res)) return;
     std::map<std::string, std::string> fields;
-    auto upload = receive_form(ctx, req, res, reader, fields, [&](const auto& f) {
-      std::string refusal = csrf_refusal(*caller, f);
-      if (refusal.empty() && (!f.count("model") || !store::valid_name(f.at("model"))))
-        refusal = "model name: 1 to 64 letters, digits, '.', '_' or '-'";
-      return refusal;
+    auto upload = receive_form(ctx, req, res, reader, *caller, fields, [&](const auto& f) {
+      return !f.count("model") || !store::valid_name(f.at("model"))
+                 ? std::string("model name: 1 to 64 letters, digits, '.', '_' or '-'")
+                 : std::string();
     });
     if (!upload) return;
     store::Version v = store_model_upload(ctx, *upload, project, fields["model"], *caller);
@@ -320,7 +313,7 @@ void add_page_routes(httplib::Server& server, Context& ctx) {
                                 "the engine</a></li>\n",
                                 esc(e.label), link)
                   : fmt::format("<li>{} — {} {}%: {}</li>\n", esc(e.label), store::status_name(a.status),
-                                a.progress_percent, esc(a.message));
+                                a.progress_percent, esc(without_server_paths(a.message, ctx.store->objects())));
     }
     body += "</ul>\n";
     if (writer)
@@ -367,8 +360,7 @@ void add_page_routes(httplib::Server& server, Context& ctx) {
     if (!caller || !page_allowed(ctx, caller, req.matches[1], Role::Write, res)) return;
     store::Version v = find_version(ctx, req.matches[1], req.matches[2], req.matches[3]);
     std::map<std::string, std::string> fields;
-    auto upload = receive_form(ctx, req, res, reader, fields,
-                               [&](const auto& f) { return csrf_refusal(*caller, f); });
+    auto upload = receive_form(ctx, req, res, reader, *caller, fields, [](const auto&) { return std::string(); });
     if (!upload) return;
     std::string label = fields["label"].empty() ? upload->file_name : fields["label"];
     store_engine_upload(ctx, *upload, v, label.substr(0, 200), *caller);
@@ -388,7 +380,7 @@ void add_page_routes(httplib::Server& server, Context& ctx) {
       if (!r)
         return send_page(res, "engine", caller,
                          fmt::format("<p>{} {}%: {}</p>", store::status_name(a.status), a.progress_percent,
-                                     esc(a.message)),
+                                     esc(without_server_paths(a.message, ctx.store->objects()))),
                          a.status == store::Analysis::Status::Failed ? 422 : 202);
       send_stored_page(ctx, res, overlay ? r->overlay_hash : r->report_hash);
     });

@@ -7,6 +7,7 @@
 
 #include "serve/context.h"
 #include "serve/model_archive.h"
+#include "store/hash.h"
 #include "trtlens/engine.h"
 #include "trtlens/error.h"
 #include "trtlens/model.h"
@@ -41,6 +42,13 @@ Tree unpack(Context& ctx, const Upload& u) {
                                          {ctx.options.max_upload_bytes, kMaxArchiveFiles});
       fs::remove_all(u.dir);
       return {tree, files};
+    } catch (const InputError& e) {
+      fs::remove_all(tree);
+      // Named after the folder: the server could not write there (a full disk), not a bad zip.
+      if (e.file() == tree.string())
+        throw store::StoreError(store::StoreError::Kind::Backend,
+                                fmt::format("{}: the server cannot unpack it: {}", u.file_name, e.problem()));
+      throw;
     } catch (...) {
       fs::remove_all(tree);
       throw;
@@ -60,6 +68,18 @@ uint64_t tree_bytes(const Tree& t) {
   uint64_t total = 0;
   for (const std::string& f : t.files) total += fs::file_size(t.dir / f);
   return total;
+}
+
+// Queues the analysis of what was just recorded. The push has succeeded by
+// then, so a store that cannot take the job now (it is queued by the next
+// view) does not turn the push into an error.
+template <class F>
+void queue_analysis(F&& ensure) {
+  try {
+    ensure();
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "serve: cannot queue the analysis of a new upload: {}\n", e.what());
+  }
 }
 
 // Removes the temporary tree unless it was adopted (moved) into the store.
@@ -87,11 +107,12 @@ store::Version store_model_upload(Context& ctx, const Upload& u, const std::stri
   } catch (const InputError& e) {
     throw InputError(u.file_name, e.problem());
   }
+  // Everything about the upload is checked above; only then is it stored and recorded.
   store::NewVersion nv{"", main, opsets_text(m), tree_bytes(tree)};
   nv.tree_hash = ctx.store->objects().adopt_tree(tree.dir);
   guard.dir.clear();
   store::Version v = ctx.store->add_version(project, model, nv, caller.user_id);
-  ctx.analyzer->ensure(v);
+  queue_analysis([&] { ctx.analyzer->ensure(v); });
   return v;
 }
 
@@ -111,7 +132,7 @@ store::Engine store_engine_upload(Context& ctx, const Upload& u, const store::Ve
   std::string hash = ctx.store->objects().adopt_tree(tree.dir);
   guard.dir.clear();
   store::Engine e = ctx.store->add_engine(v.id, label, hash, prefix, caller.user_id);
-  ctx.analyzer->ensure(v, e);
+  queue_analysis([&] { ctx.analyzer->ensure(v, e); });
   return e;
 }
 
@@ -121,7 +142,14 @@ namespace trtlens::serve {
 
 namespace {
 
-constexpr size_t kMaxFormFieldBytes = 4096;
+// Forms (the dashboard's have three fields): what a form may make the server
+// keep in memory is bounded, whatever a writer sends.
+constexpr size_t kMaxFormFieldBytes = 4096;        // one field's value
+constexpr size_t kMaxFormFields = 32;
+constexpr size_t kMaxFormFieldsBytes = 16 * 1024;  // names and values of all fields together
+constexpr size_t kMaxFormFiles = 64;               // trtexec writes about six per engine
+
+constexpr const char* kCsrfRefusal = "the form is stale or not from this site (CSRF token); reload the page";
 
 // Why a receive stopped: the first error wins; the reader returns false after it.
 struct ReceiveState {
@@ -131,6 +159,14 @@ struct ReceiveState {
     if (status == 0) status = s, message = std::move(m);
   }
 };
+
+// A write error while receiving (a full disk) is the server's: the client gets
+// the line without the server's folders, the log the whole one.
+void fail_storing(Context& ctx, ReceiveState& st, const store::StoreError& e) {
+  if (e.kind == store::StoreError::Kind::Invalid) return st.fail(413, e.what());  // over the size limit
+  fmt::print(stderr, "serve: cannot store an upload: {}\n", e.what());
+  st.fail(500, without_server_paths(e.what(), ctx.store->objects()));
+}
 
 void finish_failed_receive(Context& ctx, const fs::path& dir, ReceiveState& st, httplib::Response& res) {
   std::error_code ec;
@@ -157,7 +193,7 @@ std::optional<Upload> receive_body(Context& ctx, httplib::Response& res,
         out.write(data, size);
         return true;
       } catch (const store::StoreError& e) {
-        st.fail(e.kind == store::StoreError::Kind::Invalid ? 413 : 500, e.what());
+        fail_storing(ctx, st, e);
         return false;
       }
     });
@@ -166,40 +202,81 @@ std::optional<Upload> receive_body(Context& ctx, httplib::Response& res,
       return u;
     }
   } catch (const store::StoreError& e) {
-    st.fail(500, e.what());
+    fail_storing(ctx, st, e);
   }
   finish_failed_receive(ctx, u.dir, st, res);
   return std::nullopt;
 }
 
 std::optional<Upload> receive_form(Context& ctx, const httplib::Request& req, httplib::Response& res,
-                                   const httplib::ContentReader& reader, std::map<std::string, std::string>& fields,
+                                   const httplib::ContentReader& reader, const Caller& caller,
+                                   std::map<std::string, std::string>& fields,
                                    const std::function<std::string(const std::map<std::string, std::string>&)>& check) {
   if (!req.is_multipart_form_data()) {
     send_error(res, 400, "expected a multipart/form-data upload");
     return std::nullopt;
   }
+  if (!caller.by_session) {  // forms are the browser's: nothing is read without a session
+    send_error(res, 403, kCsrfRefusal);
+    return std::nullopt;
+  }
   Upload u{ctx.store->objects().make_temp_dir(), "", ""};
   ReceiveState st;
   std::unique_ptr<store::StreamedFile> file;
-  std::string field;  // the current non-file part
-  bool checked = false;
+  std::string field;          // the current non-file part
+  size_t parts = 0;           // begun so far
+  size_t field_bytes = 0;     // names and values of all fields
+  size_t files = 0;
+  uint64_t file_bytes = 0;    // of all files together
+  bool csrf_checked = false;  // the first part, the session's CSRF token, was checked
+  bool checked = false;       // `check` passed
   auto close_file = [&] {
     if (file) file->close();
     file.reset();
+  };
+  auto check_csrf = [&] {
+    if (csrf_checked) return true;
+    auto it = fields.find("csrf");
+    if (it == fields.end() || !store::same_secret(it->second, caller.csrf)) {
+      st.fail(403, kCsrfRefusal);
+      return false;
+    }
+    return csrf_checked = true;
+  };
+  auto over = [&](const std::string& what) {
+    st.fail(413, what);
+    return false;
   };
   try {
     bool ok = reader(
         [&](const httplib::MultipartFormData& part) {
           close_file();
+          // The form's first part is its CSRF token, checked as soon as it ends:
+          // a forged form has nothing else kept, not a field, not a file byte.
+          if (parts++ == 0) {
+            if (part.name != "csrf" || !part.filename.empty()) {
+              st.fail(403, kCsrfRefusal);
+              return false;
+            }
+          } else if (!check_csrf()) {
+            return false;
+          }
           if (part.filename.empty()) {
+            if (fields.size() >= kMaxFormFields)
+              return over(fmt::format("the form has more than {} fields", kMaxFormFields));
+            if (fields.count(part.name)) {
+              st.fail(400, fmt::format("form field {} is given twice", part.name.substr(0, 64)));
+              return false;
+            }
+            field_bytes += part.name.size();
+            if (field_bytes > kMaxFormFieldsBytes)
+              return over(fmt::format("the form's fields are over {} bytes", kMaxFormFieldsBytes));
             field = part.name;
             fields[field];
             return true;
           }
           field.clear();
-          // Fields come before files in the form, so names and the CSRF token
-          // are checked before a byte of the file is stored.
+          // Fields come before files in the form, so names are checked before a byte of the file is stored.
           if (!checked) {
             std::string refusal = check(fields);
             if (!refusal.empty()) {
@@ -208,6 +285,7 @@ std::optional<Upload> receive_form(Context& ctx, const httplib::Request& req, ht
             }
             checked = true;
           }
+          if (++files > kMaxFormFiles) return over(fmt::format("the form has more than {} files", kMaxFormFiles));
           std::string name;
           try {
             name = safe_upload_name(part.filename);
@@ -226,24 +304,29 @@ std::optional<Upload> receive_form(Context& ctx, const httplib::Request& req, ht
         },
         [&](const char* data, size_t size) {
           if (file) {
+            // The upload limit is on all files of the form together.
+            if (size > ctx.options.max_upload_bytes - file_bytes)
+              return over(fmt::format("upload is over {} bytes", ctx.options.max_upload_bytes));
+            file_bytes += size;
             try {
               file->write(data, size);
             } catch (const store::StoreError& e) {
-              st.fail(e.kind == store::StoreError::Kind::Invalid ? 413 : 500, e.what());
+              fail_storing(ctx, st, e);
               return false;
             }
             return true;
           }
           std::string& value = fields[field];
-          if (value.size() + size > kMaxFormFieldBytes) {
-            st.fail(413, fmt::format("form field {} is over {} bytes", field, kMaxFormFieldBytes));
-            return false;
-          }
+          if (value.size() + size > kMaxFormFieldBytes)
+            return over(fmt::format("form field {} is over {} bytes", field.substr(0, 64), kMaxFormFieldBytes));
+          field_bytes += size;
+          if (field_bytes > kMaxFormFieldsBytes)
+            return over(fmt::format("the form's fields are over {} bytes", kMaxFormFieldsBytes));
           value.append(data, size);
           return true;
         });
     close_file();
-    if (ok && st.status == 0) {
+    if (ok && st.status == 0 && check_csrf()) {
       if (!checked) {
         std::string refusal = check(fields);
         if (!refusal.empty()) st.fail(403, refusal);
@@ -252,7 +335,7 @@ std::optional<Upload> receive_form(Context& ctx, const httplib::Request& req, ht
       if (st.status == 0) return u;
     }
   } catch (const store::StoreError& e) {
-    st.fail(500, e.what());
+    fail_storing(ctx, st, e);
   }
   finish_failed_receive(ctx, u.dir, st, res);
   return std::nullopt;

@@ -49,4 +49,18 @@ std::string blake2b_hex(std::string_view bytes) {
   return to_hex(out, sizeof out);
 }
 
+std::string blake2b_keyed_hex(std::string_view bytes, std::string_view key) {
+  init_sodium();
+  if (key.size() < crypto_generichash_KEYBYTES_MIN || key.size() > crypto_generichash_KEYBYTES_MAX)
+    throw StoreError(StoreError::Kind::Backend, "blake2b: a key is 16 to 64 bytes");
+  unsigned char out[32];
+  crypto_generichash(out, sizeof out, reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(),
+                     reinterpret_cast<const unsigned char*>(key.data()), key.size());
+  return to_hex(out, sizeof out);
+}
+
+bool same_secret(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && sodium_memcmp(a.data(), b.data(), a.size()) == 0;
+}
+
 }  // namespace trtlens::store

@@ -16,5 +16,9 @@ std::string random_hex(size_t n);
 bool is_digest_hex(std::string_view text);
 std::string sha256_hex(std::string_view bytes);
 std::string blake2b_hex(std::string_view bytes);  // 32-byte BLAKE2b (crypto_generichash)
+// 32-byte keyed BLAKE2b of `bytes` (a MAC); `key` is 16 to 64 bytes.
+std::string blake2b_keyed_hex(std::string_view bytes, std::string_view key);
+// a == b in time that depends only on their sizes (secrets a client sends: CSRF tokens).
+bool same_secret(std::string_view a, std::string_view b);
 
 }  // namespace trtlens::store

@@ -28,10 +28,16 @@ using Kind = StoreError::Kind;
   throw StoreError(Kind::Backend, path.string() + ": cannot " + action + ": " + std::strerror(err));
 }
 
+// Creates `dir` and its missing parents (below the data folder) 0700, whatever the umask.
 void make_dirs(const fs::path& dir) {
   std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) throw StoreError(Kind::Backend, dir.string() + ": cannot create the folder: " + ec.message());
+  if (fs::is_directory(dir, ec)) return;
+  if (dir.has_parent_path() && dir.parent_path() != dir) make_dirs(dir.parent_path());
+  if (::mkdir(dir.c_str(), 0700) != 0) {
+    if (errno == EEXIST && fs::is_directory(dir, ec)) return;  // made by another thread or process meanwhile
+    fail(dir, "create the folder", errno);
+  }
+  if (::chmod(dir.c_str(), 0700) != 0) fail(dir, "set the mode of", errno);
 }
 
 // fsync of a file or folder, so a rename that follows is durable.
@@ -69,7 +75,7 @@ void read_chunks(int fd, const fs::path& path, const std::function<void(const ch
   }
 }
 
-// SHA-256 of a regular file (opened without following a link, then synced).
+// SHA-256 of a regular file (opened without following a link, made 0600, then synced).
 std::string hash_file(const fs::path& path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) fail(path, "open", errno);
@@ -77,6 +83,11 @@ std::string hash_file(const fs::path& path) {
   if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {  // swapped for something else since the walk
     ::close(fd);
     throw StoreError(Kind::Invalid, path.string() + ": not a regular file");
+  }
+  if ((info.st_mode & 07777) != 0600 && ::fchmod(fd, 0600) != 0) {
+    int err = errno;
+    ::close(fd);
+    fail(path, "set the mode of", err);
   }
   crypto_hash_sha256_state st;
   crypto_hash_sha256_init(&st);
@@ -101,7 +112,13 @@ fs::path blob_path(const fs::path& root, const std::string& hash) {
 
 }  // namespace
 
-ObjectStore::ObjectStore(fs::path data_dir) : root_(std::move(data_dir)) {
+ObjectStore::ObjectStore(fs::path data_dir) : root_(fs::absolute(data_dir).lexically_normal()) {
+  // Messages name files by this absolute path (a server strips it from replies).
+  if (!root_.has_filename() && root_.has_relative_path()) root_ = root_.parent_path();  // "data/"
+  paths_.push_back(root_.string());
+  std::error_code ec;
+  fs::path canonical = fs::weakly_canonical(root_, ec);
+  if (!ec && canonical != root_) paths_.push_back(canonical.string());
   make_dirs(root_ / "tmp");
   make_dirs(root_ / "objects" / "blobs");
 }
@@ -109,6 +126,11 @@ ObjectStore::ObjectStore(fs::path data_dir) : root_(std::move(data_dir)) {
 fs::path ObjectStore::make_temp_dir() {
   std::string tmpl = (root_ / "tmp" / "upload-XXXXXX").string();
   if (!::mkdtemp(tmpl.data())) fail(root_ / "tmp", "create a temporary folder", errno);
+  if (::chmod(tmpl.c_str(), 0700) != 0) {
+    int err = errno;
+    ::rmdir(tmpl.c_str());
+    fail(tmpl, "set the mode of", err);
+  }
   return tmpl;
 }
 
@@ -148,7 +170,10 @@ std::string ObjectStore::adopt_tree(const fs::path& dir) {
     lines += '\n';
   }
   std::string hash = sha256_hex(lines);
-  for (const auto& f : folders) sync_path(f);
+  for (const auto& f : folders) {
+    if (::chmod(f.c_str(), 0700) != 0) fail(f, "set the mode of", errno);  // the files are 0600 (hash_file)
+    sync_path(f);
+  }
 
   fs::path target = object_path(root_, hash);
   make_dirs(target.parent_path());
@@ -190,7 +215,7 @@ std::string ObjectStore::put_blob(const std::string& bytes) {
   if (fd < 0) fail(root_ / "tmp", "create a temporary file", errno);
   try {
     write_all(fd, bytes.data(), bytes.size(), tmpl);
-    if (::fchmod(fd, 0644) != 0 || ::fsync(fd) != 0) fail(tmpl, "sync", errno);
+    if (::fchmod(fd, 0600) != 0 || ::fsync(fd) != 0) fail(tmpl, "sync", errno);
   } catch (...) {
     ::close(fd);
     ::unlink(tmpl.c_str());
@@ -253,8 +278,9 @@ StreamedFile::StreamedFile(const fs::path& path, uint64_t max_bytes) : state_(st
   init_sodium();
   state_->path = path;
   state_->max_bytes = max_bytes;
-  state_->fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  state_->fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
   if (state_->fd < 0) fail(path, "create", errno);
+  if (::fchmod(state_->fd, 0600) != 0) fail(path, "set the mode of", errno);
   crypto_hash_sha256_init(&state_->sha);
 }
 

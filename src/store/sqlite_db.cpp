@@ -1,6 +1,12 @@
 // Db over libsqlite3: one connection in WAL mode, so readers in other
 // processes never block on a writer and writers queue on the busy timeout.
+#include <fcntl.h>
 #include <sqlite3.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include "store/db.h"
 
@@ -72,6 +78,7 @@ class Statement {
 class SqliteDb : public Db {
  public:
   explicit SqliteDb(const std::string& file) {
+    create_private(file);
     int rc = sqlite3_open_v2(file.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
                              nullptr);
     if (rc != SQLITE_OK) {
@@ -115,6 +122,19 @@ class SqliteDb : public Db {
   void lock_schema() override {}  // BEGIN IMMEDIATE already excludes other writers
 
  private:
+  // A new database file is created here 0600 (whatever the umask) before SQLite
+  // opens it: SQLite gives its -wal and -shm files the database file's mode.
+  static void create_private(const std::string& file) {
+    int fd = ::open(file.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0) {
+      if (errno == EEXIST) return;  // an existing database keeps its mode
+      throw StoreError(StoreError::Kind::Backend, file + ": cannot create: " + std::strerror(errno));
+    }
+    int rc = ::fchmod(fd, 0600), err = errno;
+    ::close(fd);
+    if (rc != 0) throw StoreError(StoreError::Kind::Backend, file + ": cannot set its mode: " + std::strerror(err));
+  }
+
   sqlite3* db_ = nullptr;
 };
 

@@ -2,8 +2,6 @@
 // statements that SQLite and PostgreSQL both run.
 #include "store/store.h"
 
-#include <sodium.h>
-
 #include <algorithm>
 #include <ctime>
 #include <mutex>
@@ -71,14 +69,18 @@ int64_t Row::integer(size_t i) const {
 namespace {
 
 // The row found by a hash lookup really holds that hash (compared in constant time).
-bool same_hash(const std::string& stored, const std::string& hash) {
-  return stored.size() == hash.size() && sodium_memcmp(stored.data(), hash.data(), hash.size()) == 0;
-}
+bool same_hash(const std::string& stored, const std::string& hash) { return same_secret(stored, hash); }
+
+// A session's CSRF token: the cookie value's BLAKE2b under this fixed key, so that
+// it differs from the hash the sessions table keeps and cannot be had from it;
+// every server process derives the same token, and the table holds none.
+constexpr std::string_view kCsrfKey = "trtlens session csrf token, v1";
+std::string csrf_token(const std::string& cookie_value) { return blake2b_keyed_hex(cookie_value, kCsrfKey); }
 
 // How many times a transaction that hit a transient failure is run (SQLite has already
 // waited its busy timeout before reporting one).
 constexpr int kRetries = 5;
-// Longest cache key and knowledge-base fingerprint (bytes).
+// Longest cache key stored as it is, and longest knowledge-base fingerprint (bytes).
 constexpr size_t kMaxKeyBytes = 256;
 
 // Schema migrations: entry i brings the schema from version i to i+1. "{id}" is
@@ -106,6 +108,12 @@ const std::vector<std::vector<std::string>>& migrations() {
       "CREATE TABLE analyses (cache_key TEXT NOT NULL, kb TEXT NOT NULL, status TEXT NOT NULL,"
       " progress INTEGER NOT NULL, message TEXT NOT NULL, result_hash TEXT NOT NULL, updated_at BIGINT NOT NULL,"
       " PRIMARY KEY (cache_key, kb))",
+  }, {
+      // Sessions without their CSRF token in clear (it is derived from the cookie now):
+      // the sessions of schema 1 end, their users sign in again.
+      "DROP TABLE sessions",
+      "CREATE TABLE sessions (hash TEXT PRIMARY KEY, user_id BIGINT NOT NULL REFERENCES users(id),"
+      " expires_at BIGINT NOT NULL)",
   }};
   return m;
 }
@@ -269,7 +277,7 @@ class SqlStore : public Store {
   }
 
   std::string create_session(int64_t user_id, int64_t ttl_seconds) override {
-    std::string cookie = random_hex(32), csrf = random_hex(32);
+    std::string cookie = random_hex(32);
     std::string hash = blake2b_hex(cookie);
     int64_t t = now();
     tx(true, [&] {
@@ -277,8 +285,8 @@ class SqlStore : public Store {
         throw StoreError(Kind::NotFound, "no user with id " + std::to_string(user_id));
       // Expired sessions are dropped as new ones are made, so the table stays small.
       db_->exec("DELETE FROM sessions WHERE expires_at <= ?", {t});
-      db_->exec("INSERT INTO sessions (hash, user_id, csrf, expires_at) VALUES (?, ?, ?, ?)",
-                {hash, user_id, csrf, t + std::max<int64_t>(ttl_seconds, 0)});
+      db_->exec("INSERT INTO sessions (hash, user_id, expires_at) VALUES (?, ?, ?)",
+                {hash, user_id, t + std::max<int64_t>(ttl_seconds, 0)});
     });
     return cookie;
   }
@@ -287,11 +295,11 @@ class SqlStore : public Store {
     if (!is_digest_hex(cookie_value)) return std::nullopt;
     std::string hash = blake2b_hex(cookie_value);
     return tx(false, [&]() -> std::optional<Session> {
-      auto rows = db_->query("SELECT s.user_id, u.name, s.csrf, s.hash FROM sessions s JOIN users u ON u.id = s.user_id"
+      auto rows = db_->query("SELECT s.user_id, u.name, s.hash FROM sessions s JOIN users u ON u.id = s.user_id"
                              " WHERE s.hash = ? AND s.expires_at > ?",
                              {hash, now()});
-      if (rows.empty() || !same_hash(rows[0].text(3), hash)) return std::nullopt;
-      return Session{rows[0].integer(0), rows[0].text(1), rows[0].text(2)};
+      if (rows.empty() || !same_hash(rows[0].text(2), hash)) return std::nullopt;
+      return Session{rows[0].integer(0), rows[0].text(1), csrf_token(cookie_value)};
     });
   }
 
@@ -421,10 +429,10 @@ class SqlStore : public Store {
   }
 
   std::optional<Analysis> analysis(const std::string& key, const std::string& kb) override {
-    check_key(key, kb);
+    const std::string row = row_key(key, kb);
     return tx(false, [&]() -> std::optional<Analysis> {
       auto rows = db_->query("SELECT status, progress, message, result_hash FROM analyses WHERE cache_key = ? AND kb = ?",
-                             {key, kb});
+                             {row, kb});
       if (rows.empty()) return std::nullopt;
       Analysis a;
       a.status = parse_status(rows[0].text(0));
@@ -436,23 +444,23 @@ class SqlStore : public Store {
   }
 
   bool claim_analysis(const std::string& key, const std::string& kb, int64_t stale_seconds) override {
-    check_key(key, kb);
+    const std::string row = row_key(key, kb);
     return tx(true, [&] {
       int64_t t = now();
       if (db_->exec("INSERT INTO analyses (cache_key, kb, status, progress, message, result_hash, updated_at)"
                     " VALUES (?, ?, 'queued', 0, '', '', ?) ON CONFLICT (cache_key, kb) DO NOTHING",
-                    {key, kb, t}) > 0)
+                    {row, kb, t}) > 0)
         return true;
       // One statement that re-checks the row it replaces: of two claimers, one wins.
       return db_->exec("UPDATE analyses SET status = 'queued', progress = 0, message = '', result_hash = '',"
                        " updated_at = ? WHERE cache_key = ? AND kb = ? AND (status = 'failed'"
                        " OR (status IN ('queued', 'running') AND updated_at <= ?))",
-                       {t, key, kb, t - std::clamp<int64_t>(stale_seconds, 0, t)}) > 0;
+                       {t, row, kb, t - std::clamp<int64_t>(stale_seconds, 0, t)}) > 0;
     });
   }
 
   void update_analysis(const std::string& key, const std::string& kb, const Analysis& a) override {
-    check_key(key, kb);
+    const std::string row = row_key(key, kb);
     if (!a.result_hash.empty() && !is_digest_hex(a.result_hash))
       throw StoreError(Kind::Invalid, "invalid result hash '" + a.result_hash.substr(0, 80) + "'");
     tx(true, [&] {
@@ -460,7 +468,7 @@ class SqlStore : public Store {
                 " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (cache_key, kb) DO UPDATE SET status = excluded.status,"
                 " progress = excluded.progress, message = excluded.message, result_hash = excluded.result_hash,"
                 " updated_at = excluded.updated_at",
-                {key, kb, std::string(status_name(a.status)), static_cast<int64_t>(std::clamp(a.progress_percent, 0, 100)),
+                {row, kb, std::string(status_name(a.status)), static_cast<int64_t>(std::clamp(a.progress_percent, 0, 100)),
                  display_text(a.message), a.result_hash, now()});
     });
   }
@@ -528,11 +536,15 @@ class SqlStore : public Store {
     return rows[0].integer(0);
   }
 
-  static void check_key(const std::string& key, const std::string& kb) {
-    if (key.empty() || key.size() > kMaxKeyBytes || kb.empty() || kb.size() > kMaxKeyBytes)
-      throw StoreError(Kind::Invalid, "an analysis key and knowledge-base fingerprint are 1 to 256 bytes");
+  // The cache_key column of `key`: the key itself up to kMaxKeyBytes, else
+  // "blake2b:" and its hash, so a key built from a long path in an upload stays
+  // bounded (the server's own keys never start with "blake2b:").
+  static std::string row_key(const std::string& key, const std::string& kb) {
+    if (key.empty() || kb.empty() || kb.size() > kMaxKeyBytes)
+      throw StoreError(Kind::Invalid, "an analysis key is not empty; a knowledge-base fingerprint is 1 to 256 bytes");
     check_exact_text("the analysis key", key);
     check_exact_text("the knowledge-base fingerprint", kb);
+    return key.size() <= kMaxKeyBytes ? key : "blake2b:" + blake2b_hex(key);
   }
 
   std::mutex mutex_;
@@ -545,7 +557,9 @@ class SqlStore : public Store {
 std::unique_ptr<Store> Store::open(const fs::path& data_dir, const std::string& db_url) {
   init_sodium();
   std::error_code ec;
-  fs::create_directories(data_dir, ec);
+  // A new data folder is the server's alone (0700, whatever the umask); an existing one keeps its mode.
+  if (!fs::exists(data_dir, ec) && fs::create_directories(data_dir, ec) && !ec)
+    fs::permissions(data_dir, fs::perms::owner_all, fs::perm_options::replace, ec);
   if (ec || !fs::is_directory(data_dir))
     throw StoreError(Kind::Backend, data_dir.string() + ": cannot use as the data folder: " +
                                         (ec ? ec.message() : std::string("not a folder")));

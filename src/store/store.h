@@ -49,7 +49,9 @@ struct User {
 struct Session {
   int64_t user_id = 0;
   std::string user_name;
-  std::string csrf;  // the token every form of this session posts back
+  // The token every form of this session posts back: derived from the cookie
+  // value (keyed BLAKE2b), never stored; the same in every server process.
+  std::string csrf;
 };
 
 // One pushed file tree of a model (a .onnx, or a folder with external data).
@@ -103,13 +105,18 @@ std::string_view status_name(Analysis::Status s);  // "queued", "running", "done
 // crash leaves at most a stray temporary file (removed by the next open).
 class ObjectStore {
  public:
+  // Everything it makes is the server's alone: folders 0700, files 0600, whatever the umask.
   explicit ObjectStore(std::filesystem::path data_dir);
+
+  // The data folder (absolute), and its canonical spelling when that differs:
+  // how the store's error messages name files, for a server to strip from replies.
+  const std::vector<std::string>& data_paths() const { return paths_; }
 
   // A fresh, empty temporary folder under DATA/tmp (for one upload).
   std::filesystem::path make_temp_dir();
 
   // Moves the finished tree `dir` (a folder made by make_temp_dir) into the
-  // store and returns its hash: hex SHA-256 over its sorted relative paths and
+  // store (its files made 0600, its folders 0700) and returns its hash: hex SHA-256 over its sorted relative paths and
   // file hashes. If the tree is already stored, `dir` is removed instead.
   // Symbolic links and special files are refused (StoreError Invalid, and
   // `dir` is removed). Empty folders are kept but do not count in the hash.
@@ -130,6 +137,7 @@ class ObjectStore {
 
  private:
   std::filesystem::path root_;
+  std::vector<std::string> paths_;
 };
 
 // Writes one uploaded file while hashing it. Throws StoreError(Invalid,
@@ -175,7 +183,8 @@ class Store {
   virtual Role role(int64_t user_id, const std::string& project) = 0;
   virtual std::vector<std::string> projects_for(int64_t user_id) = 0;  // readable ones, by name
 
-  // Browser sessions (cookie value is returned; only its hash is stored).
+  // Browser sessions (cookie value is returned; only its hash is stored, and
+  // the session's CSRF token not at all).
   virtual std::string create_session(int64_t user_id, int64_t ttl_seconds) = 0;
   // nullopt for an unknown, ended or expired session (ttl_seconds <= 0 expires at once).
   virtual std::optional<Session> session(const std::string& cookie_value) = 0;
@@ -199,8 +208,10 @@ class Store {
   // claim_analysis inserts a Queued row and returns true when none existed,
   // the existing one Failed, or it is Queued/Running but was not updated for
   // `stale_seconds` (its server died), so one worker runs each analysis.
-  // `key` is free text up to 256 bytes (the server uses "<tree hash>" for a
-  // model and "<engine tree>+<model tree>" for an engine page).
+  // `key` is non-empty UTF-8 text (the server uses "<tree hash>/<main file>" for
+  // a model and "engine:<engine tree>+<model key>" for an engine page); a key
+  // over 256 bytes (a long path in an upload) is stored as "blake2b:<its hash>",
+  // so keys of any length work. `kb` is 1 to 256 bytes. StoreError(Invalid) otherwise.
   virtual std::optional<Analysis> analysis(const std::string& key, const std::string& kb) = 0;
   virtual bool claim_analysis(const std::string& key, const std::string& kb, int64_t stale_seconds = 600) = 0;
   virtual void update_analysis(const std::string& key, const std::string& kb, const Analysis& a) = 0;

@@ -3,6 +3,7 @@
 // a crash (kill -9) in the middle of an upload.
 #include <gtest/gtest.h>
 #include <httplib.h>
+#include <sys/stat.h>
 
 #include <chrono>
 #include <filesystem>
@@ -11,6 +12,7 @@
 #include <thread>
 
 #include "support/onnx_builder.h"
+#include "support/overlay_models.h"
 #include "support/paths.h"
 #include "support/serve_process.h"
 #include "support/zip_writer.h"
@@ -45,14 +47,63 @@ std::string model_bytes(bool extra = false, const std::string& custom_name = "")
 
 httplib::Headers bearer(const std::string& token) { return {{"Authorization", "Bearer " + token}}; }
 
+// The first trace of the server's data folder `data` in `text` ("" when none).
+std::string server_path_in(const std::string& text, const std::string& data) {
+  std::error_code ec;
+  for (const std::string& needle : {data, fs::weakly_canonical(data, ec).string(), std::string("/objects/"),
+                                    std::string("/tmp/upload-")})
+    if (!needle.empty() && text.find(needle) != std::string::npos) return needle;
+  return "";
+}
+
+std::string engine_fixture(const std::string& rel) {
+  return std::string(TRTLENS_SOURCE_DIR) + "/tests/fixtures/engine/" + rel;
+}
+
+// A zip of the trtexec files of tests/fixtures/engine/overlay (the engine of save_overlay_fixture_model).
+std::string overlay_engine_zip() {
+  const std::string zip = temp_dir("serve_overlay_engine_zip") + "/engine.zip";
+  std::vector<Entry> entries;
+  for (const char* f : {"overlay.onnx.engine.graph.json", "overlay.onnx.engine.profile.json",
+                        "overlay.onnx.engine.build.metadata.json"})
+    entries.push_back(file_entry(f, read_text(engine_fixture(std::string("overlay/") + f))));
+  write_zip(zip, entries);
+  return read_text(zip);
+}
+
+// POSTs the sign-in form as a browser would: with the token and cookie GET /login gave it.
+httplib::Result post_login(httplib::Client& c, const std::string& token, httplib::Headers headers = {}) {
+  auto form = c.Get("/login");
+  std::string cookie = form->get_header_value("Set-Cookie");
+  cookie = cookie.substr(0, cookie.find(';'));
+  size_t at = form->body.find("name=\"login_csrf\" value=\"");
+  std::string login_csrf = form->body.substr(at + 25, form->body.find('"', at + 25) - at - 25);
+  headers.emplace("Cookie", cookie);
+  return c.Post("/login", headers, "login_csrf=" + login_csrf + "&token=" + token, "application/x-www-form-urlencoded");
+}
+
+// Signs in through the form; returns the session cookie and the page's CSRF token.
+std::pair<std::string, std::string> sign_in(httplib::Client& c, const std::string& token) {
+  auto r = post_login(c, token);
+  EXPECT_EQ(r->status, 303);
+  std::string cookie = r->get_header_value("Set-Cookie");
+  cookie = cookie.substr(0, cookie.find(';'));
+  auto page = c.Get("/projects/vision", {{"Cookie", cookie}});
+  EXPECT_EQ(page->status, 200);
+  size_t at = page->body.find("name=\"csrf\" value=\"");
+  EXPECT_NE(at, std::string::npos);
+  std::string csrf = page->body.substr(at + 19, page->body.find('"', at + 19) - at - 19);
+  return {cookie, csrf};
+}
+
 struct Served {
   std::string data;
   std::string token;  // write on "vision"
   std::unique_ptr<ServeProcess> server;
-  explicit Served(const std::string& name, std::vector<std::string> extra = {}) {
+  explicit Served(const std::string& name, std::vector<std::string> extra = {}, const ServeLimits& limits = {}) {
     data = temp_dir(name) + "/data";
     token = make_user(data, "alice", {"vision"});
-    server = std::make_unique<ServeProcess>(data, extra);
+    server = std::make_unique<ServeProcess>(data, extra, limits);
   }
   httplib::Client client() const {
     httplib::Client c("127.0.0.1", server->port());
@@ -256,6 +307,224 @@ TEST(ServeCli, BadUploadsAreRefusedAndLeaveNoVersion) {
   EXPECT_EQ(none->status, 404);  // no version was stored
 }
 
+// A full disk (here: every file of the server held under 64 KiB, so the
+// database's log and the stored results cannot grow) fails the analysis that
+// hit it, with a state the API shows, and never the server.
+TEST(ServeCli, AFullDiskFailsTheAnalysisNotTheServer) {
+  Served s("serve_disk_full", {}, ServeLimits{64 * 1024});
+  auto v = s.push(model_bytes());
+  ASSERT_TRUE(v) << "the server stopped answering: " << s.server->log();
+  ASSERT_EQ(v->status, 201) << v->body;
+  json a = s.wait_analysis(1);
+  ASSERT_EQ(a["status"], "failed") << a.dump() << "\n" << s.server->log();
+  EXPECT_FALSE(a["message"].get<std::string>().empty());
+  EXPECT_EQ(server_path_in(a.dump(), s.data), "") << a.dump();
+  // An upload that meets the full disk is that request's 500, naming the upload and
+  // not the server's folders; the log has the whole line.
+  auto big = s.push(std::string(100 * 1024, 'x'), "detector", "filename=big.onnx");
+  ASSERT_TRUE(big) << s.server->log();
+  EXPECT_EQ(big->status, 500) << big->body;
+  EXPECT_EQ(server_path_in(big->body, s.data), "") << big->body;
+  EXPECT_NE(big->body.find("big.onnx: "), std::string::npos) << big->body;
+  EXPECT_NE(s.server->log().find(s.data + "/tmp/upload-"), std::string::npos) << s.server->log();
+  // Still answering, with the failure on the listing and the version.
+  auto models = s.client().Get("/api/projects/vision/models", bearer(s.token));
+  ASSERT_TRUE(models) << "the server died: " << s.server->log();
+  ASSERT_EQ(models->status, 200) << models->body;
+  EXPECT_EQ(json::parse(models->body)["models"][0]["latest"]["analysis"]["status"], "failed") << models->body;
+  auto version = s.client().Get("/api/projects/vision/models/detector/versions/1", bearer(s.token));
+  ASSERT_TRUE(version);
+  EXPECT_EQ(version->status, 200);
+  EXPECT_EQ(json::parse(version->body)["analysis"]["status"], "failed") << version->body;
+  EXPECT_EQ(s.client().Get("/api/projects", bearer(s.token))->status, 200);
+  // The server's log has the whole story; it then stops cleanly (it was not aborted).
+  EXPECT_NE(s.server->log().find("failed"), std::string::npos) << s.server->log();
+  EXPECT_EQ(s.server->stop(), 0) << s.server->log();
+}
+
+// A model deep in its zip: the analysis keys built from its path are over any
+// column's comfort (tree hash + 220-byte path, and more for an engine), yet
+// the push, every listing and the engine work as for any model.
+TEST(ServeCli, AModelAtALongPathInItsZipWorksEverywhere) {
+  Served s("serve_long_path");
+  const std::string main = "m/" + std::string(207, 'a') + "/model.onnx";
+  ASSERT_EQ(main.size(), 220u);
+  const std::string dir = temp_dir("serve_long_path_model");
+  const std::string zip = dir + "/up.zip";
+  write_zip(zip, {file_entry(main, read_text(save_overlay_fixture_model(dir + "/overlay.onnx")))});
+  auto push = s.client().Post("/api/projects/vision/models/deep/versions?filename=up.zip", bearer(s.token),
+                              read_text(zip), "application/zip");
+  ASSERT_TRUE(push);
+  ASSERT_EQ(push->status, 201) << push->body;
+  EXPECT_EQ(json::parse(push->body)["main_file"], main);
+  EXPECT_EQ(s.wait_analysis(1, "deep")["status"], "done");
+
+  auto engine = s.client().Post("/api/projects/vision/models/deep/versions/1/engines?filename=engine.zip&label=fp16",
+                                bearer(s.token), overlay_engine_zip(), "application/zip");
+  ASSERT_TRUE(engine);
+  ASSERT_EQ(engine->status, 201) << engine->body;
+  json engines;
+  for (int i = 0; i < 1200; ++i) {
+    auto r = s.client().Get("/api/projects/vision/models/deep/versions/1/engines", bearer(s.token));
+    ASSERT_EQ(r->status, 200) << r->body;
+    engines = json::parse(r->body)["engines"];
+    ASSERT_EQ(engines.size(), 1u);
+    if (engines[0]["analysis"]["status"] != "queued" && engines[0]["analysis"]["status"] != "running") break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_EQ(engines[0]["analysis"]["status"], "done") << engines.dump();
+
+  // Every reader of the project: the API listing, the pages.
+  auto models = s.client().Get("/api/projects/vision/models", bearer(s.token));
+  ASSERT_EQ(models->status, 200) << models->body;
+  EXPECT_EQ(json::parse(models->body)["models"][0]["latest"]["analysis"]["status"], "done");
+  EXPECT_EQ(s.client().Get("/api/projects/vision/models/deep/versions", bearer(s.token))->status, 200);
+  auto c = s.client();
+  const auto session = sign_in(c, s.token);
+  const httplib::Headers cookie = {{"Cookie", session.first}};
+  for (const std::string path : {"/", "/projects/vision", "/projects/vision/models/deep/versions/1",
+                                 "/projects/vision/models/deep/versions/1/report",
+                                 "/projects/vision/models/deep/versions/1/engines/1",
+                                 "/projects/vision/models/deep/versions/1/engines/1/overlay"}) {
+    auto page = c.Get(path.c_str(), cookie);
+    ASSERT_TRUE(page) << path;
+    EXPECT_EQ(page->status, 200) << path << ": " << page->body.substr(0, 300);
+  }
+  auto check = s.client().Get("/api/projects/vision/models/deep/versions/1/check", bearer(s.token));
+  EXPECT_EQ(check->status, 200) << check->body;
+}
+
+// Umask 022 (files 0644 by default) for one test.
+struct Umask022 {
+  mode_t old = ::umask(022);
+  ~Umask022() { ::umask(old); }
+};
+
+// What the server writes is its own: the data folder 0700, every folder in it
+// 0700 and every file 0600 (database, its WAL, uploads, stored results),
+// whatever the umask.
+TEST(ServeCli, TheDataFolderIsTheServersAlone) {
+  Umask022 umask;
+  Served s("serve_modes");
+  ASSERT_EQ(s.push(model_bytes())->status, 201);
+  const std::string zip = temp_dir("serve_modes_zip") + "/up.zip";
+  write_zip(zip, {folder_entry("sub/"), file_entry("sub/model.onnx", model_bytes(true))});
+  auto pushed = s.client().Post("/api/projects/vision/models/zipped/versions?filename=up.zip", bearer(s.token),
+                                read_text(zip), "application/zip");
+  ASSERT_EQ(pushed->status, 201) << pushed->body;
+  ASSERT_EQ(s.wait_analysis(1)["status"], "done");
+  ASSERT_EQ(s.wait_analysis(1, "zipped")["status"], "done");
+
+  auto mode = [](const fs::path& p) { return static_cast<unsigned>(fs::symlink_status(p).permissions()) & 0777u; };
+  EXPECT_EQ(mode(s.data), 0700u);
+  ASSERT_TRUE(fs::exists(fs::path(s.data) / "trtlens.db"));
+  size_t files = 0, folders = 0;
+  for (const auto& e : fs::recursive_directory_iterator(s.data)) {
+    if (e.is_directory()) {
+      ++folders;
+      EXPECT_EQ(mode(e.path()), 0700u) << e.path();
+    } else {
+      ++files;
+      EXPECT_EQ(mode(e.path()), 0600u) << e.path();
+    }
+  }
+  EXPECT_GE(files, 8u);  // the database and its WAL, two models, their pages and checks
+  EXPECT_GE(folders, 6u);
+}
+
+// An engine whose layers name no node of the model fails its analysis; that
+// line, the API's error for its overlay and every page and reply about it name
+// the files as they were uploaded, never where the server keeps them.
+TEST(ServeCli, FailedEngineAnalysesNameNoServerPath) {
+  Served s("serve_engine_paths");
+  ASSERT_EQ(s.push(model_bytes())->status, 201);
+  const std::string base = "/api/projects/vision/models/detector/versions/1/engines";
+  auto attached = s.client().Post((base + "?filename=engine.zip&label=other").c_str(), bearer(s.token),
+                                  overlay_engine_zip(), "application/zip");
+  ASSERT_EQ(attached->status, 201) << attached->body;
+  json engine;
+  std::string listing;
+  for (int i = 0; i < 1200; ++i) {
+    auto r = s.client().Get(base.c_str(), bearer(s.token));
+    ASSERT_EQ(r->status, 200) << r->body;
+    listing = r->body;
+    engine = json::parse(listing)["engines"][0];
+    if (engine["analysis"]["status"] == "failed" || engine["analysis"]["status"] == "done") break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_EQ(engine["analysis"]["status"], "failed") << listing;
+  const std::string message = engine["analysis"]["message"];
+  EXPECT_EQ(server_path_in(listing, s.data), "") << listing;
+  // It names the engine's file and the model as pushed.
+  EXPECT_EQ(message.rfind("overlay.onnx.engine.graph.json: ", 0), 0u) << message;
+  EXPECT_NE(message.find("of model.onnx"), std::string::npos) << message;
+
+  auto overlay = s.client().Get((base + "/1/overlay").c_str(), bearer(s.token));
+  EXPECT_EQ(overlay->status, 400) << overlay->body;
+  EXPECT_EQ(server_path_in(overlay->body, s.data), "") << overlay->body;
+
+  auto c = s.client();
+  const auto session = sign_in(c, s.token);
+  for (const std::string path : {"/projects/vision/models/detector/versions/1",
+                                 "/projects/vision/models/detector/versions/1/engines/1",
+                                 "/projects/vision/models/detector/versions/1/engines/1/overlay"}) {
+    auto page = c.Get(path.c_str(), {{"Cookie", session.first}});
+    ASSERT_TRUE(page) << path;
+    EXPECT_NE(page->body.find("overlay.onnx.engine.graph.json: "), std::string::npos) << path;
+    EXPECT_EQ(server_path_in(page->body, s.data), "") << path << ": " << page->body;
+  }
+  // The server's log has the failure too.
+  EXPECT_NE(s.server->log().find("failed: overlay.onnx.engine.graph.json: "), std::string::npos) << s.server->log();
+}
+
+// What an analysis stores (the report page, each pin's check, the engine's
+// pages) and what the API computes live name the model and the engine's files
+// as they were pushed, never where the server keeps them.
+TEST(ServeCli, StoredPagesAndChecksNameNoServerPath) {
+  Served s("serve_stored_paths");
+  const std::string model = temp_dir("serve_stored_paths_model") + "/overlay.onnx";
+  auto pushed = s.push(read_text(save_overlay_fixture_model(model)), "detector", "filename=overlay.onnx");
+  ASSERT_EQ(pushed->status, 201) << pushed->body;
+  json a = s.wait_analysis(1);
+  ASSERT_EQ(a["status"], "done") << a.dump();
+  const std::string pin = a["converts"][0]["runtime"];  // "<release> fp16"
+  const std::string base = "/api/projects/vision/models/detector/versions/1";
+  auto attached = s.client().Post((base + "/engines?filename=engine.zip&label=fp16").c_str(), bearer(s.token),
+                                  overlay_engine_zip(), "application/zip");
+  ASSERT_EQ(attached->status, 201) << attached->body;
+  for (int i = 0; i < 1200; ++i) {
+    json e = json::parse(s.client().Get((base + "/engines").c_str(), bearer(s.token))->body)["engines"][0];
+    if (e["analysis"]["status"] == "done") break;
+    ASSERT_NE(e["analysis"]["status"], "failed") << e.dump();
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+
+  auto stored_check = s.client().Get(
+      (base + "/check?trt=" + pin.substr(0, pin.find(' ')) + "&precision=fp16").c_str(), bearer(s.token));
+  ASSERT_EQ(stored_check->status, 200) << stored_check->body;
+  EXPECT_EQ(json::parse(stored_check->body)["model"]["path"], "overlay.onnx") << stored_check->body.substr(0, 400);
+  auto overlay = s.client().Get((base + "/engines/1/overlay").c_str(), bearer(s.token));
+  ASSERT_EQ(overlay->status, 200) << overlay->body;
+  EXPECT_EQ(json::parse(overlay->body)["graph_json"], "overlay.onnx.engine.graph.json");
+  for (const std::string& path : {base, base + "/analysis", base + "/check?trt=8.6&precision=fp32", base + "/engines",
+                                 base + "/engines/1/overlay"}) {
+    auto r = s.client().Get(path.c_str(), bearer(s.token));
+    ASSERT_EQ(r->status, 200) << path << ": " << r->body;
+    EXPECT_EQ(server_path_in(r->body, s.data), "") << path;
+  }
+  EXPECT_EQ(server_path_in(stored_check->body, s.data), "");
+  auto c = s.client();
+  const auto session = sign_in(c, s.token);
+  for (const std::string path : {"/projects/vision/models/detector/versions/1",
+                                 "/projects/vision/models/detector/versions/1/report",
+                                 "/projects/vision/models/detector/versions/1/engines/1",
+                                 "/projects/vision/models/detector/versions/1/engines/1/overlay"}) {
+    auto page = c.Get(path.c_str(), {{"Cookie", session.first}});
+    ASSERT_EQ(page->status, 200) << path;
+    EXPECT_EQ(server_path_in(page->body, s.data), "") << path;
+  }
+}
+
 TEST(ServeCli, TokensRolesAndProjectsKeepTeamsApart) {
   Served s("serve_access");
   std::string bob = make_user(s.data, "bob", {"audio"});
@@ -283,30 +552,6 @@ TEST(ServeCli, TokensRolesAndProjectsKeepTeamsApart) {
   EXPECT_EQ(json::parse(versions->body)["versions"].size(), 1u);
 }
 
-// POSTs the sign-in form as a browser would: with the token and cookie GET /login gave it.
-httplib::Result post_login(httplib::Client& c, const std::string& token, httplib::Headers headers = {}) {
-  auto form = c.Get("/login");
-  std::string cookie = form->get_header_value("Set-Cookie");
-  cookie = cookie.substr(0, cookie.find(';'));
-  size_t at = form->body.find("name=\"login_csrf\" value=\"");
-  std::string login_csrf = form->body.substr(at + 25, form->body.find('"', at + 25) - at - 25);
-  headers.emplace("Cookie", cookie);
-  return c.Post("/login", headers, "login_csrf=" + login_csrf + "&token=" + token, "application/x-www-form-urlencoded");
-}
-
-// Signs in through the form; returns the session cookie and the page's CSRF token.
-std::pair<std::string, std::string> sign_in(httplib::Client& c, const std::string& token) {
-  auto r = post_login(c, token);
-  EXPECT_EQ(r->status, 303);
-  std::string cookie = r->get_header_value("Set-Cookie");
-  cookie = cookie.substr(0, cookie.find(';'));
-  auto page = c.Get("/projects/vision", {{"Cookie", cookie}});
-  EXPECT_EQ(page->status, 200);
-  size_t at = page->body.find("name=\"csrf\" value=\"");
-  EXPECT_NE(at, std::string::npos);
-  std::string csrf = page->body.substr(at + 19, page->body.find('"', at + 19) - at - 19);
-  return {cookie, csrf};
-}
 
 TEST(ServeCli, FormsNeedTheSessionsCsrfTokenAndPagesEscapeModelStrings) {
   Served s("serve_forms");
@@ -361,6 +606,80 @@ TEST(ServeCli, FormsNeedTheSessionsCsrfTokenAndPagesEscapeModelStrings) {
   // Signing out ends the session.
   ASSERT_EQ(c.Post("/logout", {{"Cookie", cookie}}, "csrf=" + csrf, "application/x-www-form-urlencoded")->status, 303);
   EXPECT_EQ(c.Get("/projects/vision", {{"Cookie", cookie}})->status, 303);
+}
+
+// What a form of a writer may make the server keep is bounded: its first part
+// is the CSRF token, checked before anything else is kept, and it holds a few
+// fields of a few KiB (here a thousand: refused at the 33rd).
+TEST(ServeCli, FormsKeepAFewFieldsAndCheckTheCsrfTokenFirst) {
+  Served s("serve_form_fields");
+  auto c = s.client();
+  const auto session = sign_in(c, s.token);
+  const httplib::Headers cookie = {{"Cookie", session.first}};
+  const httplib::MultipartFormData file = {"file", model_bytes(), "m.onnx", "application/octet-stream"};
+
+  httplib::MultipartFormDataItems many = {{"csrf", session.second, "", ""}, {"model", "many", "", ""}};
+  for (int i = 0; i < 1000; ++i) many.push_back({"f" + std::to_string(i), std::string(100, 'v'), "", ""});
+  many.push_back(file);
+  auto r = c.Post("/projects/vision/upload", cookie, many);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 413) << r->body;
+  EXPECT_NE(r->body.find("more than 32 fields"), std::string::npos) << r->body;
+
+  // Fields before the token: refused at the first, whatever follows.
+  httplib::MultipartFormDataItems first = {{"model", "early", "", ""}, {"csrf", session.second, "", ""}, file};
+  EXPECT_EQ(c.Post("/projects/vision/upload", cookie, first)->status, 403);
+  // A wrong token is refused before the next part (a 5 KiB field would be 413).
+  httplib::MultipartFormDataItems forged = {{"csrf", "forged", "", ""}, {"model", std::string(5000, 'x'), "", ""}};
+  EXPECT_EQ(c.Post("/projects/vision/upload", cookie, forged)->status, 403);
+  // The API token of a writer does not post forms.
+  EXPECT_EQ(c.Post("/projects/vision/upload", bearer(s.token), many)->status, 403);
+
+  // Nothing of them was recorded, and the server answers as before.
+  EXPECT_EQ(c.Get("/api/projects/vision/models", bearer(s.token))->body.find("many"), std::string::npos);
+  httplib::MultipartFormDataItems good = {{"csrf", session.second, "", ""}, {"model", "good", "", ""}, file};
+  auto ok = c.Post("/projects/vision/upload", cookie, good);
+  ASSERT_TRUE(ok);
+  EXPECT_EQ(ok->status, 303) << ok->body;
+  EXPECT_EQ(c.Get("/projects/vision", cookie)->status, 200);
+}
+
+// --max-upload-mb bounds a form's files together, not each one: two files of
+// just over half the limit are 413. Sent chunked, so that no Content-Length
+// lets httplib refuse the body before the form is read.
+TEST(ServeCli, TheUploadLimitCountsEveryFileOfAForm) {
+  Served s("serve_form_total", {"--max-upload-mb", "1"});
+  auto c = s.client();
+  const auto session = sign_in(c, s.token);
+  const std::string boundary = "trtlens-test-boundary";
+  auto part = [&](const std::string& name, const std::string& filename, const std::string& data) {
+    return "--" + boundary + "\r\nContent-Disposition: form-data; name=\"" + name + "\"" +
+           (filename.empty() ? "" : "; filename=\"" + filename + "\"\r\nContent-Type: application/octet-stream") +
+           "\r\n\r\n" + data + "\r\n";
+  };
+  auto send = [&](size_t each) {
+    const std::string body = part("csrf", "", session.second) + part("model", "", "halves") +
+                             part("file", "model.onnx", std::string(each, 'x')) +
+                             part("file", "weights.bin", std::string(each, 'w')) + "--" + boundary + "--\r\n";
+    return c.Post(
+        "/projects/vision/upload", {{"Cookie", session.first}},
+        [&body](size_t offset, httplib::DataSink& sink) {
+          size_t n = std::min<size_t>(64 * 1024, body.size() - offset);
+          if (n > 0) sink.write(body.data() + offset, n);
+          if (offset + n == body.size()) sink.done();
+          return true;
+        },
+        "multipart/form-data; boundary=" + boundary);
+  };
+  auto over = send(500'001);  // 1,000,002 bytes of files: each under the limit, both over it
+  ASSERT_TRUE(over) << "no answer";
+  EXPECT_EQ(over->status, 413) << over->body;
+  EXPECT_NE(over->body.find("upload is over 1000000 bytes"), std::string::npos) << over->body;
+  // Under the limit together: read whole, then refused for what it holds (no model in model.onnx).
+  auto under = send(400'000);
+  ASSERT_TRUE(under);
+  EXPECT_EQ(under->status, 400) << under->body;
+  EXPECT_EQ(s.client().Get("/api/projects/vision/models", bearer(s.token))->status, 200);
 }
 
 TEST(ServeCli, KillNineDuringAnUploadKeepsEveryAcknowledgedVersion) {

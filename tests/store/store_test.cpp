@@ -164,6 +164,33 @@ TEST_P(StoreTest, SessionsCarryACsrfTokenAndEnd) {
   EXPECT_EQ(error_kind([&] { s.create_session(u.id + 100, 60); }), Kind::NotFound);
 }
 
+// The sessions table holds a hash of each cookie and no CSRF token: the token
+// is derived from the cookie, the same in every process that opens the store.
+TEST_P(StoreTest, SessionsKeepNeitherCookieNorCsrfTokenInClear) {
+  std::string cookie, csrf;
+  {
+    auto& s = *this->store_;
+    User u = s.create_user("marker-user-7c3a");
+    cookie = s.create_session(u.id, 3600);
+    auto session = s.session(cookie);
+    ASSERT_TRUE(session);
+    csrf = session->csrf;
+    ASSERT_EQ(csrf.size(), 64u);
+    auto other = open_again();  // another server on the same database
+    ASSERT_TRUE(other->session(cookie));
+    EXPECT_EQ(other->session(cookie)->csrf, csrf);
+    other.reset();
+    this->store_.reset();  // SQLite folds its WAL into the file on close
+  }
+  std::string bytes = all_bytes_under(this->storage());
+  ASSERT_NE(bytes.find("marker-user-7c3a"), std::string::npos);
+  for (const std::string& secret : {cookie, csrf}) {
+    EXPECT_EQ(bytes.find(secret), std::string::npos) << secret;
+    EXPECT_EQ(bytes.find(secret.substr(0, 32)), std::string::npos) << secret;
+    EXPECT_EQ(bytes.find(secret.substr(32)), std::string::npos) << secret;
+  }
+}
+
 TEST_P(StoreTest, VersionsAreNumberedPerModel) {
   Store& s = *this->store_;
   User u = s.create_user("pusher");
@@ -312,9 +339,30 @@ TEST_P(StoreTest, OneWorkerClaimsEachAnalysis) {
   EXPECT_FALSE(s.claim_analysis(key, kb, 0));  // done is done
   EXPECT_EQ(s.analysis(key, kb)->result_hash, std::string(64, '9'));
 
-  EXPECT_EQ(error_kind([&] { s.claim_analysis(std::string(257, 'k'), kb); }), Kind::Invalid);
   EXPECT_EQ(error_kind([&] { s.analysis("", kb); }), Kind::Invalid);
+  EXPECT_EQ(error_kind([&] { s.analysis(key, std::string(257, 'k')); }), Kind::Invalid);
   EXPECT_TRUE(s.claim_analysis(std::string(256, 'k'), kb));
+}
+
+// Keys are built from paths in uploads: a long one works like any other and
+// stays distinct from its neighbours (it is stored by its hash).
+TEST_P(StoreTest, LongAnalysisKeysWork) {
+  Store& s = *this->store_;
+  const std::string kb = "kb-2024-01";
+  const std::string base = std::string(64, 'a') + "/" + std::string(220, 'm');
+  const std::string one = base + "/model.onnx", two = base + "/other.onnx";
+  EXPECT_TRUE(s.claim_analysis(one, kb));
+  EXPECT_FALSE(s.claim_analysis(one, kb));
+  EXPECT_TRUE(s.claim_analysis(two, kb));
+  s.update_analysis(one, kb, Analysis{Analysis::Status::Done, 100, "done", std::string(64, '1')});
+  s.update_analysis(two, kb, Analysis{Analysis::Status::Failed, 5, "broken", ""});
+  ASSERT_TRUE(s.analysis(one, kb));
+  EXPECT_EQ(s.analysis(one, kb)->result_hash, std::string(64, '1'));
+  EXPECT_EQ(s.analysis(two, kb)->status, Analysis::Status::Failed);
+  EXPECT_EQ(s.analysis(two, kb)->message, "broken");
+  EXPECT_FALSE(s.analysis(std::string(100000, 'k'), kb));
+  EXPECT_TRUE(s.claim_analysis(std::string(100000, 'k'), kb));
+  EXPECT_EQ(error_kind([&] { s.analysis(std::string(300, '\xff'), kb); }), Kind::Invalid);  // not UTF-8
 }
 
 TEST_P(StoreTest, InvalidNamesAreRefused) {

@@ -1,6 +1,7 @@
 #include "support/serve_process.h"
 
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -13,7 +14,8 @@
 
 namespace trtlens::test {
 
-ServeProcess::ServeProcess(const std::string& data_dir, const std::vector<std::string>& extra) {
+ServeProcess::ServeProcess(const std::string& data_dir, const std::vector<std::string>& extra,
+                           const ServeLimits& limits) {
   const std::string port_file = data_dir + ".port";
   log_path_ = data_dir + ".log";
   ::unlink(port_file.c_str());
@@ -26,6 +28,13 @@ ServeProcess::ServeProcess(const std::string& data_dir, const std::vector<std::s
     if (fd >= 0) {
       ::dup2(fd, 1);
       ::dup2(fd, 2);
+    }
+    if (limits.max_file_bytes) {
+      // The log counts too: lines that would take it past the limit are lost.
+      ::signal(SIGXFSZ, SIG_IGN);  // kept across exec: a write past the limit fails instead of killing
+      struct rlimit rl {};
+      rl.rlim_cur = rl.rlim_max = limits.max_file_bytes;
+      if (::setrlimit(RLIMIT_FSIZE, &rl) != 0) ::_exit(126);
     }
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());

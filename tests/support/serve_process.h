@@ -8,12 +8,20 @@
 
 namespace trtlens::test {
 
+// Limits set on the server process only (0: none).
+struct ServeLimits {
+  // RLIMIT_FSIZE, with SIGXFSZ ignored: any write that would take a file past
+  // this many bytes fails (EFBIG), as writes fail on a full disk.
+  unsigned long long max_file_bytes = 0;
+};
+
 class ServeProcess {
  public:
   // Starts `trtlens serve --data DATA --port 0 ...extra` and waits (up to 30 s)
   // until it listens. Throws std::runtime_error with the server's log if it
   // exits or does not listen in time.
-  explicit ServeProcess(const std::string& data_dir, const std::vector<std::string>& extra = {});
+  explicit ServeProcess(const std::string& data_dir, const std::vector<std::string>& extra = {},
+                        const ServeLimits& limits = {});
   ~ServeProcess();
   ServeProcess(const ServeProcess&) = delete;
   ServeProcess& operator=(const ServeProcess&) = delete;
