@@ -102,6 +102,7 @@ store::Version store_model_upload(Context& ctx, const Upload& u, const std::stri
   // The model must load now: a file that is not ONNX gets its error line at
   // push time, not a version that can never be analysed.
   Model m;
+  LiveAnalyses::Turn turn(*ctx.live);  // a model in memory per push, like /check: bounded the same way
   try {
     m = load_model((tree.dir / main).string());
   } catch (const InputError& e) {

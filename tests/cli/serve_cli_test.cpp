@@ -661,20 +661,24 @@ TEST(ServeCli, TheUploadLimitCountsEveryFileOfAForm) {
     const std::string body = part("csrf", "", session.second) + part("model", "", "halves") +
                              part("file", "model.onnx", std::string(each, 'x')) +
                              part("file", "weights.bin", std::string(each, 'w')) + "--" + boundary + "--\r\n";
-    return c.Post(
-        "/projects/vision/upload", {{"Cookie", session.first}},
-        [&body](size_t offset, httplib::DataSink& sink) {
-          size_t n = std::min<size_t>(64 * 1024, body.size() - offset);
-          if (n > 0) sink.write(body.data() + offset, n);
-          if (offset + n == body.size()) sink.done();
-          return true;
-        },
-        "multipart/form-data; boundary=" + boundary);
+    return c.Post("/projects/vision/upload", {{"Cookie", session.first}}, body,
+                  "multipart/form-data; boundary=" + boundary);
   };
   auto over = send(500'001);  // 1,000,002 bytes of files: each under the limit, both over it
   ASSERT_TRUE(over) << "no answer";
-  EXPECT_EQ(over->status, 413) << over->body;
-  EXPECT_NE(over->body.find("upload is over 1000000 bytes"), std::string::npos) << over->body;
+  EXPECT_EQ(over->status, 413) << over->body;  // on its Content-Length, before a byte is read
+  EXPECT_NE(over->body.find("at most 1000000"), std::string::npos) << over->body;
+  // A chunked form (whose size is not known up front) is not read at all.
+  auto chunked = c.Post(
+      "/projects/vision/upload", {{"Cookie", session.first}},
+      [](size_t, httplib::DataSink& sink) {
+        sink.write("--x\r\n", 5);
+        sink.done();
+        return true;
+      },
+      "multipart/form-data; boundary=x");
+  ASSERT_TRUE(chunked);
+  EXPECT_EQ(chunked->status, 411);
   // Under the limit together: read whole, then refused for what it holds (no model in model.onnx).
   auto under = send(400'000);
   ASSERT_TRUE(under);
