@@ -1,0 +1,93 @@
+// Hostile engine folders (issue 19's attack campaign): truncated and wrong-typed
+// files of each kind, patterns and names that blew std::regex's stack, logs of
+// millions of lines, graphs too big to lay out. Each ends with a result or one
+// line naming the file (or option) and exit 2; never a signal.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "support/overlay_models.h"
+#include "support/paths.h"
+
+namespace fs = std::filesystem;
+using trtlens::test::read_text;
+using trtlens::test::run_trtlens;
+using trtlens::test::RunResult;
+using trtlens::test::write_text;
+
+namespace {
+
+std::string fixture(const std::string& rel) { return std::string(TRTLENS_SOURCE_DIR) + "/tests/fixtures/engine/" + rel; }
+
+// A copy of tests/fixtures/engine/v8 (graph, profile, timing and both metadata
+// files) in a fresh folder; returns the plan's prefix.
+std::string copy_tiny_plan(const std::string& test_name) {
+  std::string dir = trtlens::test::temp_dir(test_name);
+  for (const char* ext : {".graph.json", ".profile.json", ".timing.json", ".profile.metadata.json",
+                          ".build.metadata.json"})
+    fs::copy_file(fixture(std::string("v8/tiny.onnx.engine") + ext), dir + "/tiny.onnx.engine" + ext);
+  return dir + "/tiny.onnx.engine";
+}
+
+void expect_refusal_naming(const RunResult& r, const std::string& file, const std::string& what) {
+  EXPECT_EQ(r.exit_code, 2) << what << ": " << r.err;
+  EXPECT_EQ(r.out, "") << what;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << what << ": " << r.err;
+  EXPECT_NE(r.err.find(file), std::string::npos) << what << ": " << r.err;
+}
+
+}  // namespace
+
+// The 8 bytes {"a": {} as build.metadata.json made every engine subcommand and
+// report --engine SIGSEGV: simdjson's iterator was used after the lookup of the
+// first section failed.
+TEST(EngineHostile, TruncatedBuildMetadataIsRefusedByEveryCommand) {
+  std::string plan = copy_tiny_plan("EngineHostile.TruncatedMetadata");
+  std::string meta = plan + ".build.metadata.json";
+  write_text(meta, R"({"a": {})");
+  std::string dir = fs::path(plan).parent_path().string();
+  std::string model = trtlens::test::save_v8_tiny_model(dir + "/tiny.onnx");
+  const std::vector<std::vector<std::string>> commands = {
+      {"engine", "summary", plan},
+      {"engine", "lint", plan},
+      {"engine", "layers", plan},
+      {"engine", "graph", plan, "-o", dir + "/g.dot"},
+      {"engine", "report", plan, "-o", dir + "/e.html"},
+      {"report", model, "--engine", plan, "-o", dir + "/r.html"},
+  };
+  for (const auto& cmd : commands) expect_refusal_naming(run_trtlens(cmd), meta, cmd[1]);
+  for (const char* out : {"g.dot", "e.html", "r.html"}) EXPECT_FALSE(fs::exists(dir + "/" + out)) << out;
+}
+
+// Each reader (graph, profile, timing, both metadata files, log) refuses a
+// truncated file, a file of the wrong JSON type and text after the document.
+TEST(EngineHostile, TruncatedAndWrongTypedFilesOfEachKindAreRefused) {
+  const std::vector<std::pair<const char*, std::string>> cases = {
+      {".build.metadata.json", R"({"model_options": {"Format": "ONNX"}, "build_options": {"Precision": "FP16")"},
+      {".build.metadata.json", R"({"model_options": {"Format": "ONNX"})"},  // cut after the section it needs
+      {".build.metadata.json", R"(["model_options", "build_options"])"},
+      {".build.metadata.json", R"({"model_options": {}}})"},
+      {".profile.metadata.json", R"({"device_information": {"Selected Device": "GPU", "SMs": [1, 2)"},
+      {".profile.metadata.json", R"("device_information")"},
+      {".profile.metadata.json", R"({"performance_summary": {}} {"device_information": {}})"},
+      {".graph.json", R"({"Layers": [{"Name": "conv1 + relu1", "Inputs": [{"Name": "a"})"},
+      {".graph.json", R"({"Layers": [{"Name": "conv1"}]}])"},
+      {".graph.json", R"({"Layers": [{"Name": "conv1"}]} {"Layers": []})"},
+      {".graph.json", R"([{"Name": "conv1"}])"},
+      {".profile.json", R"([{ "count" : 100 }, { "name" : "conv2", "timeMs" : 1, "averageMs" : 0.1)"},
+      {".profile.json", R"({"name": "conv2", "averageMs": 0.1})"},
+      {".timing.json", R"([{"latencyMs": 0.3}, {"latencyMs": )"},
+      {".timing.json", R"({"latencyMs": 0.3})"},
+      {".timing.json", R"([{"latencyMs": 0.3}]])"},
+      {".build.log", "[11/20/2026-09:14:02] [I] === Mod"},  // cut before any section or banner
+  };
+  int n = 0;
+  for (const auto& [ext, text] : cases) {
+    std::string plan = copy_tiny_plan("EngineHostile.Files" + std::to_string(n++));
+    std::string file = plan + ext;
+    write_text(file, text);
+    for (const char* cmd : {"summary", "lint"})
+      expect_refusal_naming(run_trtlens({"engine", cmd, plan}), file, std::string(cmd) + " " + ext + " " + text);
+  }
+}
