@@ -1,16 +1,18 @@
 // The plan's data-dependency graph for Graphviz.
 #include <fmt/format.h>
 
+#include <re2/re2.h>
+
 #include <algorithm>
+#include <memory>
 #include <nlohmann/json.hpp>
-#include <optional>
-#include <regex>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "engine/internal.h"
 #include "render/engine_render.h"
 #include "trtlens/error.h"
+#include "util/utf8.h"
 
 namespace trtlens {
 
@@ -78,16 +80,18 @@ std::string engine_precision_color(const std::string& p) {
 DotGraph engine_dot_graph(const EnginePlan& plan, const EngineGraphOptions& opt) {
   if (opt.color_by != "type" && opt.color_by != "precision")
     throw UsageError("--color-by " + opt.color_by + ": expected type or precision");
-  auto compile = [](const std::string& what, const std::string& re) {
-    try {
-      return std::regex(re, std::regex::ECMAScript | std::regex::optimize);
-    } catch (const std::regex_error& e) {
-      throw UsageError(fmt::format("{} {}: not a regular expression ({})", what, re, e.what()));
-    }
+  // RE2 matches in time linear in the name (std::regex recursed per character
+  // and overflowed the stack on a 50,000-character layer name).
+  auto compile = [](const std::string& what, const std::string& re) -> std::unique_ptr<RE2> {
+    if (re.empty()) return nullptr;
+    auto r = std::make_unique<RE2>(re, RE2::Quiet);
+    if (!r->ok())
+      throw UsageError(fmt::format("{} {}: not a regular expression ({})", what, printable_line(re),
+                                   printable_line(r->error())));
+    return r;
   };
-  std::optional<std::regex> highlight, select;
-  if (!opt.highlight.empty()) highlight = compile("--highlight", opt.highlight);
-  if (!opt.select.empty()) select = compile("--select", opt.select);
+  const auto highlight = compile("--highlight", opt.highlight);
+  const auto select = compile("--select", opt.select);
 
   DotGraph g;
   g.graph_attrs = {{"rankdir", "TB"}, {"fontname", "Helvetica"}, {"tooltip", esc(plan.name)}};
@@ -104,8 +108,8 @@ DotGraph engine_dot_graph(const EnginePlan& plan, const EngineGraphOptions& opt)
       if (e.from >= 0 && e.to >= 0) adj[e.from].push_back(e.to), adj[e.to].push_back(e.from);
     std::vector<int> frontier;
     for (size_t i = 0; i < n; ++i)
-      if (std::regex_search(plan.layers[i].name, *select)) keep[i] = 1, frontier.push_back(static_cast<int>(i));
-    if (frontier.empty()) throw UsageError("--select " + opt.select + ": no layer name matches");
+      if (RE2::PartialMatch(plan.layers[i].name, *select)) keep[i] = 1, frontier.push_back(static_cast<int>(i));
+    if (frontier.empty()) throw UsageError("--select " + printable_line(opt.select) + ": no layer name matches");
     for (int hop = 0; hop < opt.hops && !frontier.empty(); ++hop) {
       std::vector<int> next;
       for (int i : frontier)
@@ -148,7 +152,7 @@ DotGraph engine_dot_graph(const EnginePlan& plan, const EngineGraphOptions& opt)
     bool dark = by_type ? l.type == "Convolution" || l.type == "Deconvolution" || l.type == "PluginV2"
                         : l.precision == "FP32" || l.precision.empty();
     DotAttrs a{{"label", esc(label)}, {"fillcolor", fill}, {"tooltip", esc(tip)}, {"fontcolor", dark ? "white" : "black"}};
-    if (highlight && std::regex_search(l.name, *highlight)) {
+    if (highlight && RE2::PartialMatch(l.name, *highlight)) {
       a.push_back({"color", "#FF00FF"});
       a.push_back({"penwidth", "5"});
     }

@@ -38,10 +38,11 @@ std::string render_engine_compare(const PlanComparison& c, OutputFormat f, size_
 
 struct EngineGraphOptions {
   std::string color_by = "type";  // layer fill: "type" (TREx's palette) or "precision" (the edge palette)
-  std::string highlight;          // ECMAScript regex; matching layer names get a thick magenta border
-  std::string select;             // ECMAScript regex; when set, draw only matching layers...
+  std::string highlight;          // RE2 regular expression; matching layer names get a thick magenta border
+  std::string select;             // RE2 regular expression; when set, draw only matching layers...
   int hops = 0;                   // ...and the layers within this many data edges of them
 };
+
 
 // The data-dependency graph: layers as nodes coloured by type (or precision),
 // tensors as edges coloured by precision (FP32 red, FP16 orange, INT8 green).

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 
 #include "support/overlay_models.h"
 #include "support/paths.h"
@@ -28,6 +29,24 @@ std::string copy_tiny_plan(const std::string& test_name) {
                           ".build.metadata.json"})
     fs::copy_file(fixture(std::string("v8/tiny.onnx.engine") + ext), dir + "/tiny.onnx.engine" + ext);
   return dir + "/tiny.onnx.engine";
+}
+
+// A plan of `n` PointWise layers in a chain (layer_0 ... layer_<n-1>), the
+// first named `first_name` when given; returns its prefix.
+std::string chain_plan(const std::string& dir, int n, const std::string& first_name = "") {
+  using nlohmann::json;
+  auto t = [](const std::string& name) {
+    return json{{"Name", name}, {"Dimensions", {1, 8, 4, 4}}, {"Format/Datatype", "Row major linear FP32"}};
+  };
+  json layers = json::array();
+  for (int i = 0; i < n; ++i)
+    layers.push_back({{"Name", i == 0 && !first_name.empty() ? first_name : "layer_" + std::to_string(i)},
+                      {"LayerType", "PointWiseV2"},
+                      {"ParameterType", "PointWise"},
+                      {"Inputs", {t(i ? "t" + std::to_string(i - 1) : "in")}},
+                      {"Outputs", {t(i == n - 1 ? "out" : "t" + std::to_string(i))}}});
+  write_text(dir + "/chain.onnx.engine.graph.json", json{{"Layers", layers}, {"Bindings", {"in", "out"}}}.dump());
+  return dir + "/chain.onnx.engine";
 }
 
 void expect_refusal_naming(const RunResult& r, const std::string& file, const std::string& what) {
@@ -90,4 +109,36 @@ TEST(EngineHostile, TruncatedAndWrongTypedFilesOfEachKindAreRefused) {
     for (const char* cmd : {"summary", "lint"})
       expect_refusal_naming(run_trtlens({"engine", cmd, plan}), file, std::string(cmd) + " " + ext + " " + text);
   }
+}
+
+// A 50,000-character layer name made --select 'Conv.*' and --highlight SIGSEGV:
+// std::regex recursed once per character. RE2 matches in linear time.
+TEST(EngineHostile, PatternsMatchAVeryLongLayerName) {
+  std::string dir = trtlens::test::temp_dir("EngineHostile.LongName");
+  std::string plan = chain_plan(dir, 3, "Conv_0 " + std::string(50000, 'x'));
+  for (const char* option : {"--select", "--highlight"}) {
+    std::string out = dir + "/g" + option + ".svg";
+    auto r = run_trtlens({"engine", "graph", plan, "-o", out, option, "Conv.*"});
+    ASSERT_EQ(r.exit_code, 0) << option << ": " << r.err;
+    EXPECT_NE(read_text(out).find("<svg"), std::string::npos) << option;
+  }
+  auto hl = run_trtlens({"engine", "graph", plan, "-o", dir + "/hl.dot", "--highlight", "x{1000}$"});
+  ASSERT_EQ(hl.exit_code, 0) << hl.err;
+  EXPECT_NE(read_text(dir + "/hl.dot").find("penwidth=5"), std::string::npos);  // the long name matched
+}
+
+// A pattern RE2 does not take is one line naming the option, exit 2, nothing
+// written: a syntax error, a backreference (RE2 has none), a newline in the pattern.
+TEST(EngineHostile, BadPatternsAreOneLineNamingTheOption) {
+  std::string dir = trtlens::test::temp_dir("EngineHostile.BadPattern");
+  std::string plan = chain_plan(dir, 3);
+  for (const char* option : {"--select", "--highlight"})
+    for (const char* pattern : {"(", "(a)\\1", "layer_(\n"}) {
+      auto r = run_trtlens({"engine", "graph", plan, "-o", dir + "/g.svg", option, pattern});
+      EXPECT_EQ(r.exit_code, 2) << option << " " << pattern;
+      EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+      EXPECT_NE(r.err.find(std::string(option) + " "), std::string::npos) << r.err;
+      EXPECT_NE(r.err.find("not a regular expression"), std::string::npos) << r.err;
+    }
+  EXPECT_FALSE(fs::exists(dir + "/g.svg"));
 }
