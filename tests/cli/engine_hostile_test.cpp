@@ -142,3 +142,31 @@ TEST(EngineHostile, BadPatternsAreOneLineNamingTheOption) {
     }
   EXPECT_FALSE(fs::exists(dir + "/g.svg"));
 }
+
+// A 256 MB log of short warning lines took 3.4 GB and printed 436 MB: every
+// line was kept. A few MB show the same: the first 1,000 warnings and section
+// lines are kept and the rest counted.
+TEST(EngineHostile, LogOfManyShortLinesKeepsTheFirstThousand) {
+  std::string dir = trtlens::test::temp_dir("EngineHostile.LongLog");
+  std::string log = "&&&& RUNNING TensorRT.trtexec [TensorRT v8601] # trtexec --loadEngine=e\n"
+                    "[11/20/2026-09:14:02] [I] === Device Information ===\n";
+  for (int i = 0; i < 5000; ++i) log += "[I] Key " + std::to_string(i) + ": value\n";
+  log += "[I] === Performance summary ===\n[I] Throughput: 100 qps\n";
+  for (int i = 0; i < 200000; ++i) log += "[W] * warning " + std::to_string(i) + "\n[W] more of it\n";
+  write_text(dir + "/many.log", log);  // 6.4 MB
+  auto r = run_trtlens({"engine", "summary", fixture("v8/tiny.onnx.engine"), "--log", dir + "/many.log"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("warning: warning 999 more of it\n"), std::string::npos);
+  EXPECT_EQ(r.out.find("warning 1000"), std::string::npos);
+  EXPECT_NE(r.out.find("  warning: ... and 199000 more (the first 1000 are kept)\n"), std::string::npos);
+  EXPECT_LT(r.out.size(), 200000u);
+  auto j = nlohmann::json::parse(
+      run_trtlens({"engine", "summary", fixture("v8/tiny.onnx.engine"), "--log", dir + "/many.log", "--format", "json"}).out);
+  EXPECT_EQ(j["trtexec_performance"]["warnings"].size(), 1000u);
+  EXPECT_EQ(j["trtexec_performance"]["warnings_left_out"], 199000);
+  EXPECT_EQ(j["device"].size(), 1000u);
+  EXPECT_TRUE(j["device"].contains("Key 999"));
+  bool noted = false;
+  for (const auto& n : j["notes"]) noted |= n.get<std::string>().find("4000 lines of sections past the first 1000") != std::string::npos;
+  EXPECT_TRUE(noted) << j["notes"];
+}
