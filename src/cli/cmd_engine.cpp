@@ -305,6 +305,7 @@ void add_engine_command(CLI::App& app, int& exit_code) {
       if (opt->hops < 0) throw UsageError("--hops must be 0 or more");
       if (opt->hops > 0 && opt->select.empty()) throw UsageError("--hops needs --select");
       auto& plans = load_plans(*a, 1);
+      opt->max_layers = ext == ".dot" || ext == ".gv" ? 0 : kEngineGraphMaxLayers;  // DOT text is not laid out
       auto graph = engine_dot_graph(plans[0], *opt);
       std::string bytes;
       try {

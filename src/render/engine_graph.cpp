@@ -102,6 +102,7 @@ DotGraph engine_dot_graph(const EnginePlan& plan, const EngineGraphOptions& opt)
 
   // The layers drawn: all, or those --select names and their neighbourhood.
   std::vector<char> keep(n, select ? 0 : 1);
+  size_t kept = n;
   if (select) {
     std::vector<std::vector<int>> adj(n);
     for (const auto& e : edges)
@@ -117,11 +118,17 @@ DotGraph engine_dot_graph(const EnginePlan& plan, const EngineGraphOptions& opt)
           if (!keep[j]) keep[j] = 1, next.push_back(j);
       frontier = std::move(next);
     }
-    size_t kept = static_cast<size_t>(std::count(keep.begin(), keep.end(), 1));
+    kept = static_cast<size_t>(std::count(keep.begin(), keep.end(), 1));
     g.graph_attrs.push_back({"label", esc(fmt::format("{}: {} of {} layers (--select {} --hops {})", plan.name, kept, n,
                                                       opt.select, opt.hops))});
     g.graph_attrs.push_back({"labelloc", "t"});
   }
+  if (opt.max_layers > 0 && kept > opt.max_layers)
+    throw UsageError(fmt::format(
+        "{}: {} layers to draw, more than the {} Graphviz lays out in seconds; narrow the drawing with --select "
+        "REGEX [--hops N], write .dot (no layout), or use `trtlens engine report` (draws big plans one region at a "
+        "time)",
+        plan.files.graph.empty() ? plan.name : plan.files.graph, kept, opt.max_layers));
 
   for (size_t i = 0; i < n; ++i) {
     if (!keep[i]) continue;

@@ -170,3 +170,22 @@ TEST(EngineHostile, LogOfManyShortLinesKeepsTheFirstThousand) {
   for (const auto& n : j["notes"]) noted |= n.get<std::string>().find("4000 lines of sections past the first 1000") != std::string::npos;
   EXPECT_TRUE(noted) << j["notes"];
 }
+
+// engine graph on a 20,000-layer plan ran for minutes: past the cap it is
+// refused at once with the ways out (--select, .dot, engine report).
+TEST(EngineHostile, GraphPastTheLayerCapIsRefusedWithAHint) {
+  std::string dir = trtlens::test::temp_dir("EngineHostile.GraphCap");
+  std::string plan = chain_plan(dir, 2001);
+  auto r = run_trtlens({"engine", "graph", plan, "-o", dir + "/g.svg"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  for (const char* hint : {"chain.onnx.engine.graph.json", "2001 layers", "2000", "--select", "--hops", ".dot",
+                           "trtlens engine report"})
+    EXPECT_NE(r.err.find(hint), std::string::npos) << hint << ": " << r.err;
+  EXPECT_FALSE(fs::exists(dir + "/g.svg"));
+  // Narrowed, or as DOT text (no layout), it is drawn.
+  auto sel = run_trtlens({"engine", "graph", plan, "-o", dir + "/s.svg", "--select", "^layer_1000$", "--hops", "2"});
+  EXPECT_EQ(sel.exit_code, 0) << sel.err;
+  auto dot = run_trtlens({"engine", "graph", plan, "-o", dir + "/g.dot"});
+  EXPECT_EQ(dot.exit_code, 0) << dot.err;
+}
