@@ -11,7 +11,7 @@ PACKAGES=(
   build-essential cmake pkg-config git python3
   libonnx-dev libonnx-testdata python3-onnx libprotobuf-dev protobuf-compiler
   libcli11-dev libfmt-dev nlohmann-json3-dev libsimdjson-dev libgraphviz-dev graphviz
-  libarchive-dev libcpp-httplib-dev libabsl-dev
+  libarchive-dev libcpp-httplib-dev libabsl-dev libre2-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-14-dev llvm
   chromium chromium-driver

@@ -136,7 +136,13 @@ struct TrtexecPerformance {
   std::optional<TrtexecStat> latency, enqueue, h2d, gpu_compute, d2h;  // ms
   std::optional<double> host_walltime_s, gpu_compute_total_s;         // "Total Host Walltime", "Total GPU Compute Time", s
   std::vector<std::string> warnings;  // the [W] lines printed with the summary ("GPU compute time is unstable, ...")
+  size_t warnings_left_out = 0;       // warnings past the first kTrtexecLogLinesKept, counted only
 };
+
+// A log keeps at most this many lines per section and warnings of its summary
+// (real logs have tens): a log of millions of short lines costs no more memory
+// or output than this many.
+inline constexpr size_t kTrtexecLogLinesKept = 1000;
 
 // What a trtexec log (its console output, 8.x to 10.x) says. Sections are the
 // "=== Name ===" blocks of "[timestamp] [I] Key: value" lines; a value is all
@@ -158,6 +164,9 @@ struct TrtexecLog {
 
 // Parses the text of a trtexec log. Lines may end in \n or \r\n and be of
 // any length (values past 4 KiB are cut); invalid UTF-8 is replaced by U+FFFD.
+// Each section keeps its first kTrtexecLogLinesKept lines (a note counts the
+// rest), the summary its first kTrtexecLogLinesKept warnings (warnings_left_out
+// counts the rest).
 // A figure must be a finite number in a sane range (latencies and times
 // 0-1e9, throughput 0-1e12) in a known unit (ms, s, us for times; qps), else
 // it is left out with a note. Throws InputError(file_name, ...) when the text

@@ -294,8 +294,8 @@ void add_engine_command(CLI::App& app, int& exit_code) {
     add_plan_options(s, *a, false);
     s->add_option("-o,--output", *output, "file to write: .svg, .png, .pdf or .dot")->required();
     s->add_option("--color-by", opt->color_by, "layer colour: type or precision")->capture_default_str();
-    s->add_option("--highlight", opt->highlight, "outline the layers whose name matches this regex");
-    s->add_option("--select", opt->select, "draw only the layers whose name matches this regex (and --hops around them)");
+    s->add_option("--highlight", opt->highlight, "outline the layers whose name matches this regular expression (RE2 syntax)");
+    s->add_option("--select", opt->select, "draw only the layers whose name matches this regular expression (RE2 syntax; and --hops around them)");
     s->add_option("--hops", opt->hops, "with --select: also draw layers this many data edges away")->capture_default_str();
     s->callback([a, output, opt, &exit_code] {
       // The format comes from the extension; checked before any work.
@@ -306,6 +306,7 @@ void add_engine_command(CLI::App& app, int& exit_code) {
       if (opt->hops < 0) throw UsageError("--hops must be 0 or more");
       if (opt->hops > 0 && opt->select.empty()) throw UsageError("--hops needs --select");
       auto& plans = load_plans(*a, 1);
+      opt->max_layers = ext == ".dot" || ext == ".gv" ? 0 : kEngineGraphMaxLayers;  // DOT text is not laid out
       auto graph = engine_dot_graph(plans[0], *opt);
       std::string bytes;
       try {

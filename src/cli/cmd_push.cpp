@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <httplib.h>
 #include <poll.h>
+#include <re2/re2.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -20,7 +21,6 @@
 #include <mutex>
 #include <optional>
 #include <nlohmann/json.hpp>
-#include <regex>
 #include <thread>
 
 #include "cli/app.h"
@@ -51,9 +51,9 @@ constexpr int kMaxReplyDepth = 32;
 // "http://host[:port]" without a trailing slash; UsageError for anything else
 // (a path, credentials, another scheme).
 std::string parse_server(const std::string& to) {
-  static const std::regex re(R"(^(https?)://([A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(:([0-9]{1,5}))?/?$)");
-  std::smatch m;
-  if (!std::regex_match(to, m, re) || (m[4].matched && (std::stoi(m[4]) < 1 || std::stoi(m[4]) > 65535)))
+  static const RE2 re(R"(https?://(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::([0-9]{1,5}))?/?)");
+  std::string port;
+  if (!RE2::FullMatch(to, re, &port) || (!port.empty() && (std::stoi(port) < 1 || std::stoi(port) > 65535)))
     throw UsageError("push --to " + printable_line(to) + ": expected http://host[:port] or https://host[:port]");
   std::string base = to;
   if (base.back() == '/') base.pop_back();

@@ -78,6 +78,11 @@ void read_json(JsonText& text, const std::string& file,
     doc = std::move(parsed).value();
     started = true;
     read(doc);
+    // Every reader reads its whole document: text after it (a stray bracket, a
+    // second document) means the file is not what it claims to be.
+    const char* after = nullptr;
+    if (!doc.current_location().get(after))
+      throw InputError(file, fmt::format("invalid JSON{}: text after the end of the document", where()));
   } catch (const simdjson::simdjson_error& e) {
     throw InputError(file, fmt::format("invalid JSON{}: {}", where(), e.what()));
   } catch (const JsonLimit& e) {

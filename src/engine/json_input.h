@@ -43,8 +43,10 @@ class JsonText {
 };
 
 // Parses `text` and runs `read` over the document. Invalid UTF-8 in `text`
-// is replaced by U+FFFD first (trtexec copies names byte for byte). Throws
-// InputError(file, "invalid JSON (byte N): ...") for simdjson's errors and
+// is replaced by U+FFFD first (trtexec copies names byte for byte). `read`
+// must read the whole document and let simdjson's errors propagate (after one,
+// the document cannot be read further). Throws InputError(file, "invalid JSON
+// (byte N): ...") for simdjson's errors and for text after the document, and
 // InputError(file, "refused (byte N): ...") for JsonLimit; InputError thrown
 // by `read` passes through.
 void read_json(JsonText& text, const std::string& file,

@@ -271,35 +271,48 @@ void fold_noops(std::vector<EngineLayer>& all, const std::unordered_set<std::str
 
 // Sections of a metadata file (profile.metadata.json, build.metadata.json), in
 // the order asked: each key with its value as text (strings unquoted, other
-// values as compact JSON), and all of them as one compact JSON object.
+// values as compact JSON), and all of them as one compact JSON object. The
+// whole document is read, not looked up by key: a lookup stops early (a
+// truncated file would pass) and leaves simdjson's iterator dead after an error.
 void read_metadata(const std::string& path, std::initializer_list<const char*> sections, KeyValues& kv,
                    std::string& json_out) {
   auto text = engine_detail::JsonText::load(path);
-  std::string obj;
+  const std::vector<std::string_view> names(sections.begin(), sections.end());
+  std::vector<std::optional<std::pair<KeyValues, std::string>>> found(names.size());  // fields, their JSON
   engine_detail::read_json(text, path, [&](od::document& doc) {
-    if (doc.type() != od::json_type::object) return;
-    for (const char* section : sections) {
-      od::value s;
-      if (doc.find_field_unordered(section).get(s) || s.type() != od::json_type::object) continue;
+    if (doc.type() != od::json_type::object)
+      throw InputError(path, "not a metadata file: expected a JSON object of sections");
+    for (od::field section : doc.get_object()) {
+      size_t i = std::find(names.begin(), names.end(), key_of(section)) - names.begin();
+      od::value s = section.value();
+      // The first section of a name counts; a section that is not an object is ignored.
+      if (i == names.size() || found[i] || s.type() != od::json_type::object) continue;
+      auto& [fields, obj] = found[i].emplace();
       for (od::field field : s.get_object()) {
         std::string key(key_of(field));
         od::value v = field.value();
-        obj += obj.empty() ? "{" : ",";
+        obj += ',';
         engine_detail::append_quoted(key, obj);
         obj += ':';
         if (v.type() == od::json_type::string) {
           std::string value(string_of(v));
           engine_detail::append_quoted(value, obj);
-          kv.emplace_back(std::move(key), std::move(value));
+          fields.emplace_back(std::move(key), std::move(value));
         } else {
           size_t at = obj.size();
           engine_detail::append_compact(engine_detail::raw_json(v), obj, 2);
-          kv.emplace_back(std::move(key), obj.substr(at));
+          fields.emplace_back(std::move(key), obj.substr(at));
         }
       }
     }
   });
-  json_out = obj.empty() ? "{}" : obj + "}";
+  std::string all;
+  for (auto& f : found) {
+    if (!f) continue;
+    all += f->second;
+    kv.insert(kv.end(), std::make_move_iterator(f->first.begin()), std::make_move_iterator(f->first.end()));
+  }
+  json_out = all.empty() ? "{}" : "{" + all.substr(1) + "}";
 }
 
 double percentile(std::vector<double> v, double q) {

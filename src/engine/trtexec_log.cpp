@@ -74,6 +74,7 @@ bool to_ms(double v, std::string_view unit, double& ms) {
 struct Parser {
   TrtexecLog& log;
   size_t line_no = 0;
+  size_t section_lines_left_out = 0;  // past kTrtexecLogLinesKept in their section
 
   void note(const std::string& what) {
     if (log.notes.size() < 20) log.notes.push_back(fmt::format("line {}: {}", line_no, what));
@@ -212,8 +213,12 @@ TrtexecLog parse_trtexec_log(std::string_view text, const std::string& file_name
       std::string_view w = trim(body);
       if (w.empty()) continue;
       auto& p = log.perf ? *log.perf : log.perf.emplace();
-      if (starts_with(w, "* ") || p.warnings.empty()) p.warnings.push_back(keep(starts_with(w, "* ") ? w.substr(2) : w));
-      else if (p.warnings.back().size() < kMaxValue) p.warnings.back() += " " + keep(w);
+      if (starts_with(w, "* ") || (p.warnings.empty() && p.warnings_left_out == 0)) {
+        if (p.warnings.size() < kTrtexecLogLinesKept) p.warnings.push_back(keep(starts_with(w, "* ") ? w.substr(2) : w));
+        else ++p.warnings_left_out;
+      } else if (p.warnings_left_out == 0 && p.warnings.back().size() < kMaxValue) {
+        p.warnings.back() += " " + keep(w);  // a warning's next line (once one is left out, so are its lines)
+      }
       continue;
     }
     auto colon = body.find(':');
@@ -225,12 +230,16 @@ TrtexecLog parse_trtexec_log(std::string_view text, const std::string& file_name
       continue;
     }
     std::string_view value = trim(body.substr(colon + 1));
-    if (section) section->emplace_back(keep(key), keep(value));
+    if (section && section->size() < kTrtexecLogLinesKept) section->emplace_back(keep(key), keep(value));
+    else if (section) ++ps.section_lines_left_out;
     if (in_performance) ps.performance_line(key, value);
   }
   if (!recognised)
     throw InputError(file_name, "not a trtexec log: no \"&&&& RUNNING TensorRT.trtexec\" line and no "
                                 "\"=== ... ===\" section");
+  if (ps.section_lines_left_out > 0)
+    log.notes.push_back(fmt::format("{} lines of sections past the first {} of their section are left out",
+                                    ps.section_lines_left_out, kTrtexecLogLinesKept));
   return log;
 }
 

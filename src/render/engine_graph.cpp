@@ -1,16 +1,18 @@
 // The plan's data-dependency graph for Graphviz.
 #include <fmt/format.h>
 
+#include <re2/re2.h>
+
 #include <algorithm>
+#include <memory>
 #include <nlohmann/json.hpp>
-#include <optional>
-#include <regex>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "engine/internal.h"
 #include "render/engine_render.h"
 #include "trtlens/error.h"
+#include "util/utf8.h"
 
 namespace trtlens {
 
@@ -78,16 +80,18 @@ std::string engine_precision_color(const std::string& p) {
 DotGraph engine_dot_graph(const EnginePlan& plan, const EngineGraphOptions& opt) {
   if (opt.color_by != "type" && opt.color_by != "precision")
     throw UsageError("--color-by " + opt.color_by + ": expected type or precision");
-  auto compile = [](const std::string& what, const std::string& re) {
-    try {
-      return std::regex(re, std::regex::ECMAScript | std::regex::optimize);
-    } catch (const std::regex_error& e) {
-      throw UsageError(fmt::format("{} {}: not a regular expression ({})", what, re, e.what()));
-    }
+  // RE2 matches in time linear in the name (std::regex recursed per character
+  // and overflowed the stack on a 50,000-character layer name).
+  auto compile = [](const std::string& what, const std::string& re) -> std::unique_ptr<RE2> {
+    if (re.empty()) return nullptr;
+    auto r = std::make_unique<RE2>(re, RE2::Quiet);
+    if (!r->ok())
+      throw UsageError(fmt::format("{} {}: not a regular expression ({})", what, printable_line(re),
+                                   printable_line(r->error())));
+    return r;
   };
-  std::optional<std::regex> highlight, select;
-  if (!opt.highlight.empty()) highlight = compile("--highlight", opt.highlight);
-  if (!opt.select.empty()) select = compile("--select", opt.select);
+  const auto highlight = compile("--highlight", opt.highlight);
+  const auto select = compile("--select", opt.select);
 
   DotGraph g;
   g.graph_attrs = {{"rankdir", "TB"}, {"fontname", "Helvetica"}, {"tooltip", esc(plan.name)}};
@@ -98,14 +102,15 @@ DotGraph engine_dot_graph(const EnginePlan& plan, const EngineGraphOptions& opt)
 
   // The layers drawn: all, or those --select names and their neighbourhood.
   std::vector<char> keep(n, select ? 0 : 1);
+  size_t kept = n;
   if (select) {
     std::vector<std::vector<int>> adj(n);
     for (const auto& e : edges)
       if (e.from >= 0 && e.to >= 0) adj[e.from].push_back(e.to), adj[e.to].push_back(e.from);
     std::vector<int> frontier;
     for (size_t i = 0; i < n; ++i)
-      if (std::regex_search(plan.layers[i].name, *select)) keep[i] = 1, frontier.push_back(static_cast<int>(i));
-    if (frontier.empty()) throw UsageError("--select " + opt.select + ": no layer name matches");
+      if (RE2::PartialMatch(plan.layers[i].name, *select)) keep[i] = 1, frontier.push_back(static_cast<int>(i));
+    if (frontier.empty()) throw UsageError("--select " + printable_line(opt.select) + ": no layer name matches");
     for (int hop = 0; hop < opt.hops && !frontier.empty(); ++hop) {
       std::vector<int> next;
       for (int i : frontier)
@@ -113,11 +118,17 @@ DotGraph engine_dot_graph(const EnginePlan& plan, const EngineGraphOptions& opt)
           if (!keep[j]) keep[j] = 1, next.push_back(j);
       frontier = std::move(next);
     }
-    size_t kept = static_cast<size_t>(std::count(keep.begin(), keep.end(), 1));
+    kept = static_cast<size_t>(std::count(keep.begin(), keep.end(), 1));
     g.graph_attrs.push_back({"label", esc(fmt::format("{}: {} of {} layers (--select {} --hops {})", plan.name, kept, n,
                                                       opt.select, opt.hops))});
     g.graph_attrs.push_back({"labelloc", "t"});
   }
+  if (opt.max_layers > 0 && kept > opt.max_layers)
+    throw UsageError(fmt::format(
+        "{}: {} layers to draw, more than the {} Graphviz lays out in seconds; narrow the drawing with --select "
+        "REGEX [--hops N], write .dot (no layout), or use `trtlens engine report` (draws big plans one region at a "
+        "time)",
+        plan.files.graph.empty() ? plan.name : plan.files.graph, kept, opt.max_layers));
 
   for (size_t i = 0; i < n; ++i) {
     if (!keep[i]) continue;
@@ -148,7 +159,7 @@ DotGraph engine_dot_graph(const EnginePlan& plan, const EngineGraphOptions& opt)
     bool dark = by_type ? l.type == "Convolution" || l.type == "Deconvolution" || l.type == "PluginV2"
                         : l.precision == "FP32" || l.precision.empty();
     DotAttrs a{{"label", esc(label)}, {"fillcolor", fill}, {"tooltip", esc(tip)}, {"fontcolor", dark ? "white" : "black"}};
-    if (highlight && std::regex_search(l.name, *highlight)) {
+    if (highlight && RE2::PartialMatch(l.name, *highlight)) {
       a.push_back({"color", "#FF00FF"});
       a.push_back({"penwidth", "5"});
     }

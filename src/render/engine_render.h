@@ -38,15 +38,21 @@ std::string render_engine_compare(const PlanComparison& c, OutputFormat f, size_
 
 struct EngineGraphOptions {
   std::string color_by = "type";  // layer fill: "type" (TREx's palette) or "precision" (the edge palette)
-  std::string highlight;          // ECMAScript regex; matching layer names get a thick magenta border
-  std::string select;             // ECMAScript regex; when set, draw only matching layers...
+  std::string highlight;          // RE2 regular expression; matching layer names get a thick magenta border
+  std::string select;             // RE2 regular expression; when set, draw only matching layers...
   int hops = 0;                   // ...and the layers within this many data edges of them
+  size_t max_layers = 0;          // refuse to draw more layers than this (0: no cap)
 };
+
+// The most layers `engine graph` has Graphviz lay out (svg, png, pdf): layout
+// time grows faster than the graph (2,000 layers take 0.6 s of CPU, 4,300
+// about 7 s, 20,000 more than two minutes; bench/README.md).
+inline constexpr size_t kEngineGraphMaxLayers = 2000;
 
 // The data-dependency graph: layers as nodes coloured by type (or precision),
 // tensors as edges coloured by precision (FP32 red, FP16 orange, INT8 green).
-// Throws UsageError for an unknown color_by, an invalid regex, or a selection
-// that matches no layer.
+// Throws UsageError for an unknown color_by, an invalid regex, a selection
+// that matches no layer, or more layers to draw than max_layers.
 DotGraph engine_dot_graph(const EnginePlan& plan, const EngineGraphOptions& options = {});
 // Fill colour of a layer type and colour of a precision (TREx's palettes).
 std::string engine_type_color(const std::string& type);

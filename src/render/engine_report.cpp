@@ -248,8 +248,11 @@ json plan_data(const EngineAnalysis& e, const std::string& label, size_t graph_m
   j["builder"] = kv;
   kv = json::array();
   for (const auto& [k, v] : plan.performance) kv.push_back({k, v});
-  if (plan.perf)
+  if (plan.perf) {
     for (const auto& w : plan.perf->warnings) kv.push_back({"warning", w});
+    if (plan.perf->warnings_left_out > 0)
+      kv.push_back({"warning", fmt::format("... and {} more", plan.perf->warnings_left_out)});
+  }
   j["performance"] = kv;
   try {
     j["graph"] = graph_json(plan, graph_max_layers, region_layers);

@@ -139,7 +139,7 @@ json performance_json(const std::optional<TrtexecPerformance>& perf) {
           {"enqueue_ms", stat_json(p.enqueue)},       {"h2d_ms", stat_json(p.h2d)},
           {"gpu_compute_ms", stat_json(p.gpu_compute)}, {"d2h_ms", stat_json(p.d2h)},
           {"host_walltime_s", opt(p.host_walltime_s)}, {"gpu_compute_total_s", opt(p.gpu_compute_total_s)},
-          {"warnings", p.warnings}};
+          {"warnings", p.warnings}, {"warnings_left_out", p.warnings_left_out}};
 }
 
 // The convolutions and GEMMs of an analysis, slowest first, at most `n`.
@@ -448,8 +448,12 @@ std::string render_engine_summary(const EnginePlan& plan, const EngineSummary& s
   std::string perf = kv_block(("Performance (trtexec" + (plan.performance_source.empty() ? std::string(")")
                                                          : "; " + plan.performance_source + ")")).c_str(),
                               plan.performance);
-  if (plan.perf)
+  if (plan.perf) {
     for (const auto& w : plan.perf->warnings) perf += "  warning: " + w + "\n";
+    if (plan.perf->warnings_left_out > 0)
+      perf += fmt::format("  warning: ... and {} more (the first {} are kept)\n", plan.perf->warnings_left_out,
+                          plan.perf->warnings.size());
+  }
   if (!dev.empty() || !bld.empty() || !perf.empty())
     o += md ? "\n```\n" + dev + bld + perf + "```\n" : "\n" + dev + bld + perf;
   else

@@ -1,7 +1,9 @@
 #include "trt_env/build.h"
 
+#include <re2/re2.h>
 #include <unistd.h>
 
+#include <charconv>
 #include <chrono>
 #include <cstdlib>
 #include <ctime>
@@ -9,7 +11,6 @@
 #include <fstream>
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
-#include <regex>
 
 #include "trt_env/process.h"
 #include "trtlens/error.h"
@@ -21,19 +22,31 @@ using nlohmann::json;
 namespace trtlens {
 namespace {
 
+// A number as a double; null past a double's range (a hostile log's 1e400).
+json number_of(const std::string& n) {
+  double d = 0;
+  auto [end, ec] = std::from_chars(n.data(), n.data() + n.size(), d);
+  return ec == std::errc() && end == n.data() + n.size() ? json(d) : json(nullptr);
+}
+
 // "1.41 GHz" -> 1.41, "8.0" -> 8.0; other values stay text ("80994 MiB").
 json value_of(const std::string& v) {
-  static const std::regex num(R"(^(-?[0-9]+(\.[0-9]+)?)( (GHz|MHz|bits|qps|ms))?$)");
-  std::smatch m;
-  if (std::regex_match(v, m, num)) return std::stod(m[1]);
+  static const RE2 num(R"((-?[0-9]+(?:\.[0-9]+)?)(?: (?:GHz|MHz|bits|qps|ms))?)");
+  std::string n;
+  if (RE2::FullMatch(v, num, &n)) {
+    json d = number_of(n);
+    if (!d.is_null()) return d;
+  }
   return v;
 }
 
 // "min = 0.85 ms, max = 0.87 ms, mean = ..." -> [0.85, 0.87, ...]
 json numbers_of(const std::string& v) {
-  static const std::regex num(R"(= (-?[0-9]+(\.[0-9]+)?(e-?[0-9]+)?))");
+  static const RE2 num(R"(= (-?[0-9]+(?:\.[0-9]+)?(?:e-?[0-9]+)?))");
   json out = json::array();
-  for (std::sregex_iterator it(v.begin(), v.end(), num), end; it != end; ++it) out.push_back(std::stod((*it)[1]));
+  re2::StringPiece rest(v);
+  std::string n;
+  while (RE2::FindAndConsume(&rest, num, &n)) out.push_back(number_of(n));
   if (out.empty()) return value_of(v);
   return out;
 }

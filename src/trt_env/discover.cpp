@@ -1,12 +1,12 @@
 // Finding TensorRT installs and reading their versions from every source.
 #include <dlfcn.h>
+#include <re2/re2.h>
 
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fmt/core.h>
-#include <regex>
 #include <set>
 
 #include "trt_env/process.h"
@@ -57,8 +57,8 @@ bool is_library_named(const std::string& filename, const std::string& stem) {
   std::string prefix = stem + ".so";
   if (filename.rfind(prefix, 0) != 0) return false;
   std::string rest = filename.substr(prefix.size());
-  static const std::regex suffix(R"((\.[0-9]+)*)");
-  return std::regex_match(rest, suffix);
+  static const RE2 suffix(R"((\.[0-9]+)*)");
+  return RE2::FullMatch(rest, suffix);
 }
 
 // Version in a library file name: libnvinfer.so.10.3.0 -> 10.3.0.

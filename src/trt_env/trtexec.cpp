@@ -1,6 +1,5 @@
 // Finding trtexec and reading its log.
 #include <filesystem>
-#include <regex>
 #include <sstream>
 #include <unistd.h>
 

@@ -2,6 +2,8 @@
 //   <out>/onnx_loader   models built here (operators, subgraphs, a local function,
 //                       Q/DQ, weights) and the bad models of the loader tests;
 //   <out>/engine_json   each tests/fixtures/engine graph.json, NUL, its profile.json;
+//   <out>/engine_folder each tests/fixtures/engine plan's files (graph, profile, timing,
+//                       both metadata files, a log), NUL-separated, as fuzz_engine_folder splits them;
 //   <out>/plan_header   8.x and 10.x plan headers, with and without exporter metadata;
 //   <out>/calib_cache   calibration caches of several releases and calibrators;
 //   <out>/trtexec_log   the trtexec logs of tests/fixtures/engine/logs;
@@ -107,6 +109,26 @@ void write_engine_seeds(const std::string& dir) {
   }
 }
 
+// Plans of tests/fixtures/engine with their siblings; the first ones also carry a
+// trtexec log of tests/fixtures/engine/logs.
+void write_engine_folder_seeds(const std::string& dir) {
+  fs::path fixtures = fs::path(TRTLENS_SOURCE_DIR) / "tests/fixtures/engine";
+  const std::string logs[] = {read_text((fixtures / "logs/trtexec-8.6.log").string()),
+                              read_text((fixtures / "logs/trtexec-10.3.log").string())};
+  int n = 0;
+  for (const auto& e : fs::recursive_directory_iterator(fixtures)) {
+    std::string name = e.path().filename().string();
+    const std::string suffix = ".graph.json";
+    if (name.size() < suffix.size() || name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0) continue;
+    std::string prefix = e.path().string().substr(0, e.path().string().size() - suffix.size());
+    std::string seed = read_text(e.path().string());
+    for (const char* ext : {".profile.json", ".timing.json", ".profile.metadata.json", ".build.metadata.json"})
+      seed += '\0' + (fs::is_regular_file(prefix + ext) ? read_text(prefix + ext) : std::string());
+    seed += '\0' + (n < 2 ? logs[n] : std::string());
+    write_text(dir + "/seed" + std::to_string(n++), seed);
+  }
+}
+
 void write_plan_seeds(const std::string& dir) {
   write_text(dir + "/v10.plan", plan_10(10, 3, 0, 26));
   write_text(dir + "/v8.plan", plan_8(238));
@@ -146,10 +168,12 @@ int main(int argc, char** argv) {
     return 2;
   }
   std::string out = argv[1];
-  for (const char* target : {"onnx_loader", "engine_json", "plan_header", "calib_cache", "trtexec_log", "model_archive", "request_head"})
+  for (const char* target : {"onnx_loader", "engine_json", "engine_folder", "plan_header", "calib_cache", "trtexec_log",
+                             "model_archive", "request_head"})
     fs::create_directories(out + "/" + target);
   write_onnx_seeds(out + "/onnx_loader");
   write_engine_seeds(out + "/engine_json");
+  write_engine_folder_seeds(out + "/engine_folder");
   write_plan_seeds(out + "/plan_header");
   write_calib_seeds(out + "/calib_cache");
   write_archive_seeds(out + "/model_archive");

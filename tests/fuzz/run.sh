@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 seconds=${1:-60}
 build=${2:-build-fuzz}
-targets=(onnx_loader engine_json plan_header calib_cache trtexec_log model_archive request_head)
+targets=(onnx_loader engine_json engine_folder plan_header calib_cache trtexec_log model_archive request_head)
 for t in "${targets[@]}"; do
   [ -x "$build/tests/fuzz/fuzz_$t" ] || { tests/fuzz/build.sh "$build"; break; }
 done
@@ -25,6 +25,11 @@ if [ -d "$findings" ]; then
     [ -f "$d/e.graph.json" ] || continue
     { cat "$d/e.graph.json"; if [ -f "$d/e.profile.json" ]; then printf '\0'; cat "$d/e.profile.json"; fi; } \
       > "$seeds/engine_json/$(basename "$d").json"
+    # the whole folder, NUL-separated in fuzz_engine_folder's order
+    for ext in graph.json profile.json timing.json profile.metadata.json build.metadata.json build.log; do
+      [ "$ext" = graph.json ] || printf '\0'
+      if [ -f "$d/e.$ext" ]; then cat "$d/e.$ext"; fi
+    done > "$seeds/engine_folder/$(basename "$d")"
   done
 fi
 
