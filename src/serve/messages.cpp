@@ -120,38 +120,32 @@ namespace {
 
 }  // namespace
 
-void Routes::Get(const std::string& pattern, httplib::Server::Handler handler) {
-  server_.Get(pattern, [&ctx = ctx_, handler = std::move(handler)](const httplib::Request& req,
-                                                                   httplib::Response& res) {
+namespace {
+
+// `handler` with every exception it throws re-thrown without server paths.
+template <typename Handler>
+auto without_paths(Context& ctx, Handler handler) {
+  return [&ctx, handler = std::move(handler)](const httplib::Request& req, auto&&... rest) {
     try {
-      handler(req, res);
+      handler(req, rest...);
     } catch (...) {
       rethrow_without_paths(ctx, req);
     }
-  });
+  };
+}
+
+}  // namespace
+
+void Routes::Get(const std::string& pattern, httplib::Server::Handler handler) {
+  server_.Get(pattern, httplib::Server::Handler(without_paths(ctx_, std::move(handler))));
 }
 
 void Routes::Post(const std::string& pattern, httplib::Server::Handler handler) {
-  server_.Post(pattern, [&ctx = ctx_, handler = std::move(handler)](const httplib::Request& req,
-                                                                    httplib::Response& res) {
-    try {
-      handler(req, res);
-    } catch (...) {
-      rethrow_without_paths(ctx, req);
-    }
-  });
+  server_.Post(pattern, httplib::Server::Handler(without_paths(ctx_, std::move(handler))));
 }
 
 void Routes::Post(const std::string& pattern, httplib::Server::HandlerWithContentReader handler) {
-  server_.Post(pattern, [&ctx = ctx_, handler = std::move(handler)](const httplib::Request& req,
-                                                                    httplib::Response& res,
-                                                                    const httplib::ContentReader& reader) {
-    try {
-      handler(req, res, reader);
-    } catch (...) {
-      rethrow_without_paths(ctx, req);
-    }
-  });
+  server_.Post(pattern, httplib::Server::HandlerWithContentReader(without_paths(ctx_, std::move(handler))));
 }
 
 }  // namespace trtlens::serve

@@ -154,23 +154,22 @@ void stop_on_signal(int) {
 }
 
 int status_of(std::exception_ptr ep, std::string& message) {
+  auto said = [&](const std::exception& e, int status) {
+    message = e.what();
+    return status;
+  };
   try {
     std::rethrow_exception(ep);
   } catch (const store::StoreError& e) {
-    message = e.what();
-    return status_for(e);
+    return said(e, status_for(e));
   } catch (const BusyError& e) {
-    message = e.what();
-    return 503;
+    return said(e, 503);
   } catch (const RateLimited& e) {
-    message = e.what();
-    return 429;
+    return said(e, 429);
   } catch (const InputError& e) {
-    message = e.what();
-    return 400;
+    return said(e, 400);
   } catch (const UsageError& e) {
-    message = e.what();
-    return 400;
+    return said(e, 400);
   } catch (const std::exception& e) {
     message = std::string("internal error: ") + e.what();
   } catch (...) {
