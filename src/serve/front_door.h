@@ -18,7 +18,7 @@ struct RequestLimits {
   size_t header_lines = 100;
   int head_seconds = 10;              // from accept to the end of the head
   size_t pending_connections = 1024;  // connections still sending a head (or small body); more are closed at once
-  uint64_t body_bytes = 64 * 1024;    // every route but uploads (login, logout, API reads)
+  uint64_t body_bytes = 16 * 1024;    // every route but uploads (login, logout, API reads)
   uint64_t upload_bytes = uint64_t{4} << 30;  // POST .../versions, .../engines, .../upload (ServeOptions)
   // A body must arrive within body_grace_seconds plus its length at this rate.
   int body_grace_seconds = 30;
