@@ -1,6 +1,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -13,7 +14,7 @@
 namespace trtlens::cli {
 
 int run(const std::vector<std::string>& args) {
-  CLI::App app{"trtlens: TensorRT compatibility of ONNX models and analysis of built engines, offline."};
+  CLI::App app{"trtlens: TensorRT compatibility of ONNX models and analysis of built engines, offline.", "trtlens"};
   app.set_version_flag("--version", "trtlens 0.1.0");
   app.require_subcommand(1);
   int exit_code = kExitOk;
@@ -22,6 +23,12 @@ int run(const std::vector<std::string>& args) {
     std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 takes them reversed
     app.parse(reversed);
   } catch (const CLI::ParseError& e) {
+    // trtexec's precision flags are a habit: say what trtlens takes instead.
+    for (const char* flag : {"--fp16", "--bf16", "--int8", "--fp8", "--fp4", "--best"})
+      if (dynamic_cast<const CLI::ExtrasError*>(&e) && std::find(args.begin(), args.end(), flag) != args.end()) {
+        fmt::print(stderr, "trtlens: {} is trtexec's flag; trtlens takes --precision {}\n", flag, flag + 2);
+        return kExitBadInput;
+      }
     int code = app.exit(e);
     return code == 0 ? kExitOk : kExitBadInput;
   } catch (const InputError& e) {
