@@ -1,4 +1,5 @@
 #include <CLI/CLI.hpp>
+#include <fmt/core.h>
 
 #include <filesystem>
 #include <memory>
@@ -10,6 +11,7 @@
 #include "render/overlay_output.h"
 #include "render/report.h"
 #include "trtlens/compat.h"
+#include "util/utf8.h"
 #include "trtlens/engine.h"
 #include "trtlens/error.h"
 #include "trtlens/kb.h"
@@ -37,8 +39,7 @@ int run_report(const ReportArgs& a) {
   if (a.precision_given) precision = parse_precision(a.precision);
   if (a.format != "html" && a.engine.empty())
     throw UsageError("report --format " + a.format + " describes an engine overlay: give --engine PLAN");
-  if (a.format == "html" && (a.output.empty() || a.output == "-"))
-    throw UsageError("report: an output file is needed (-o page.html)");
+  if (a.format == "html" && a.output == "-") throw UsageError("report: the page is written to a file, not stdout (-o page.html)");
 
   // The engine first: a wrong prefix is reported before the model is loaded.
   std::optional<EnginePlan> plan;
@@ -70,7 +71,12 @@ int run_report(const ReportArgs& a) {
   options.region_nodes = a.region_nodes;
   options.title = std::filesystem::path(a.model).filename().string();
   std::string page = render_report(model, kb, options);
-  write_file_atomic(a.output, page);
+  // Without -o: MODEL.html in the current folder, as a first run expects something to open.
+  const std::string output =
+      a.output.empty() ? std::filesystem::path(a.model).stem().string() + ".html" : a.output;
+  write_file_atomic(output, page);
+  fmt::print(stderr, "trtlens: wrote {} ({} nodes, {:.1f} MB)\n", escape_controls(output), model.node_count(),
+             static_cast<double>(page.size()) / 1e6);
   return kExitOk;
 }
 
@@ -82,7 +88,7 @@ void add_report_command(CLI::App& app, int& exit_code) {
       "report", "Write a self-contained HTML page: the model's graph with a TensorRT verdict on every node "
                 "(with --engine: overlaid with the engine built from it).");
   cmd->add_option("model", args->model, "ONNX model file")->required();
-  cmd->add_option("-o,--output", args->output, "file to write (HTML; for --format text/json/markdown: default stdout)");
+  cmd->add_option("-o,--output", args->output, "file to write (HTML: default MODEL.html in the current folder; for --format text/json/markdown: default stdout)");
   cmd->add_option("--trt", args->release,
                   "TensorRT release selected when the page opens (default: newest; with --engine: the engine's, "
                   "when its metadata records it)");
