@@ -124,13 +124,14 @@ std::optional<httplib::Response> early_reply(int sock) {
     if (n <= 0) break;
     data.append(buf, static_cast<size_t>(n));
   }
-  static const std::regex status_line(R"(^HTTP/1\.[01] ([0-9]{3})[^\r\n]*\r\n)");
-  std::smatch m;
+  // RE2, as for every pattern on untrusted text: the head may be a megabyte long.
+  static const RE2 status_line(R"(^HTTP/1\.[01] ([0-9]{3})[^\r\n]*\r\n)");
   size_t head_end = data.find("\r\n\r\n");
   std::string head = data.substr(0, std::min(head_end, data.size()));
-  if (head_end == std::string::npos || !std::regex_search(head, m, status_line)) return std::nullopt;
+  int status = 0;
+  if (head_end == std::string::npos || !RE2::PartialMatch(head, status_line, &status)) return std::nullopt;
   httplib::Response res;
-  res.status = std::stoi(m[1]);
+  res.status = status;
   res.body = data.substr(head_end + 4);
   return res;
 }
