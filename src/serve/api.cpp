@@ -156,8 +156,6 @@ EnginePlan load_stored_plan(const store::ObjectStore& objects, const store::Engi
   return plan;
 }
 
-Model load_version_model(Context& ctx, const store::Version& v) { return load_stored_model(ctx.store->objects(), v); }
-
 void add_api_routes(httplib::Server& http, Context& ctx) {
   Routes server(http, ctx);  // replies name no server path
   const std::string P = std::string("/api/projects/") + kName;
@@ -243,7 +241,7 @@ void add_api_routes(httplib::Server& http, Context& ctx) {
         }
     }
     LiveAnalyses::Turn turn(*ctx.live);
-    Model m = load_version_model(ctx, v);
+    Model m = load_stored_model(ctx.store->objects(), v);
     send_json(res, check_json(m, annotate(m, kb, r, p)));
   });
 
@@ -285,7 +283,7 @@ void add_api_routes(httplib::Server& http, Context& ctx) {
     store::Version v = find_version(ctx, req.matches[1], req.matches[2], req.matches[3]);
     store::Engine e = find_engine(ctx, v, req.matches[4]);
     LiveAnalyses::Turn turn(*ctx.live);
-    Model m = load_version_model(ctx, v);
+    Model m = load_stored_model(ctx.store->objects(), v);
     EnginePlan plan = load_stored_plan(ctx.store->objects(), e);
     EngineOverlay eo = overlay_and_check(m, plan, KnowledgeBase::builtin(), "", std::nullopt);
     send_json(res, overlay_json({&m, &plan, &eo.overlay, &eo.check, &eo.predicted}));
@@ -316,7 +314,7 @@ std::string version_diff(Context& ctx, const store::Version& before, const store
     return view_of(diff_models(rb->rows, ra->rows), sb->converts, sa->converts);
   }
   LiveAnalyses::Turn turn(*ctx.live);
-  Model a = load_version_model(ctx, before), b = load_version_model(ctx, after);
+  Model a = load_stored_model(ctx.store->objects(), before), b = load_stored_model(ctx.store->objects(), after);
   Annotations aa = annotate(a, kb, r, p), bb = annotate(b, kb, r, p);
   return view_of(diff_models(a, aa, b, bb), aa.converts, bb.converts);
 }

@@ -280,7 +280,6 @@ store::Engine find_engine(Context& ctx, const store::Version& v, const std::stri
 // A stored version's model, loaded and named as pushed (Model::path is
 // v.main_file): pages, checks and errors name no server folder.
 Model load_stored_model(const store::ObjectStore& objects, const store::Version& v);
-Model load_version_model(Context& ctx, const store::Version& v);
 // A stored engine's plan, its files named by their paths in the upload;
 // InputError("engine <label>", ...) when it does not load.
 EnginePlan load_stored_plan(const store::ObjectStore& objects, const store::Engine& e);

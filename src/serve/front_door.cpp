@@ -70,6 +70,11 @@ int64_t monotonic_ms() {
       .count();
 }
 
+void close_connection(int fd) {
+  ::shutdown(fd, SHUT_RDWR);
+  ::close(fd);
+}
+
 void send_raw_error(int fd, int status, std::string_view message) {
   std::string body = nlohmann::json({{"error", message}}).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   std::string reply = "HTTP/1.1 " + std::to_string(status) + " " + reason_phrase(status) +
@@ -182,11 +187,6 @@ struct FrontDoor::Impl {
     }
     char c = 0;
     (void)!::write(wake[1], &c, 1);
-  }
-
-  static void close_connection(int fd) {
-    ::shutdown(fd, SHUT_RDWR);
-    ::close(fd);
   }
 
   void loop() {

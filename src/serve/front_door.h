@@ -67,6 +67,9 @@ class FrontDoor {
 // Milliseconds on the monotonic clock (what body deadlines count in).
 int64_t monotonic_ms();
 
+// Ends a connection both ways and closes its socket.
+void close_connection(int fd);
+
 // Writes a complete JSON error reply and closes nothing (best effort, bounded by a short send timeout).
 void send_raw_error(int fd, int status, std::string_view message);
 

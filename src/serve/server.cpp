@@ -124,16 +124,14 @@ class Server : public httplib::Server {
     if (queued_.fetch_add(1) >= queue_limit_) {
       --queued_;
       send_raw_error(fd, 503, "the server is busy; try again");
-      ::shutdown(fd, SHUT_RDWR);
-      ::close(fd);
+      close_connection(fd);
       return;
     }
     workers_.enqueue([this, fd, prefix = std::move(head) + rest, deadline_ms]() mutable {
       GuardedStream stream(fd, std::move(prefix), deadline_ms);
       bool closed = false;
       process_request(stream, /*close_connection=*/true, closed, nullptr);
-      ::shutdown(fd, SHUT_RDWR);
-      ::close(fd);
+      close_connection(fd);
       --queued_;
     });
   }

@@ -106,7 +106,7 @@ void check_output_target(const std::string& path) {
     if (errno == ENOENT) return;
     throw InputError(path, std::string("cannot write: ") + std::strerror(errno));
   }
-  if (S_ISLNK(st.st_mode) || !S_ISREG(st.st_mode))
+  if (!S_ISREG(st.st_mode))  // lstat: a symbolic link is not a regular file
     throw InputError(path, std::string("will not replace ") +
                                (S_ISLNK(st.st_mode) ? "a symbolic link" : file_kind(st.st_mode)) +
                                "; give a regular file or a new path");
