@@ -11,10 +11,12 @@
   const VERDICT_LABEL = { SUPPORTED: 'supported', FALLBACK: 'fallback', IMPLICIT_CAST: 'implicit cast',
     UNSUPPORTED: 'unsupported', UNKNOWN: 'unknown' };
   const PREC_LABEL = { fp32: 'FP32', fp16: 'FP16', bf16: 'BF16', int8: 'INT8', fp8: 'FP8', best: 'best' };
+  // Worst last: what a roll-up, an overview cell or a region reports.
+  const SEVERITY = { SUPPORTED: 0, IMPLICIT_CAST: 1, FALLBACK: 2, UNKNOWN: 3, UNSUPPORTED: 4 };
+  const BY_SEVERITY = ['SUPPORTED', 'IMPLICIT_CAST', 'FALLBACK', 'UNKNOWN', 'UNSUPPORTED'];
+  const COLOR = { SUPPORTED: '#1a7f37', FALLBACK: '#bf8700', IMPLICIT_CAST: '#bf8700', UNSUPPORTED: '#cf222e', UNKNOWN: '#8c959f' };
 
   const $ = (id) => document.getElementById(id);
-  const relSel = document.querySelector('select[name="release"]');
-  const precSel = document.querySelector('select[name="precision"]');
   const regionSel = document.querySelector('select[name="region"]');
   const svg = $('canvas'), viewport = $('viewport'), edgeLayer = $('edges'), itemLayer = $('items');
 
@@ -25,6 +27,7 @@
     selected: null,      // {g, i}
     tab: 'attributes',
     view: { x: 0, y: 0, k: 1 },
+    fold: true,          // Constant/Identity-of-constant nodes drawn inside their reader
   };
   const regionMemo = {};  // "g" -> last region shown
   let rendered = [];      // [{el, g, i}] node elements of the region on screen
@@ -45,6 +48,24 @@
   }
   function clear(e) { while (e.firstChild) e.removeChild(e.firstChild); }
   function clip(s, n) { s = String(s); return s.length > n ? s.slice(0, n - 1) + '\u2026' : s; }
+  // Cut in the middle, as Netron does: exporters' names differ at their ends
+  // (/features/…/attn/MatMul), so the first path segment and as many of the last as fit stay.
+  function clipMid(s, n) {
+    s = String(s);
+    if (s.length <= n) return s;
+    const parts = s.split('/');
+    if (parts.length > 2) {
+      const head = parts[0] || '/' + parts[1], from = parts[0] ? 1 : 2;
+      let best = null;
+      for (let k = from; k < parts.length; k++) {
+        const cand = head + '/\u2026/' + parts.slice(k).join('/');
+        if (cand.length <= n) { best = cand; break; }
+      }
+      if (best) return best;
+    }
+    const tail = Math.ceil((n - 1) * 0.6), head = Math.max(0, n - 1 - tail);
+    return s.slice(0, head) + '\u2026' + s.slice(s.length - tail);
+  }
 
   // ---- verdicts ----------------------------------------------------------
   function runtimeIndex(rel, prec) { return prec * R + rel; }
@@ -75,26 +96,85 @@
   }
 
   // ---- runtime selector ----------------------------------------------------
-  D.releases.forEach((r, i) => relSel.appendChild(el('option', { value: r.name }, r.name + (r.basis === 'derived' ? ' *' : ''))));
-  D.precisions.forEach((p, i) => precSel.appendChild(el('option', { value: p }, PREC_LABEL[p] || p)));
-  relSel.title = 'Releases marked * are derived from changelogs rather than a published support table';
+  // One entry per axis of the runtime: its <select name> in #runtime, the state
+  // field it sets and its options. A new axis is one entry here (and its factor
+  // in runtimeIndex); every change goes through applyRuntime.
+  const AXES = [
+    { name: 'release', key: 'rel', options: D.releases.map((r) => [r.name, r.name + (r.basis === 'derived' ? ' *' : '')]),
+      title: 'Releases marked * are derived from changelogs rather than a published support table' },
+    { name: 'precision', key: 'prec', options: D.precisions.map((p) => [p, PREC_LABEL[p] || p]) },
+  ];
+  AXES.forEach((a) => {
+    const sel = document.querySelector('#runtime select[name="' + a.name + '"]');
+    a.options.forEach(([value, label]) => sel.appendChild(el('option', { value: value }, label)));
+    if (a.title) sel.title = a.title;
+    sel.selectedIndex = state[a.key];
+    sel.addEventListener('change', () => { state[a.key] = sel.selectedIndex; applyRuntime(); });
+  });
   $('model-title').title = [D.title, D.model.producer, 'IR ' + D.model.ir_version,
     'opsets ' + D.model.opsets.map((o) => (o[0] || 'ai.onnx') + ' ' + o[1]).join(', '), D.model.nodes + ' nodes'].filter(Boolean).join(' \u00b7 ');
-  relSel.selectedIndex = state.rel;
-  precSel.selectedIndex = state.prec;
-  relSel.addEventListener('change', () => { state.rel = relSel.selectedIndex; applyRuntime(); });
-  precSel.addEventListener('change', () => { state.prec = precSel.selectedIndex; applyRuntime(); });
 
   function applyRuntime() {
     curDetail = detailsFor(runtimeIndex(state.rel, state.prec));
-    for (const r of rendered) setVerdict(r.el, verdictOf(D.graphs[r.g].nodes[r.i]));
+    computeRollup();
+    for (const r of rendered) setVerdict(r.el, verdictOf(D.graphs[r.g].nodes[r.i]), D.graphs[r.g].nodes[r.i]);
     renderSummary();
+    renderCrumbs();
+    renderRegionBar(true);
+    drawMinimap(true);
     if (state.selected) renderDrawer();
   }
-  function setVerdict(e, v) {
+  function setVerdict(e, v, n) {
     e.setAttribute('data-verdict', v);
     e.querySelector('.badge text').textContent = BADGE[v];
     e.querySelector('.badge title').textContent = 'TensorRT: ' + VERDICT_LABEL[v];
+    const roll = e.querySelector('.rollup');
+    const worst = bodyWorst(n);
+    if (worst > 0) {
+      const w = BY_SEVERITY[worst];
+      e.setAttribute('data-rollup', w);
+      roll.setAttribute('data-rollup', w);
+      roll.hidden = false;
+      roll.querySelector('title').textContent = 'Inside its bodies: ' + countsText(bodyCounts(n));
+      roll.querySelector('text').textContent = BADGE[w];
+    } else if (roll) {
+      e.removeAttribute('data-rollup');
+      roll.hidden = true;
+    }
+  }
+
+  // ---- roll-up: what the bodies of If/Loop/Scan nodes and function calls hold ----
+  // rollCounts[g]: verdict counts over graph g's nodes and every body inside them.
+  let rollCounts = [];
+  function computeRollup() {
+    rollCounts = D.graphs.map(() => null);
+    const visiting = new Set();
+    function of(g) {
+      if (rollCounts[g]) return rollCounts[g];
+      const c = BY_SEVERITY.map(() => 0);
+      if (visiting.has(g)) return c;  // a function calling itself: counted once
+      visiting.add(g);
+      for (const n of D.graphs[g].nodes) {
+        c[SEVERITY[verdictOf(n)]]++;
+        bodiesOf(n).forEach((b) => of(b).forEach((x, j) => { c[j] += x; }));
+      }
+      visiting.delete(g);
+      return (rollCounts[g] = c);
+    }
+    D.graphs.forEach((_, g) => of(g));
+  }
+  function bodiesOf(n) { return (n.s || []).concat(n.f !== undefined ? [n.f] : []); }
+  function bodyCounts(n) {
+    const c = BY_SEVERITY.map(() => 0);
+    bodiesOf(n).forEach((b) => rollCounts[b].forEach((x, j) => { c[j] += x; }));
+    return c;
+  }
+  function worstOf(c) { for (let j = c.length - 1; j > 0; j--) if (c[j]) return j; return 0; }
+  function bodyWorst(n) { return n && (n.s || n.f !== undefined) ? worstOf(bodyCounts(n)) : 0; }
+  function countsText(c) {
+    const parts = [];
+    for (let j = c.length - 1; j >= 0; j--) if (c[j]) parts.push(c[j] + ' ' + VERDICT_LABEL[BY_SEVERITY[j]]);
+    return parts.join(', ') || 'nothing';
   }
 
   // ---- summary bar -------------------------------------------------------
@@ -122,12 +202,56 @@
       const n = D.graphs[g].nodes[i];
       const li = el('li');
       const b = el('button', { type: 'button', 'data-target': nodeId(g, i) }, n.op + ' ' + (n.n || '#' + n.ix) + (g ? '  (' + graphLabel(g) + ')' : ''));
-      b.addEventListener('click', () => reveal(g, i, true));
+      b.addEventListener('click', () => reveal(g, i, true, 'verdict'));
       li.appendChild(b);
       list.appendChild(li);
     }
     if (bad.length > MAX) list.appendChild(el('li', null, '\u2026 and ' + (bad.length - MAX) + ' more (use search)'));
+    computeProblems();
   }
+
+  // ---- next/previous problem (n / p) -----------------------------------------
+  // Problems in drawing order: graphs as listed (main first), then region, then top to bottom.
+  const problemSel = document.querySelector('select[name="problem-kind"]');
+  let problems = [];
+  function problemKinds() { return problemSel.value.split(','); }
+  function computeProblems() {
+    const kinds = problemKinds();
+    problems = [];
+    D.graphs.forEach((gr, g) => {
+      const list = [];
+      gr.nodes.forEach((n, i) => { if (kinds.indexOf(verdictOf(n)) >= 0) list.push(i); });
+      const y = (i) => { const n = gr.nodes[i]; return gr.regions[n.r].items[n.b][3]; };
+      list.sort((a, b) => gr.nodes[a].r - gr.nodes[b].r || y(a) - y(b) || a - b);
+      list.forEach((i) => problems.push([g, i]));
+    });
+    showProblemPos();
+  }
+  function problemIndex() {
+    const s = state.selected;
+    return s ? problems.findIndex(([g, i]) => g === s.g && i === s.i) : -1;
+  }
+  function showProblemPos() {
+    const k = problemIndex();
+    $('problem-pos').textContent = problems.length ? (k >= 0 ? (k + 1) + ' of ' + problems.length : problems.length + ' problem' +
+      (problems.length === 1 ? '' : 's')) : 'no problems';
+    document.querySelectorAll('#problems button').forEach((b) => { b.disabled = !problems.length; });
+  }
+  function gotoProblem(step) {
+    if (!problems.length) return;
+    let k = problemIndex();
+    if (k < 0) {
+      // From a node that is not a problem: the next one after the drawing's position, else the first.
+      k = step > 0 ? -1 : 0;
+    }
+    k = (k + step + problems.length) % problems.length;
+    reveal(problems[k][0], problems[k][1], true, 'verdict');
+  }
+  problemSel.addEventListener('change', computeProblems);
+  $('problems').addEventListener('click', (ev) => {
+    const b = ev.target.closest('button');
+    if (b) gotoProblem(b.dataset.act === 'next-problem' ? 1 : -1);
+  });
 
   // ---- TensorRT regions (the partition of the runtime the page opened on) ----
   function renderPartition() {
@@ -236,9 +360,40 @@
     return d + 'L' + pts[2 * n] + ',' + pts[2 * n + 1];
   }
 
+  // Two drawings per region where nodes fold: with Constant/Identity-of-constant
+  // nodes inside their reader (regions_folded, the default), and with every node.
+  function layoutOf(g, r) {
+    const gr = D.graphs[g];
+    const list = state.fold && gr.regions_folded ? gr.regions_folded : gr.regions;
+    return list[r] || { w: 0, h: 0, items: [], edges: [] };
+  }
+  function folding(g) { return state.fold && !!D.graphs[g].regions_folded; }
+  // The node whose box shows node i: itself, or the node it is folded into.
+  function drawnAt(g, i) { const n = D.graphs[g].nodes[i]; return folding(g) && n.fo !== undefined ? n.fo : i; }
+  const foldedItems = {};  // g -> item of each node in the folded drawing
+  const foldedIn = {};     // g -> {reader position: [folded node positions]}
+  function itemIndex(g, i) {
+    const gr = D.graphs[g];
+    if (!folding(g)) return gr.nodes[i].b;
+    let m = foldedItems[g];
+    if (!m) {
+      m = foldedItems[g] = new Int32Array(gr.nodes.length).fill(-1);
+      gr.regions_folded.forEach((reg) => reg.items.forEach((it, k) => { if (it[0] === ITEM_NODE) m[it[1]] = k; }));
+    }
+    return m[drawnAt(g, i)];
+  }
+  function foldedInto(g, i) {
+    let m = foldedIn[g];
+    if (!m) {
+      m = foldedIn[g] = {};
+      D.graphs[g].nodes.forEach((n, j) => { if (n.fo !== undefined) (m[n.fo] = m[n.fo] || []).push(j); });
+    }
+    return m[i] || [];
+  }
+
   function renderRegion() {
     const g = curGraph(), gr = D.graphs[g];
-    const reg = gr.regions[state.region] || { w: 0, h: 0, items: [], edges: [] };
+    const reg = layoutOf(g, state.region);
     clear(edgeLayer); clear(itemLayer);
     rendered = [];
     const items = reg.items;
@@ -271,23 +426,42 @@
         e.appendChild(sv('rect', { class: 'box', width: w, height: h, rx: 5 }));
         const chars = Math.max(6, Math.floor((w - 30) / 7));
         e.appendChild(sv('text', { class: 'op', x: 8, y: 15 }, clip(n.op, chars)));
-        e.appendChild(sv('text', { class: 'name', x: 8, y: 30 }, clip(n.n || '#' + n.ix, Math.floor((w - 12) / 6.1))));
+        e.appendChild(sv('text', { class: 'name', x: 8, y: 30 }, clipMid(n.n || '#' + n.ix, Math.floor((w - 12) / 6.1))));
         if (subs) e.appendChild(sv('text', { class: 'sub', x: 8, y: 45 }, '\u2935 ' + (n.f !== undefined ? 'function' : subs > 1 ? subs + ' bodies' : 'body')));
         const badge = sv('g', { class: 'badge', transform: 'translate(' + (w - 11) + ',11)' });
         badge.appendChild(sv('title', null, 'TensorRT: ' + VERDICT_LABEL[v]));
         badge.appendChild(sv('circle', { r: 8 }));
         badge.appendChild(sv('text', null, BADGE[v]));
         e.appendChild(badge);
+        if (subs) {
+          // The worst verdict inside its bodies, beside its own.
+          const roll = sv('g', { class: 'rollup', transform: 'translate(' + (w - 29) + ',11)' });
+          roll.appendChild(sv('title'));
+          roll.appendChild(sv('circle', { r: 6 }));
+          roll.appendChild(sv('text'));
+          e.appendChild(roll);
+        }
+        if (folding(g)) {
+          const k = foldedInto(g, ref).length;
+          if (k) {
+            e.setAttribute('data-folded', k);
+            // Under the box's right corner: the box's two lines stay readable.
+            e.appendChild(sv('text', { class: 'folded-mark', x: w - 2, y: h + 10 }, '+' + k + ' const'));
+          }
+        }
+        setVerdict(e, v, n);
         ifrag.appendChild(e);
         rendered.push({ el: e, g: g, i: ref });
       } else if (kind === ITEM_INPUT || kind === ITEM_OUTPUT) {
         const t = gr.tensors[ref];
         const e = sv('g', { class: 'io ' + (kind === ITEM_INPUT ? 'input' : 'output'), transform: 'translate(' + x + ',' + y + ')', 'data-tensor': ref });
         e.appendChild(sv('rect', { width: w, height: h, rx: h / 2 }));
-        e.appendChild(sv('text', { x: w / 2, y: h / 2 }, clip(t[0], Math.floor((w - 14) / 6.1))));
+        e.appendChild(sv('text', { x: w / 2, y: h / 2 }, clipMid(t[0], Math.floor((w - 14) / 6.1))));
         ifrag.appendChild(e);
       } else {
-        const label = kind === ITEM_FROM ? '\u2191 ' + clip(gr.tensors[ref][0], 18) + ' (region ' + (extra + 1) + ')'
+        // The name is cut to the box (sized for it by the page's data), so neighbours never overlap.
+        const where = ' (region ' + (extra + 1) + ')';
+        const label = kind === ITEM_FROM ? '\u2191 ' + clipMid(gr.tensors[ref][0], Math.max(4, Math.floor((w - 14) / 6.3) - 2 - where.length)) + where
           : '\u2193 to region ' + (extra + 1);
         const e = sv('g', { class: 'link', transform: 'translate(' + x + ',' + y + ')', 'data-region': extra });
         if (kind === ITEM_FROM) e.setAttribute('data-tensor', ref);
@@ -300,22 +474,125 @@
     markSelected();
     renderRegionBar();
     renderCrumbs();
+    drawMinimap(true);
   }
 
-  function renderRegionBar() {
-    const gr = D.graphs[curGraph()];
+  // What a region holds: nodes, problems at the selected runtime, main op types.
+  const regionOps = {};  // g -> per region: [node count, 'MatMul, Add, Reshape']
+  function regionStats(g) {
+    if (regionOps[g]) return regionOps[g];
+    const gr = D.graphs[g];
+    const ops = gr.regions.map(() => ({}));
+    const counts = gr.regions.map(() => 0);
+    gr.nodes.forEach((n) => {
+      counts[n.r]++;
+      if (n.op !== 'Constant' && n.op !== 'Identity') ops[n.r][n.op] = (ops[n.r][n.op] || 0) + 1;
+    });
+    return (regionOps[g] = counts.map((c, r) => [c, Object.keys(ops[r]).sort((a, b) => ops[r][b] - ops[r][a] || (a < b ? -1 : 1))
+      .slice(0, 3).join(', ')]));
+  }
+  function regionVerdicts(g) {
+    const gr = D.graphs[g];
+    const c = gr.regions.map(() => BY_SEVERITY.map(() => 0));
+    gr.nodes.forEach((n) => { c[n.r][SEVERITY[verdictOf(n)]]++; });
+    return c;
+  }
+  function regionLabel(g, r, vc) {
+    const gr = D.graphs[g], [count, ops] = regionStats(g)[r];
+    const bad = vc.slice();
+    bad[0] = 0;
+    return 'Region ' + (r + 1) + ' of ' + gr.regions.length + ' \u00b7 ' + count + ' nodes \u00b7 ' +
+      (worstOf(bad) ? countsText(bad) : 'all supported') + (ops ? ' \u00b7 ' + ops : '');
+  }
+  function renderRegionBar(relabel) {
+    const g = curGraph(), gr = D.graphs[g];
     const bar = $('regionbar');
     bar.hidden = gr.regions.length < 2;
+    overview.hidden = bar.hidden;
     if (bar.hidden) return;
-    if (regionSel.options.length !== gr.regions.length || regionSel.dataset.g !== String(curGraph())) {
-      clear(regionSel);
-      const counts = gr.regions.map(() => 0);
-      gr.nodes.forEach((n) => counts[n.r]++);
-      gr.regions.forEach((_, r) => regionSel.appendChild(el('option', { value: r }, 'Region ' + (r + 1) + ' of ' + gr.regions.length + ' (' + counts[r] + ' nodes)')));
-      regionSel.dataset.g = String(curGraph());
+    const fresh = regionSel.options.length !== gr.regions.length || regionSel.dataset.g !== String(g);
+    if (fresh || relabel) {
+      const vc = regionVerdicts(g), kinds = problemKinds().map((v) => SEVERITY[v]);
+      if (fresh) {
+        clear(regionSel);
+        clear(overview);
+        gr.regions.forEach((_, r) => {
+          regionSel.appendChild(el('option', { value: r }));
+          overview.appendChild(el('button', { type: 'button', 'data-region': r }));
+        });
+        regionSel.dataset.g = String(g);
+      }
+      gr.regions.forEach((_, r) => {
+        const label = regionLabel(g, r, vc[r]);
+        regionSel.options[r].textContent = label;
+        // The overview: one cell per region, coloured by its worst verdict, with its problem count.
+        const cell = overview.children[r];
+        const worst = BY_SEVERITY[worstOf(vc[r])];
+        const probs = kinds.reduce((a, k) => a + vc[r][k], 0);
+        cell.setAttribute('data-worst', worst);
+        cell.textContent = probs ? String(probs) : '';
+        cell.title = label;
+      });
     }
     regionSel.selectedIndex = state.region;
+    Array.prototype.forEach.call(overview.children, (c, r) => c.classList.toggle('current', r === state.region));
   }
+  const overview = $('overview');
+  overview.addEventListener('click', (ev) => {
+    const b = ev.target.closest('button[data-region]');
+    if (b) showRegion(+b.dataset.region, true);
+  });
+
+  // ---- minimap: the region on screen, coloured by verdict, and the visible part ----
+  const mini = $('minimap-canvas');
+  let miniCache = null;  // the drawing without the view rectangle: {img, k, ox, oy}
+  function drawMinimap(rebuild) {
+    const g = curGraph(), gr = D.graphs[g], reg = layoutOf(g, state.region);
+    const W = mini.width, H = mini.height;
+    if (rebuild || !miniCache) {
+      const off = document.createElement('canvas');
+      off.width = W; off.height = H;
+      const c = off.getContext('2d');
+      const k = reg.w && reg.h ? Math.min((W - 8) / reg.w, (H - 8) / reg.h) : 1;
+      const ox = (W - reg.w * k) / 2, oy = (H - reg.h * k) / 2;
+      c.fillStyle = '#fff';
+      c.fillRect(0, 0, W, H);
+      // Problems last and at least 4 px, so a red node stays visible in a tall region.
+      const late = [];
+      for (const it of reg.items) {
+        const v = it[0] === ITEM_NODE ? verdictOf(gr.nodes[it[1]]) : null;
+        if (v && v !== 'SUPPORTED') { late.push([it, v]); continue; }
+        c.fillStyle = v ? '#8fd19e' : '#afb8c1';
+        c.fillRect(ox + (it[2] - it[4] / 2) * k, oy + (it[3] - it[5] / 2) * k, Math.max(1, it[4] * k), Math.max(1, it[5] * k));
+      }
+      for (const [it, v] of late) {
+        c.fillStyle = COLOR[v];
+        const w = Math.max(4, it[4] * k), h = Math.max(4, it[5] * k);
+        c.fillRect(ox + it[2] * k - w / 2, oy + it[3] * k - h / 2, w, h);
+      }
+      miniCache = { img: off, k: k, ox: ox, oy: oy };
+    }
+    const c = mini.getContext('2d'), m = miniCache, v = state.view;
+    c.clearRect(0, 0, W, H);
+    c.drawImage(m.img, 0, 0);
+    const sw = svg.clientWidth || 800, sh = svg.clientHeight || 600;
+    c.strokeStyle = '#0969da';
+    c.lineWidth = 1.5;
+    c.strokeRect(m.ox - v.x / v.k * m.k, m.oy - v.y / v.k * m.k, sw / v.k * m.k, sh / v.k * m.k);
+  }
+  let miniDrag = false;
+  function miniMove(ev) {
+    const r = mini.getBoundingClientRect(), m = miniCache;
+    if (!m) return;
+    const gx = (ev.clientX - r.left - m.ox) / m.k, gy = (ev.clientY - r.top - m.oy) / m.k;
+    const v = state.view;
+    v.x = (svg.clientWidth || 800) / 2 - gx * v.k;
+    v.y = (svg.clientHeight || 600) / 2 - gy * v.k;
+    applyView();
+  }
+  mini.addEventListener('pointerdown', (ev) => { miniDrag = true; miniMove(ev); ev.preventDefault(); });
+  window.addEventListener('pointermove', (ev) => { if (miniDrag) miniMove(ev); });
+  window.addEventListener('pointerup', () => { miniDrag = false; });
   regionSel.addEventListener('change', () => showRegion(regionSel.selectedIndex, true));
 
   function showRegion(r, fitView) {
@@ -332,6 +609,11 @@
     state.stack.forEach((g, j) => {
       if (j) c.appendChild(el('span', { class: 'sep' }, '\u203a'));
       const b = el('button', { type: 'button', 'data-graph': D.graphs[g].path }, graphLabel(g));
+      // What the graph holds, its bodies included.
+      const worst = BY_SEVERITY[worstOf(rollCounts[g])];
+      b.setAttribute('data-rollup', worst);
+      b.title = graphLabel(g) + ': ' + countsText(rollCounts[g]);
+      b.insertBefore(el('span', { class: 'dot v-' + worst }), b.firstChild);
       if (j === state.stack.length - 1) b.setAttribute('aria-current', 'page');
       else b.addEventListener('click', () => { state.stack = state.stack.slice(0, j + 1); enterGraph(); });
       c.appendChild(b);
@@ -346,8 +628,9 @@
     return chain;
   }
   function enterGraph(region) {
-    // The drawer belongs to a node of the graph being left.
+    // The drawer and the tooltip belong to a node of the graph being left.
     drawer.hidden = true;
+    tip.hidden = true;
     state.selected = null;
     state.region = region !== undefined ? region : (regionMemo[curGraph()] || 0);
     regionMemo[curGraph()] = state.region;
@@ -360,12 +643,14 @@
   }
 
   // ---- view: pan, zoom, fit ------------------------------------------------
+  let miniFrame = 0;
   function applyView() {
     const v = state.view;
     viewport.setAttribute('transform', 'translate(' + v.x + ',' + v.y + ') scale(' + v.k + ')');
+    if (!miniFrame) miniFrame = requestAnimationFrame(() => { miniFrame = 0; drawMinimap(false); });
   }
   function fit() {
-    const reg = D.graphs[curGraph()].regions[state.region];
+    const reg = layoutOf(curGraph(), state.region);
     const W = svg.clientWidth || 800, H = svg.clientHeight || 600;
     if (!reg || !reg.w) { state.view = { x: 20, y: 20, k: 1 }; applyView(); return; }
     const k = Math.min(1.5, Math.min((W - 40) / reg.w, (H - 40) / reg.h));
@@ -376,7 +661,7 @@
   // at a readable scale (a tall region fitted whole is a grey thread).
   function firstView() {
     fit();
-    const reg = D.graphs[curGraph()].regions[state.region];
+    const reg = layoutOf(curGraph(), state.region);
     if (!reg || state.view.k >= 0.45) return;
     const W = svg.clientWidth || 800;
     const k = Math.max(0.45, Math.min(1, (W - 40) / reg.w));
@@ -429,7 +714,66 @@
     if (act === 'zoom-in') zoomAt(1.25, W / 2, H / 2);
     else if (act === 'zoom-out') zoomAt(0.8, W / 2, H / 2);
     else if (act === 'fit') fit();
+    else if (act === 'export-svg') exportView('svg');
+    else if (act === 'export-png') exportView('png');
   });
+  const foldBox = $('show-folded');
+  foldBox.addEventListener('change', () => {
+    state.fold = !foldBox.checked;
+    renderRegion();
+    if (state.selected && D.graphs[state.selected.g] && state.stack.indexOf(state.selected.g) >= 0) {
+      // Keep the selected node in view in the other drawing (it may fold into another region).
+      reveal(state.selected.g, state.selected.i, false);
+    } else firstView();
+  });
+
+  // ---- export: the view on screen, as a standalone SVG or a PNG ------------------
+  function viewSvgText() {
+    const W = svg.clientWidth || 800, H = svg.clientHeight || 600;
+    const copy = svg.cloneNode(true);
+    copy.setAttribute('width', W);
+    copy.setAttribute('height', H);
+    copy.setAttribute('viewBox', '0 0 ' + W + ' ' + H);
+    copy.setAttribute('xmlns', SVG);
+    copy.querySelectorAll('.edge-hit').forEach((e) => e.remove());
+    // The page's rules travel with the drawing (the variables of :root apply to the svg root there).
+    const style = document.createElementNS(SVG, 'style');
+    style.textContent = document.querySelector('head style').textContent;
+    copy.insertBefore(style, copy.firstChild);
+    const bg = document.createElementNS(SVG, 'rect');
+    bg.setAttribute('width', W); bg.setAttribute('height', H); bg.setAttribute('fill', '#f6f8fa');
+    copy.insertBefore(bg, style.nextSibling);
+    return new XMLSerializer().serializeToString(copy);
+  }
+  function exportName(ext) {
+    const base = (D.title || 'model').replace(/\.onnx$/i, '').replace(/[^A-Za-z0-9._-]+/g, '_');
+    const g = curGraph(), gr = D.graphs[g];
+    return base + (g ? '_' + gr.path.replace(/[^A-Za-z0-9._-]+/g, '_') : '') +
+      (gr.regions.length > 1 ? '_region' + (state.region + 1) : '') + '.' + ext;
+  }
+  function download(name, blob) {
+    const a = el('a', { download: name, href: URL.createObjectURL(blob) });
+    document.body.appendChild(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(a.href), 10000);
+  }
+  function exportView(kind) {
+    const text = viewSvgText();
+    if (kind === 'svg') { download(exportName('svg'), new Blob([text], { type: 'image/svg+xml' })); return; }
+    // PNG: the same SVG drawn on a canvas at twice the screen's scale (img-src allows data: only).
+    const img = new Image();
+    img.onload = () => {
+      const c = document.createElement('canvas'), scale = 2;
+      c.width = img.width * scale;
+      c.height = img.height * scale;
+      const x = c.getContext('2d');
+      x.scale(scale, scale);
+      x.drawImage(img, 0, 0);
+      c.toBlob((b) => download(exportName('png'), b), 'image/png');
+    };
+    img.src = 'data:image/svg+xml;charset=utf-8,' + encodeURIComponent(text);
+  }
   $('regionbar').addEventListener('click', (ev) => {
     const b = ev.target.closest('button');
     if (!b) return;
@@ -477,6 +821,12 @@
     else if (node) {
       const n = D.graphs[+node.dataset.g].nodes[+node.dataset.i];
       text = n.op + (n.n ? '  ' + n.n : '') + '\nTensorRT: ' + VERDICT_LABEL[node.getAttribute('data-verdict')];
+      if (node.hasAttribute('data-rollup')) text += '\nInside its bodies: ' + countsText(bodyCounts(n));
+      const g = +node.dataset.g;
+      if (folding(g)) foldedInto(g, +node.dataset.i).slice(0, 6).forEach((j) => {
+        const f = D.graphs[g].nodes[j], out = f.o[0] >= 0 ? D.graphs[g].tensors[f.o[0]] : null;
+        text += '\n+ ' + f.op + ' ' + clipMid(f.n || '#' + f.ix, 40) + (out && out[4] ? ' = ' + out[4] : '');
+      });
       const x = engineOf(+node.dataset.g, +node.dataset.i);
       if (x) {
         const L = layerOf(x);
@@ -494,35 +844,38 @@
   svg.addEventListener('mouseleave', () => { tip.hidden = true; });
 
   // ---- selection and navigation ---------------------------------------------
-  function reveal(g, i, andSelect) {
+  // Shows node i of graph g (a folded node: the node it is folded into); with
+  // andSelect, opens its drawer, on `tab` when given (problems open on Verdict).
+  function reveal(g, i, andSelect, tab) {
     const chain = chainTo(g);
-    const gr = D.graphs[g], n = gr.nodes[i];
+    const gr = D.graphs[g], r = gr.nodes[drawnAt(g, i)].r;
     const same = state.stack.length === chain.length && state.stack.every((x, j) => x === chain[j]);
-    if (!same || state.region !== n.r) {
+    if (!same || state.region !== r) {
       state.stack = chain;
-      state.region = n.r;
-      regionMemo[g] = n.r;
+      state.region = r;
+      regionMemo[g] = r;
       renderRegion();
     }
-    if (andSelect) select(g, i);
-    const it = gr.regions[n.r].items[n.b];
-    centerOn(it[2], it[3]);
+    if (andSelect) select(g, i, tab);
+    const it = layoutOf(g, r).items[itemIndex(g, i)];
+    if (it) centerOn(it[2], it[3]);
   }
-  function select(g, i) {
+  function select(g, i, tab) {
     state.selected = { g: g, i: i };
+    if (tab) state.tab = tab;
     markSelected();
     renderDrawer();
+    showProblemPos();
   }
   function markSelected() {
-    for (const r of rendered) {
-      const on = state.selected && state.selected.g === r.g && state.selected.i === r.i;
-      r.el.classList.toggle('selected', !!on);
-    }
+    const s = state.selected;
+    const at = s ? drawnAt(s.g, s.i) : -1;
+    for (const r of rendered) r.el.classList.toggle('selected', !!s && s.g === r.g && at === r.i);
   }
 
   // ---- drawer ------------------------------------------------------------
   const drawer = $('drawer');
-  $('drawer-close').addEventListener('click', () => { drawer.hidden = true; state.selected = null; markSelected(); });
+  $('drawer-close').addEventListener('click', () => { drawer.hidden = true; state.selected = null; markSelected(); showProblemPos(); });
   document.querySelector('.tabs').addEventListener('click', (ev) => {
     const b = ev.target.closest('button[data-tab]');
     if (!b) return;
@@ -563,6 +916,8 @@
     if (!s) return;
     const gr = D.graphs[s.g], n = gr.nodes[s.i];
     drawer.hidden = false;
+    drawer.setAttribute('data-mode', 'node');
+    document.querySelector('.tabs').hidden = false;
     drawer.setAttribute('data-selected', nodeId(s.g, s.i));
     $('drawer-op').textContent = n.op + (n.d ? '  (' + n.d + ')' : '');
     $('drawer-name').textContent = n.n || '(unnamed)';
@@ -584,18 +939,40 @@
         return row([name, span]);
       })));
     } else if (state.tab === 'io') {
+      // Values: the first elements of constants (the page carries no more).
+      const HEAD = ['Name', 'Type', 'Shape', 'Origin', 'Value'];
       const ioRows = (list) => list.map((t, j) => {
-        if (t < 0) return row(['(omitted)', '', '', '']);
+        if (t < 0) return row(['(omitted)', '', '', '', '']);
         const x = gr.tensors[t];
-        return row([x[0], x[1], x[2], x[3] === 'initializer' ? 'initializer' : x[3]]);
+        const tr = row([x[0], x[1], x[2], x[3], x[4] || '']);
+        tr.children[4].className = 'value';
+        return tr;
       });
       body.appendChild(el('h4', null, 'Inputs'));
-      body.appendChild(table(['Name', 'Type', 'Shape', 'Origin'], ioRows(n.i)));
+      body.appendChild(table(HEAD, ioRows(n.i)));
       body.appendChild(el('h4', null, 'Outputs'));
-      body.appendChild(table(['Name', 'Type', 'Shape', 'Origin'], ioRows(n.o)));
+      body.appendChild(table(HEAD, ioRows(n.o)));
       if (n.ii) {
         body.appendChild(el('h4', null, 'Read by its subgraphs'));
-        body.appendChild(table(['Name', 'Type', 'Shape', 'Origin'], ioRows(n.ii)));
+        body.appendChild(table(HEAD, ioRows(n.ii)));
+      }
+      const folded = foldedInto(s.g, s.i);
+      if (folded.length) {
+        body.appendChild(el('h4', null, 'Folded into this node'));
+        const box = el('div', { class: 'neighbours' });
+        folded.forEach((j) => {
+          const f = gr.nodes[j];
+          const b = el('button', { type: 'button', 'data-target': nodeId(s.g, j) }, f.op + ' ' + clipMid(f.n || '#' + f.ix, 40));
+          b.addEventListener('click', () => select(s.g, j));
+          box.appendChild(b);
+        });
+        body.appendChild(box);
+      }
+      if (n.fo !== undefined) {
+        const r = gr.nodes[n.fo];
+        const p = el('p', { class: 'empty' }, 'Drawn inside ' + r.op + ' ' + clipMid(r.n || '#' + r.ix, 50) +
+          ' (tick Constants to draw it as a box).');
+        body.appendChild(p);
       }
     } else if (state.tab === 'runtimes') {
       const entries = D.kb.ops[n.op];
@@ -609,14 +986,14 @@
         const x = e >= 0 ? D.kb.entries[e] : null;
         const det = detailOf(n, r, state.prec);
         const tr = row([D.releases[r].name, x ? x[0] : 'absent', x ? (x[1] || 'not stated') : '',
-          chip(det ? D.verdicts[det[0]] : 'UNKNOWN'), x ? [x[2], x[3], x[4]].filter(Boolean).join(' \u2014 ') : '']);
+          chip(det ? D.verdicts[det[0]] : 'UNKNOWN'), whyText(x, det)]);
         tr.setAttribute('data-release', D.releases[r].name);
         if (r === state.rel) tr.className = 'current';
         tr.children[0].className = tr.children[1].className = tr.children[3].className = 'nw';
         tr.children[4].className = 'small';
         rows.push(tr);
       }
-      body.appendChild(table(['Release', 'Status', 'Precisions', 'At ' + (PREC_LABEL[prec] || prec), 'Rules and notes'], rows));
+      body.appendChild(table(['Release', 'Status', 'Precisions', 'At ' + (PREC_LABEL[prec] || prec), 'Why: rules, notes and reasons'], rows));
       const cur = body.querySelector('tr.current');
       if (cur) cur.scrollIntoView({ block: 'center' });
     } else if (state.tab === 'engine' && E) {
@@ -629,6 +1006,12 @@
       head.appendChild(document.createTextNode('  TensorRT ' + D.releases[state.rel].name + ', ' + (PREC_LABEL[D.precisions[state.prec]]) +
         (det[1] && det[1] !== '-' ? '; runs at ' + det[1] : '')));
       body.appendChild(head);
+      if (bodiesOf(n).length) {
+        const c = bodyCounts(n);
+        const p = el('p', { class: 'rollup-line', 'data-rollup': BY_SEVERITY[worstOf(c)] }, 'Inside its bodies: ' + countsText(c) +
+          (worstOf(c) > SEVERITY[v] ? ' \u2014 worse than the node itself; open a body to see which nodes.' : '.'));
+        body.appendChild(p);
+      }
       body.appendChild(el('h4', null, 'Reasons'));
       if (!det[2].length) body.appendChild(el('p', { class: 'empty' }, 'None: every fact holds.'));
       det[2].forEach((ri) => {
@@ -655,6 +1038,64 @@
       }
     }
   }
+
+  // A Supported Runtimes cell: the table's rules and notes, then why this node gets
+  // its verdict there (the reasons, or that every fact holds), so no cell is empty.
+  function whyText(entry, det) {
+    const parts = entry ? [entry[2], entry[3], entry[4]].filter(Boolean) : [];
+    if (det) {
+      const v = D.verdicts[det[0]];
+      const reasons = det[2].map((ri) => D.strings[D.reasons[ri][1]]).filter(Boolean);
+      if (reasons.length) parts.push(reasons.join('; '));
+      else if (v === 'SUPPORTED') parts.push('every rule holds' + (det[1] && det[1] !== '-' ? '; runs at ' + det[1] : ''));
+      else parts.push(VERDICT_LABEL[v] + (det[1] && det[1] !== '-' ? '; runs at ' + det[1] : ''));
+    }
+    return parts.join(' \u2014 ') || 'not analysed';
+  }
+
+  // ---- model properties: producer, opsets, inputs, outputs, op types ---------------
+  function showProperties() {
+    state.selected = null;
+    markSelected();
+    showProblemPos();
+    drawer.hidden = false;
+    drawer.setAttribute('data-mode', 'model');
+    drawer.removeAttribute('data-selected');
+    $('drawer-op').textContent = 'Model properties';
+    $('drawer-name').textContent = D.title;
+    $('drawer-id').textContent = D.model.path;
+    clear($('drawer-subs'));
+    document.querySelector('.tabs').hidden = true;
+    const body = $('drawer-body');
+    clear(body);
+    body.setAttribute('data-tab', 'model');
+    const M = D.model, main = D.graphs[0];
+    const counts = {};
+    D.graphs.forEach((gr) => gr.nodes.forEach((n) => { counts[n.op] = (counts[n.op] || 0) + 1; }));
+    const props = table(['', ''], [
+      row(['Producer', M.producer || 'not recorded']),
+      row(['IR version', M.ir_version]),
+      row(['Opsets', M.opsets.map((o) => (o[0] || 'ai.onnx') + ' ' + o[1]).join(', ')]),
+      row(['Nodes', M.nodes + (D.graphs.length > 1 ? ' in ' + D.graphs.length + ' graphs (main: ' + main.nodes.length + ')' : '')]),
+      row(['Op types', Object.keys(counts).length]),
+    ]);
+    props.setAttribute('data-props', 'model');
+    body.appendChild(props);
+    const ioTable = (ids, what) => {
+      const t = table(['Name', 'Type', 'Shape'], ids.map((t) => main.tensors[t]).filter((x) => x[3] !== 'initializer')
+        .map((x) => row([x[0], x[1], x[2]])));
+      t.setAttribute('data-props', what);
+      return t;
+    };
+    body.appendChild(el('h4', null, 'Inputs'));
+    body.appendChild(ioTable(main.inputs, 'inputs'));
+    body.appendChild(el('h4', null, 'Outputs'));
+    body.appendChild(ioTable(main.outputs, 'outputs'));
+    body.appendChild(el('h4', null, 'Op types'));
+    body.appendChild(table(['op_type', 'Nodes'], Object.keys(counts).sort((a, b) => counts[b] - counts[a] || (a < b ? -1 : 1))
+      .map((op) => row([op, counts[op]]))));
+  }
+  $('props-button').addEventListener('click', showProperties);
 
   function renderEngineTab(body, g, i) {
     const x = engineOf(g, i);
@@ -713,62 +1154,93 @@
   }
 
   // ---- search ------------------------------------------------------------
-  const search = $('search'), results = $('search-results');
+  // The results panel lies over the drawer; filters by verdict (at the selected
+  // runtime) and op_type work with or without a query ("every FALLBACK Resize").
+  const search = $('search'), results = $('search-results'), panel = $('search-panel');
+  const fVerdict = document.querySelector('select[name="filter-verdict"]');
+  const fOp = document.querySelector('select[name="filter-op"]');
+  D.verdicts.forEach((v) => fVerdict.appendChild(el('option', { value: v }, VERDICT_LABEL[v])));
+  (() => {
+    const ops = {};
+    D.graphs.forEach((gr) => gr.nodes.forEach((n) => { ops[n.op] = (ops[n.op] || 0) + 1; }));
+    Object.keys(ops).sort().forEach((op) => fOp.appendChild(el('option', { value: op }, op + ' (' + ops[op] + ')')));
+  })();
   let searchTimer = 0;
   function runSearch() {
-    const q = search.value.trim().toLowerCase();
+    const q = search.value.trim().toLowerCase(), fv = fVerdict.value, fo = fOp.value;
     clear(results);
-    if (!q) { results.hidden = true; return; }
+    results._hits = [];
+    if (!q && !fv && !fo) { $('search-count').textContent = ''; return; }
+    panel.hidden = false;
     const hits = [];
-    outer: for (let g = 0; g < D.graphs.length; g++) {
+    const MAX = 200;
+    let total = 0;
+    for (let g = 0; g < D.graphs.length; g++) {
       const gr = D.graphs[g];
-      const tensorHit = gr.tensors.map((t) => t[0].toLowerCase().indexOf(q) >= 0);
+      const tensorHit = q ? gr.tensors.map((t) => t[0].toLowerCase().indexOf(q) >= 0) : null;
       for (let i = 0; i < gr.nodes.length; i++) {
         const n = gr.nodes[i];
-        let why = null;
-        if (n.n.toLowerCase().indexOf(q) >= 0 || n.op.toLowerCase() === q) why = '';
-        else {
+        if (fo && n.op !== fo) continue;
+        if (fv && verdictOf(n) !== fv) continue;
+        let why = '';
+        if (q && !(n.n.toLowerCase().indexOf(q) >= 0 || n.op.toLowerCase() === q)) {
           const t = n.o.find((x) => x >= 0 && tensorHit[x]) ?? n.i.find((x) => x >= 0 && tensorHit[x]);
-          if (t !== undefined) why = 'tensor ' + gr.tensors[t][0];
+          if (t === undefined) continue;
+          why = 'tensor ' + clipMid(gr.tensors[t][0], 30);
         }
-        if (why !== null) { hits.push([g, i, why]); if (hits.length >= 100) break outer; }
+        total++;
+        if (hits.length < MAX) hits.push([g, i, why]);
       }
     }
+    $('search-count').textContent = total > hits.length ? 'first ' + hits.length + ' of ' + total : total + ' node' + (total === 1 ? '' : 's');
     if (!hits.length) results.appendChild(el('li', { class: 'none' }, 'No node or tensor matches.'));
     hits.forEach(([g, i, why], j) => {
-      const n = D.graphs[g].nodes[i];
-      const li = el('li', { 'data-target': nodeId(g, i) }, n.op + ' ' + (n.n || '#' + n.ix));
+      const n = D.graphs[g].nodes[i], v = verdictOf(n);
+      const li = el('li', { 'data-target': nodeId(g, i), 'data-verdict': v, class: 'v-' + v, title: n.op + ' ' + n.n + ' \u00b7 ' + VERDICT_LABEL[v] });
+      li.appendChild(el('span', { class: 'dot' }));
+      li.appendChild(el('b', null, n.op));
+      li.appendChild(document.createTextNode(' ' + clipMid(n.n || '#' + n.ix, 44)));
       if (j === 0) li.classList.add('active');
       li.appendChild(el('span', { class: 'where' }, [why, g ? graphLabel(g) : ''].filter(Boolean).join(' \u00b7 ')));
-      li.addEventListener('mousedown', (ev) => { ev.preventDefault(); results.hidden = true; reveal(g, i, true); });
+      li.addEventListener('mousedown', (ev) => {
+        ev.preventDefault();
+        reveal(g, i, true, v === 'SUPPORTED' ? undefined : 'verdict');
+      });
       results.appendChild(li);
     });
-    results.hidden = false;
     results._hits = hits;
   }
+  function closeSearch() { panel.hidden = true; }
   search.addEventListener('input', () => { clearTimeout(searchTimer); searchTimer = setTimeout(runSearch, 120); });
+  search.addEventListener('focus', () => { if (results.childNodes.length) panel.hidden = false; });
+  [fVerdict, fOp].forEach((f) => f.addEventListener('change', runSearch));
   search.addEventListener('keydown', (ev) => {
     if (ev.key === 'Enter') {
       clearTimeout(searchTimer);
       runSearch();
       const hits = results._hits || [];
-      if (hits.length) { results.hidden = true; reveal(hits[0][0], hits[0][1], true); }
-    } else if (ev.key === 'Escape') { results.hidden = true; }
+      if (hits.length) { closeSearch(); reveal(hits[0][0], hits[0][1], true); }
+    } else if (ev.key === 'Escape') { closeSearch(); }
   });
-  search.addEventListener('blur', () => { results.hidden = true; });
+  // The panel stays open while its filters are used; a click elsewhere closes it.
+  document.addEventListener('mousedown', (ev) => { if (!ev.target.closest('.search')) closeSearch(); });
 
   // The drawer opens under the header, so the runtime selector stays usable.
   function placeDrawer() { drawer.style.top = $('top').offsetHeight + 'px'; }
   window.addEventListener('resize', () => { placeDrawer(); applyView(); });
   placeDrawer();
   document.addEventListener('keydown', (ev) => {
-    if (ev.target === search) return;
+    if (ev.target === search || ev.target.closest('select, input') || ev.ctrlKey || ev.metaKey || ev.altKey) return;
     if (ev.key === 'Escape' && !drawer.hidden) $('drawer-close').click();
     else if (ev.key === 'f') fit();
+    else if (ev.key === 'n' || ev.key === ']') gotoProblem(1);
+    else if (ev.key === 'p' || ev.key === '[') gotoProblem(-1);
   });
 
   // ---- start -------------------------------------------------------------
   curDetail = detailsFor(runtimeIndex(state.rel, state.prec));
+  computeRollup();
+  $('fold-toggle').hidden = !D.graphs.some((gr) => gr.regions_folded);
   renderSummary();
   renderPartition();
   renderEngine();
@@ -787,6 +1259,7 @@
       reveal(g, i, true);
       return true;
     },
+    nextProblem: () => gotoProblem(1),
   };
   document.body.setAttribute('data-ready', 'true');
   performance.mark('trtlens-ready');  // time-to-interactive, read by bench/report

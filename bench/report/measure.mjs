@@ -24,19 +24,35 @@ for (let i = 0; i < runs; i++) {
   await page.goto('file://' + path.resolve(page_path));
   await page.waitForSelector('body[data-ready="true"]', { timeout: 60000 });
   const wall = Date.now() - t0;
-  const m = await page.evaluate(() => {
+  const m = await page.evaluate(async () => {
     const ready = performance.getEntriesByName('trtlens-ready')[0].startTime;
+    // A switch until the next frame is painted: handlers, style and layout of the drawing.
+    const painted = () => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+    const change = async (name, index) => {
+      const s = document.querySelector('select[name="' + name + '"]');
+      const t0 = performance.now();
+      s.selectedIndex = index;
+      s.dispatchEvent(new Event('change'));
+      await painted();
+      return performance.now() - t0;
+    };
+    const rel = document.querySelector('select[name="release"]');
+    const releaseMs = await change('release', rel.selectedIndex > 0 ? rel.selectedIndex - 1 : 1);
     const sel = document.querySelector('select[name="precision"]');
     let t = performance.now();
     sel.value = 'int8';
     sel.dispatchEvent(new Event('change'));
     const switchMs = performance.now() - t;
+    t = performance.now();
+    if (window.trtlens.nextProblem) window.trtlens.nextProblem();  // pages before issue 22 have none
+    await painted();
+    const nextMs = performance.now() - t;
     const search = document.getElementById('search');
     t = performance.now();
     search.value = 'MatMul_9';
     search.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter' }));
     const searchMs = performance.now() - t;
-    return { ready, switchMs, searchMs, drawn: document.querySelectorAll('[data-node]').length };
+    return { ready, releaseMs, switchMs, nextMs, searchMs, drawn: document.querySelectorAll('[data-node]').length };
   });
   rows.push({ wall, ...m });
   await page.close();
@@ -46,5 +62,7 @@ const med = (k) => rows.map((r) => r[k]).sort((a, b) => a - b)[Math.floor(rows.l
 console.log(`runs: ${runs}, nodes drawn: ${rows[0].drawn}`);
 console.log(`time to interactive (navigation start -> page ready), median: ${med('ready').toFixed(0)} ms`);
 console.log(`goto -> ready as the driver sees it, median: ${med('wall').toFixed(0)} ms`);
+console.log(`release switch until painted, median: ${med('releaseMs').toFixed(1)} ms`);
 console.log(`precision switch (re-colour + summary), median: ${med('switchMs').toFixed(1)} ms`);
+console.log(`next problem (n) until painted, median: ${med('nextMs').toFixed(1)} ms`);
 console.log(`search + reveal, median: ${med('searchMs').toFixed(1)} ms`);

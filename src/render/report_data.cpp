@@ -7,6 +7,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <queue>
+#include <span>
 #include <stdexcept>
 #include <unordered_map>
 
@@ -90,6 +91,29 @@ double node_width(const Node& n) {
 }
 double tensor_width(const std::string& name) {
   return std::clamp(static_cast<double>(std::min<size_t>(name.size(), 30)) * 6.1 + 22, 60.0, 200.0);
+}
+
+// A region-link box fits its label, "↑ <name> (region k)": the page cuts the
+// name in the middle to this many characters, so neighbouring links never overlap.
+constexpr size_t kLinkNameChars = 22;
+double link_width(const std::string& name, int region) {
+  size_t chars = 2 + std::min(name.size(), kLinkNameChars) + 9 + std::to_string(region + 1).size() + 1;
+  return static_cast<double>(chars) * 6.3 + 14;
+}
+
+// The first few values of a constant, as the Inputs/Outputs tab shows them: the page
+// carries a preview, never the tensor (its size stays that of the graph, not the weights).
+constexpr size_t kValuePreview = 8;
+std::string value_preview(const TensorInfo& t) {
+  const std::vector<double>& v = *t.values;
+  auto one = [&](double x) -> std::string {
+    if (is_float(t.type)) return format_double(x);
+    // INT64 sentinels (PyTorch's "to the end" slice bound) do not survive a double exactly.
+    if (x >= 9.2e18) return "2^63-1 (INT64 max)";
+    if (x <= -9.2e18) return "-2^63 (INT64 min)";
+    return fmt::format("{:.0f}", x);
+  };
+  return format_list(v, kValuePreview, one);
 }
 
 const char* origin_name(TensorOrigin o) {
@@ -261,9 +285,11 @@ Json ReportBuilder::Impl::graph_json(size_t gi) {
     int id = tensor_ids.id(name);
     if (id == static_cast<int>(tensors.size())) {
       const TensorInfo* t = g.find(name, model.graphs);
-      if (t)
-        tensors.push_back(Json::array({name, std::string(elem_type_name(t->type)), format_shape(*t),
-                                       origin_name(t->origin)}));
+      if (t) {
+        Json row = Json::array({name, std::string(elem_type_name(t->type)), format_shape(*t), origin_name(t->origin)});
+        if (t->values && !t->values->empty()) row.push_back(value_preview(*t));
+        tensors.push_back(std::move(row));
+      }
       else
         tensors.push_back(Json::array({name, "UNDEFINED", "?", "unknown"}));
     }
@@ -307,6 +333,47 @@ Json ReportBuilder::Impl::graph_json(size_t gi) {
   for (size_t r = 0; r < order.size(); ++r)
     region[static_cast<size_t>(order[r])] = static_cast<int>(per_region ? r / per_region : 0);
 
+  // Folded as Netron folds them: a Constant, or an Identity of a constant, whose outputs only
+  // nodes of this graph read (no graph output, no subgraph) is drawn inside the node reading
+  // it (its first reader; the Inputs/Outputs tab shows the values). folded_into[i]: that
+  // reader's position, -1 for nodes drawn as boxes.
+  std::vector<int> folded_into(n, -1);
+  {
+    std::unordered_map<std::string, bool> read_elsewhere;
+    for (const auto& o : g.outputs) read_elsewhere[o] = true;
+    for (const auto& list : implicit)
+      for (const auto& t : list) read_elsewhere[t] = true;
+    auto foldable_input = [&](const Node& node) {
+      if (node.inputs.size() != 1 || node.inputs[0].empty()) return false;
+      const TensorInfo* t = g.find(node.inputs[0], model.graphs);
+      if (t && t->origin == TensorOrigin::Initializer) return true;
+      int p = producer_of(node.inputs[0]);
+      return p >= 0 && folded_into[static_cast<size_t>(p)] >= 0;
+    };
+    for (int i : order) {  // producers first: an Identity of a folded Constant folds too
+      const Node& node = g.nodes[static_cast<size_t>(i)];
+      bool std_domain = node.domain.empty() || node.domain == "ai.onnx";
+      if (!std_domain || !((node.op_type == "Constant" && node.inputs.empty()) ||
+                           (node.op_type == "Identity" && foldable_input(node))))
+        continue;
+      int reader = -1;
+      bool ok = !node.outputs.empty();
+      for (const auto& o : node.outputs) {
+        TensorId t = g.id(o);
+        std::span<const int> readers = t == kNoTensor ? std::span<const int>() : g.consumers(t);
+        if (o.empty() || read_elsewhere.count(o) || readers.empty()) ok = false;
+        else if (reader < 0) reader = readers[0];
+      }
+      if (ok) folded_into[static_cast<size_t>(i)] = reader;
+    }
+    // A chain (Constant -> Identity -> Add) folds into its last reader.
+    // Readers come later in the order, so walking it backwards resolves a chain in one pass.
+    for (auto it = order.rbegin(); it != order.rend(); ++it) {
+      int& into = folded_into[static_cast<size_t>(*it)];
+      if (into >= 0 && folded_into[static_cast<size_t>(into)] >= 0) into = folded_into[static_cast<size_t>(into)];
+    }
+  }
+
   // Nodes.
   std::map<std::pair<std::string, std::string>, int> function_graph;
   for (const auto& f : model.functions) function_graph[{f.domain, f.name}] = f.graph;
@@ -339,37 +406,13 @@ Json ReportBuilder::Impl::graph_json(size_t gi) {
     auto fg = function_graph.find({node.domain, node.op_type});
     if (fg != function_graph.end()) jn["f"] = fg->second;
     jn["r"] = region[i];
+    if (folded_into[i] >= 0) jn["fo"] = folded_into[i];
 
     nodes.push_back(std::move(jn));
   }
 
-  // Regions: items and edges, each laid out by dot on its own.
-  std::vector<std::vector<RegionItem>> items(region_count);
-  struct EdgeRef {
-    int from, to, tensor;
-  };
-  std::vector<std::vector<EdgeRef>> edges(region_count);
-  std::vector<int> node_item(n, -1);
-  for (size_t i = 0; i < n; ++i) {
-    auto& list = items[region[i]];
-    node_item[i] = static_cast<int>(list.size());
-    // A third line for nodes that own subgraphs or call a local function.
-    bool has_body = !implicit[i].empty() || function_graph.count({g.nodes[i].domain, g.nodes[i].op_type});
-    for (const Attribute& a : g.nodes[i].attributes) has_body = has_body || !a.graphs.empty();
-    list.push_back({kItemNode, static_cast<int>(i), -1, node_width(g.nodes[i]), has_body ? 52.0 : 38.0});
-  }
-  auto add_item = [&](int r, std::map<std::pair<int, int>, int>& cache, int kind, int ref, int extra,
-                      double w) {
-    auto key = std::make_pair(ref, extra);
-    auto it = cache.find(key);
-    if (it != cache.end()) return it->second;
-    int id = static_cast<int>(items[r].size());
-    items[r].push_back({kind, ref, extra, w, 24});
-    cache[key] = id;
-    return id;
-  };
-  std::vector<std::map<std::pair<int, int>, int>> input_items(region_count), from_items(region_count),
-      to_items(region_count), output_items(region_count);
+  // Regions: items and edges, each laid out by dot on its own. With `fold`,
+  // folded nodes (below) are left out, as are the edges and links they had.
   std::unordered_map<std::string, bool> is_graph_input;
   for (const auto& in : g.inputs) {
     const TensorInfo* t = g.find(in, model.graphs);
@@ -378,81 +421,119 @@ Json ReportBuilder::Impl::graph_json(size_t gi) {
   // What a subgraph reads from enclosing graphs enters it like an input.
   if (gi > 0)
     for (const auto& name : outer_reads(gi)) is_graph_input.emplace(name, true);
-  std::vector<std::map<std::tuple<int, int, int>, bool>> seen(region_count);
-  auto add_edge = [&](int r, int from, int to, int t) {
-    if (seen[r].emplace(std::make_tuple(from, to, t), true).second) edges[r].push_back({from, to, t});
-  };
-  for (size_t i = 0; i < n; ++i) {
-    int r = region[i];
-    for (const auto& in : all_inputs(i)) {
-      if (in.empty()) continue;
-      int t = tensor(in);
-      if (int p = producer_of(in); p >= 0) {
-        auto pi = static_cast<size_t>(p);
-        if (pi == i) continue;
-        int pr = region[pi];
-        if (pr == r) {
-          add_edge(r, node_item[pi], node_item[i], t);
-        } else {
-          int from = add_item(r, from_items[r], kItemFromRegion, t, pr, tensor_width(in));
-          add_edge(r, from, node_item[i], t);
-          int to = add_item(pr, to_items[pr], kItemToRegion, r, r, 110);
-          add_edge(pr, node_item[pi], to, t);
+  std::vector<int> node_item(n, -1);
+  auto lay_out_regions = [&](const std::vector<int>* folded) {
+    auto skip = [&](size_t i) { return folded && (*folded)[i] >= 0; };
+    std::vector<std::vector<RegionItem>> items(region_count);
+    struct EdgeRef {
+      int from, to, tensor;
+    };
+    std::vector<std::vector<EdgeRef>> edges(region_count);
+    std::vector<int> item_of(n, -1);
+    for (size_t i = 0; i < n; ++i) {
+      if (skip(i)) continue;
+      auto& list = items[region[i]];
+      item_of[i] = static_cast<int>(list.size());
+      // A third line for nodes that own subgraphs or call a local function.
+      bool has_body = !implicit[i].empty() || function_graph.count({g.nodes[i].domain, g.nodes[i].op_type});
+      for (const Attribute& a : g.nodes[i].attributes) has_body = has_body || !a.graphs.empty();
+      list.push_back({kItemNode, static_cast<int>(i), -1, node_width(g.nodes[i]), has_body ? 52.0 : 38.0});
+    }
+    auto add_item = [&](int r, std::map<std::pair<int, int>, int>& cache, int kind, int ref, int extra,
+                        double w) {
+      auto key = std::make_pair(ref, extra);
+      auto it = cache.find(key);
+      if (it != cache.end()) return it->second;
+      int id = static_cast<int>(items[r].size());
+      items[r].push_back({kind, ref, extra, w, 24});
+      cache[key] = id;
+      return id;
+    };
+    std::vector<std::map<std::pair<int, int>, int>> input_items(region_count), from_items(region_count),
+        to_items(region_count), output_items(region_count);
+    std::vector<std::map<std::tuple<int, int, int>, bool>> seen(region_count);
+    auto add_edge = [&](int r, int from, int to, int t) {
+      if (seen[r].emplace(std::make_tuple(from, to, t), true).second) edges[r].push_back({from, to, t});
+    };
+    for (size_t i = 0; i < n; ++i) {
+      if (skip(i)) continue;
+      int r = region[i];
+      for (const auto& in : all_inputs(i)) {
+        if (in.empty()) continue;
+        int t = tensor(in);
+        if (int p = producer_of(in); p >= 0) {
+          auto pi = static_cast<size_t>(p);
+          if (pi == i || skip(pi)) continue;
+          int pr = region[pi];
+          if (pr == r) {
+            add_edge(r, item_of[pi], item_of[i], t);
+          } else {
+            int from = add_item(r, from_items[r], kItemFromRegion, t, pr, link_width(in, pr));
+            add_edge(r, from, item_of[i], t);
+            int to = add_item(pr, to_items[pr], kItemToRegion, r, r, 110);
+            add_edge(pr, item_of[pi], to, t);
+          }
+        } else if (is_graph_input.count(in) && is_graph_input[in]) {
+          int from = add_item(r, input_items[r], kItemInput, t, -1, tensor_width(in));
+          add_edge(r, from, item_of[i], t);
         }
-      } else if (is_graph_input.count(in) && is_graph_input[in]) {
-        int from = add_item(r, input_items[r], kItemInput, t, -1, tensor_width(in));
-        add_edge(r, from, node_item[i], t);
       }
     }
-  }
-  for (const auto& o : g.outputs) {
-    int t = tensor(o);
-    int p = producer_of(o);
-    if (p < 0) continue;
-    int r = region[static_cast<size_t>(p)];
-    int to = add_item(r, output_items[r], kItemOutput, t, -1, tensor_width(o));
-    add_edge(r, node_item[static_cast<size_t>(p)], to, t);
-  }
+    for (const auto& o : g.outputs) {
+      int t = tensor(o);
+      int p = producer_of(o);
+      if (p < 0 || skip(static_cast<size_t>(p))) continue;
+      int r = region[static_cast<size_t>(p)];
+      int to = add_item(r, output_items[r], kItemOutput, t, -1, tensor_width(o));
+      add_edge(r, item_of[static_cast<size_t>(p)], to, t);
+    }
 
-  Json regions = Json::array();
-  for (size_t r = 0; r < region_count; ++r) {
-    DotGraph dg;
-    dg.graph_attrs = {{"rankdir", "TB"}, {"nodesep", "0.3"}, {"ranksep", "0.4"}};
-    dg.node_defaults = {{"shape", "box"}, {"fixedsize", "true"}, {"label", ""}};
-    for (size_t k = 0; k < items[r].size(); ++k) {
-      const RegionItem& it = items[r][k];
-      dg.nodes.push_back({"i" + std::to_string(k),
-                          {{"width", fmt::format("{:.3f}", it.width / 72.0)},
-                           {"height", fmt::format("{:.3f}", it.height / 72.0)}}});
-    }
-    for (const EdgeRef& e : edges[r])
-      dg.edges.push_back({"i" + std::to_string(e.from), "i" + std::to_string(e.to), {}});
-    GraphLayout lay = items[r].empty() ? GraphLayout{} : layout_graph(dg);
-    Json jitems = Json::array();
-    for (size_t k = 0; k < items[r].size(); ++k) {
-      const RegionItem& it = items[r][k];
-      const NodeBox& b = lay.nodes[k];
-      jitems.push_back(Json::array({it.kind, it.ref, std::lround(b.x), std::lround(b.y), std::lround(it.width),
-                                    std::lround(it.height), it.extra}));
-    }
-    Json jedges = Json::array();
-    for (size_t k = 0; k < edges[r].size(); ++k) {
-      const EdgeRoute& route = lay.edges[k];
-      Json pts = Json::array();
-      for (const auto& [x, y] : route.points) {
-        pts.push_back(std::lround(x));
-        pts.push_back(std::lround(y));
+    Json regions = Json::array();
+    for (size_t r = 0; r < region_count; ++r) {
+      DotGraph dg;
+      dg.graph_attrs = {{"rankdir", "TB"}, {"nodesep", "0.3"}, {"ranksep", "0.4"}};
+      dg.node_defaults = {{"shape", "box"}, {"fixedsize", "true"}, {"label", ""}};
+      for (size_t k = 0; k < items[r].size(); ++k) {
+        const RegionItem& it = items[r][k];
+        dg.nodes.push_back({"i" + std::to_string(k),
+                            {{"width", fmt::format("{:.3f}", it.width / 72.0)},
+                             {"height", fmt::format("{:.3f}", it.height / 72.0)}}});
       }
-      if (!route.points.empty()) {
-        pts.push_back(std::lround(route.arrow_tip.first));
-        pts.push_back(std::lround(route.arrow_tip.second));
+      for (const EdgeRef& e : edges[r])
+        dg.edges.push_back({"i" + std::to_string(e.from), "i" + std::to_string(e.to), {}});
+      GraphLayout lay = items[r].empty() ? GraphLayout{} : layout_graph(dg);
+      Json jitems = Json::array();
+      for (size_t k = 0; k < items[r].size(); ++k) {
+        const RegionItem& it = items[r][k];
+        const NodeBox& b = lay.nodes[k];
+        jitems.push_back(Json::array({it.kind, it.ref, std::lround(b.x), std::lround(b.y), std::lround(it.width),
+                                      std::lround(it.height), it.extra}));
       }
-      jedges.push_back(Json::array({edges[r][k].from, edges[r][k].to, edges[r][k].tensor, std::move(pts)}));
+      Json jedges = Json::array();
+      for (size_t k = 0; k < edges[r].size(); ++k) {
+        const EdgeRoute& route = lay.edges[k];
+        Json pts = Json::array();
+        for (const auto& [x, y] : route.points) {
+          pts.push_back(std::lround(x));
+          pts.push_back(std::lround(y));
+        }
+        if (!route.points.empty()) {
+          pts.push_back(std::lround(route.arrow_tip.first));
+          pts.push_back(std::lround(route.arrow_tip.second));
+        }
+        jedges.push_back(Json::array({edges[r][k].from, edges[r][k].to, edges[r][k].tensor, std::move(pts)}));
+      }
+      regions.push_back({{"w", std::lround(lay.width)}, {"h", std::lround(lay.height)}, {"items", jitems},
+                         {"edges", jedges}});
     }
-    regions.push_back({{"w", std::lround(lay.width)}, {"h", std::lround(lay.height)}, {"items", jitems},
-                       {"edges", jedges}});
-  }
+    if (!folded) node_item = item_of;
+    return regions;
+  };
+  Json regions = lay_out_regions(nullptr);
   for (size_t i = 0; i < n; ++i) nodes[i]["b"] = node_item[i];
+  // The folded drawing, which the page opens on, exists only where something folds.
+  if (std::any_of(folded_into.begin(), folded_into.end(), [](int c) { return c >= 0; }))
+    out["regions_folded"] = lay_out_regions(&folded_into);
 
   out["tensors"] = std::move(tensors);
   out["inputs"] = std::move(ins);

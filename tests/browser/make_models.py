@@ -8,6 +8,8 @@ chain.onnx: 600 activations and residual Adds, for the region-by-region view.
 function.onnx: a node calling a local function, whose body can be entered.
 overlay.onnx: the model of tests/fixtures/engine/overlay (its node names match
 that engine's layers), for the engine overlay (report --engine).
+problems.onnx: unsupported nodes spread over regions, foldable constants and an If whose
+body is worse than itself: minimap, next problem, folding, roll-up, export.
 """
 import os
 import sys
@@ -119,6 +121,48 @@ def overlay_model():
     return model
 
 
+LONG_NAME = "/features/features.1/features.1.0/attn/proj/Relu_long_tail"
+
+
+def problems(count=60):
+    """A chain for the big-graph tools (split with --region-nodes 25): custom-domain BadOp nodes
+    (UNSUPPORTED at every release: no plugin) at 12, 37 and 52; Constants feeding Reshapes and an
+    Identity of an initializer (both folded into their reader); a node with a long path name; and
+    an If that imports while its then-body holds a BadOp (the roll-up)."""
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 16])
+    inits = [numpy_helper.from_array(np.ones((1, 16), np.float32), "w"),
+             numpy_helper.from_array(np.array(True), "cond")]
+    nodes, prev = [], "x"
+    for i in range(count):
+        out = f"t{i}"
+        if i in (12, 37, 52):
+            nodes.append(helper.make_node("BadOp", [prev], [out], name=f"bad_{i}", domain="custom.ops"))
+        elif i % 10 == 5:
+            nodes.append(helper.make_node("Constant", [], [f"shape_{i}_out"], name=f"shape_{i}",
+                                          value=numpy_helper.from_array(np.array([1, 16], np.int64))))
+            nodes.append(helper.make_node("Reshape", [prev, f"shape_{i}_out"], [out], name=f"reshape_{i}"))
+        elif i == 20:
+            nodes.append(helper.make_node("Identity", ["w"], ["w_id"], name="w_identity"))
+            nodes.append(helper.make_node("Add", [prev, "w_id"], [out], name="add_20"))
+        elif i == 30:
+            nodes.append(helper.make_node("Relu", [prev], [out], name=LONG_NAME))
+        else:
+            nodes.append(helper.make_node("Relu", [prev], [out], name=f"act_{i}"))
+        prev = out
+    then_g = helper.make_graph([helper.make_node("Relu", [prev], ["tr"], name="then_relu"),
+                                helper.make_node("BadOp", ["tr"], ["then_y"], name="then_bad", domain="custom.ops")],
+                               "then", [], [helper.make_tensor_value_info("then_y", TensorProto.FLOAT, [1, 16])])
+    else_g = helper.make_graph([helper.make_node("Sigmoid", [prev], ["else_y"], name="else_sigmoid")],
+                               "else", [], [helper.make_tensor_value_info("else_y", TensorProto.FLOAT, [1, 16])])
+    nodes.append(helper.make_node("If", ["cond"], ["y"], name="branch", then_branch=then_g, else_branch=else_g))
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 16])
+    graph = helper.make_graph(nodes, "problems", [x], [y], inits)
+    model = helper.make_model(graph, producer_name="trtlens-browser-tests",
+                              opset_imports=[helper.make_opsetid("", 13), helper.make_opsetid("custom.ops", 1)])
+    model.ir_version = 7
+    return model
+
+
 def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
@@ -126,6 +170,7 @@ def main():
     onnx.save(chain(600), os.path.join(out, "chain.onnx"))
     onnx.save(function_model(), os.path.join(out, "function.onnx"))
     onnx.save(overlay_model(), os.path.join(out, "overlay.onnx"))
+    onnx.save(problems(), os.path.join(out, "problems.onnx"))
 
 
 if __name__ == "__main__":

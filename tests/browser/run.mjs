@@ -36,7 +36,18 @@ const functionUrl = report('function.onnx', 'function.html');
 const overlayUrl = report('overlay.onnx', 'overlay.html',
   ['--engine', path.join(here, '..', 'fixtures', 'engine', 'overlay', 'overlay.onnx.engine')]);
 
+const problemsUrl = report('problems.onnx', 'problems.html', ['--trt', '8.6', '--precision', 'fp32', '--region-nodes', '25']);
+
 const verdictOf = (page, id) => page.getAttribute(`[data-node="${id}"]`, 'data-verdict');
+// The page id ("<graph path>/<index>") and region of the node named `name`.
+const nodeNamed = (page, name) => page.evaluate((nm) => {
+  for (const gr of window.trtlens.data.graphs) {
+    const n = gr.nodes.find((x) => x.n === nm);
+    if (n) return { id: gr.path + '/' + n.ix, r: n.r, path: gr.path };
+  }
+  return null;
+}, name);
+const LONG_NAME = '/features/features.1/features.1.0/attn/proj/Relu_long_tail';
 
 test('the page loads from one file: no request, no script error', async () => {
   const { page, trouble } = await open(demoUrl);
@@ -122,6 +133,7 @@ test('unsupported nodes are listed and centre the graph when clicked', async () 
   await page.click('#unsupported summary');
   await page.click('#unsupported-list button[data-target="/4"]');
   eq(await page.getAttribute('#drawer', 'data-selected'), '/4', 'drawer opened');
+  eq(await page.getAttribute('.tabs button[data-tab="verdict"]', 'aria-selected'), 'true', 'opened on Verdict');
   await page.click('.tabs button[data-tab="verdict"]');
   const verdict = await page.textContent('#drawer-body');
   check(verdict.includes('UNSUPPORTED') && verdict.includes('7.0'), 'verdict tab: ' + verdict);
@@ -226,6 +238,7 @@ test('report --engine: colour by engine layer, precision and time; the drawer na
   eq(await fill('/1'), conv0, 'Relu_1 shares Conv_0\'s layer colour');
   check((await fill('/3')) !== conv0, 'Conv_3 is in another layer');
   eq(await page.getAttribute('[data-node="/6"]', 'data-vanished'), 'not-found', 'Identity_6 vanished');
+  await page.check('#show-folded');  // Constant_2 is drawn inside Reshape_7 until then
   eq(await page.getAttribute('[data-node="/2"]', 'data-vanished'), 'constant-folded', 'Constant_2 folded');
   await page.selectOption('select[name="engine-color"]', 'precision');
   eq(await page.getAttribute('[data-node="/0"]', 'data-eprec'), 'INT8', 'Conv_0 ran at INT8');
@@ -256,6 +269,221 @@ test('without --engine the engine controls stay hidden', async () => {
   const { page, trouble } = await open(demoUrl);
   check(!(await page.isVisible('#engine-color-toggle')), 'no engine toggle');
   check(!(await page.isVisible('.tabs button[data-tab="engine"]')), 'no engine tab');
+  eq(trouble.join('; '), '', 'trouble');
+  await page.close();
+});
+
+test('the minimap and the region overview show where the problems are', async () => {
+  const { page, trouble } = await open(problemsUrl);
+  const regions = await page.evaluate(() => window.trtlens.data.graphs[0].regions.length);
+  check(regions >= 3, `regions: ${regions}`);
+  eq(await page.locator('#overview button[data-region]').count(), regions, 'one overview cell per region');
+  const bad = [];
+  for (const name of ['bad_12', 'bad_37', 'bad_52']) bad.push((await nodeNamed(page, name)).r);
+  for (let r = 0; r < regions; r++) {
+    const worst = await page.getAttribute(`#overview button[data-region="${r}"]`, 'data-worst');
+    eq(worst === 'UNSUPPORTED', bad.includes(r), `region ${r + 1} is red exactly when it holds a BadOp (${worst})`);
+  }
+  const label = await page.textContent(`select[name="region"] option[value="${bad[0]}"]`);
+  check(/\d+ nodes · .*1 unsupported.* · .*Relu/.test(label), 'region label: ' + label);
+  // The minimap draws the problem node in red.
+  const reds = () => page.evaluate(() => {
+    const c = document.getElementById('minimap-canvas');
+    const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    let n = 0;
+    for (let j = 0; j < d.length; j += 4) if (d[j] === 0xcf && d[j + 1] === 0x22 && d[j + 2] === 0x2e) n++;
+    return n;
+  });
+  await page.click(`#overview button[data-region="${bad[1]}"]`);
+  eq(await page.inputValue('select[name="region"]'), String(bad[1]), 'the overview cell opens its region');
+  check((await reds()) > 0, 'red pixels in the minimap');
+  const before = await page.getAttribute('#viewport', 'transform');
+  const box = await page.locator('#minimap-canvas').boundingBox();
+  await page.mouse.click(box.x + box.width / 2, box.y + box.height - 5);
+  check((await page.getAttribute('#viewport', 'transform')) !== before, 'a click on the minimap moves the view');
+  await page.screenshot({ path: path.join(artifacts, 'minimap.png') });
+  eq(trouble.join('; '), '', 'trouble');
+  await page.close();
+});
+
+test('n and p step through problems, across regions and bodies, and open the drawer on Verdict', async () => {
+  const { page, trouble } = await open(problemsUrl);
+  await page.selectOption('select[name="problem-kind"]', 'UNSUPPORTED');
+  const ids = [];
+  for (const name of ['bad_12', 'bad_37', 'bad_52', 'then_bad']) ids.push((await nodeNamed(page, name)).id);
+  eq(await page.textContent('#problem-pos'), '4 problems', 'count before a jump');
+  await page.keyboard.press('n');
+  eq(await page.getAttribute('#drawer', 'data-selected'), ids[0], 'first problem');
+  eq(await page.getAttribute('.tabs button[data-tab="verdict"]', 'aria-selected'), 'true', 'drawer on Verdict');
+  eq(await page.textContent('#problem-pos'), '1 of 4', 'position');
+  check(await page.isVisible(`[data-node="${ids[0]}"]`), 'drawn');
+  await page.keyboard.press('n');
+  eq(await page.getAttribute('#drawer', 'data-selected'), ids[1], 'second problem');
+  eq(await page.inputValue('select[name="region"]'), String((await nodeNamed(page, 'bad_37')).r), 'its region opened');
+  await page.keyboard.press('p');
+  eq(await page.getAttribute('#drawer', 'data-selected'), ids[0], 'back');
+  await page.keyboard.press('p');
+  eq(await page.getAttribute('#drawer', 'data-selected'), ids[3], 'wraps to the last: inside the If body');
+  eq(await page.locator('#crumbs button').count(), 2, 'the body was entered');
+  await page.click('#problems button[data-act="next-problem"]');
+  eq(await page.getAttribute('#drawer', 'data-selected'), ids[0], 'the button wraps to the first');
+  eq(trouble.join('; '), '', 'trouble');
+  await page.close();
+});
+
+test('an If whose body holds an unsupported node says so on its badge and in the breadcrumb', async () => {
+  const { page, trouble } = await open(problemsUrl);
+  const branch = (await nodeNamed(page, 'branch')).id;
+  await page.evaluate((id) => window.trtlens.reveal(id), branch);
+  eq(await verdictOf(page, branch), 'SUPPORTED', 'the If imports');
+  eq(await page.getAttribute(`[data-node="${branch}"]`, 'data-rollup'), 'UNSUPPORTED', 'rolled-up verdict');
+  check(await page.isVisible(`[data-node="${branch}"] .rollup`), 'roll-up badge drawn');
+  eq(await page.getAttribute('#crumbs button[data-graph=""]', 'data-rollup'), 'UNSUPPORTED', 'main crumb');
+  await page.click('.tabs button[data-tab="verdict"]');
+  check((await page.textContent('#drawer-body')).includes('Inside its bodies: 1 unsupported'), 'verdict tab: ' + await page.textContent('#drawer-body'));
+  await page.hover(`[data-node="${branch}"]`);
+  await page.click('#drawer-subs button[data-open="branch/then_branch"]');
+  await page.waitForSelector('#crumbs button[data-graph="branch/then_branch"]');
+  eq(await page.getAttribute('#crumbs button[data-graph="branch/then_branch"]', 'data-rollup'), 'UNSUPPORTED', 'body crumb');
+  check(!(await page.isVisible('#tooltip')), 'the If tooltip left with the If');
+  // At a release where the If does not import either, its own badge shows it.
+  await page.screenshot({ path: path.join(artifacts, 'rollup.png') });
+  eq(trouble.join('; '), '', 'trouble');
+  await page.close();
+});
+
+test('Constant and Identity-of-constant nodes fold into their reader; the toggle shows them', async () => {
+  const { page, trouble } = await open(problemsUrl);
+  const shape = await nodeNamed(page, 'shape_5'), reshape = await nodeNamed(page, 'reshape_5');
+  const wid = await nodeNamed(page, 'w_identity'), add = await nodeNamed(page, 'add_20');
+  await page.evaluate((id) => window.trtlens.reveal(id), reshape.id);
+  eq(await page.locator(`[data-node="${shape.id}"]`).count(), 0, 'the Constant is not drawn');
+  eq(await page.getAttribute(`[data-node="${reshape.id}"]`, 'data-folded'), '1', 'its reader holds it');
+  await page.click('.tabs button[data-tab="io"]');
+  const io = await page.textContent('#drawer-body');
+  check(io.includes('shape_5_out') && io.includes('[1, 16]') && io.includes('Folded into this node'), 'inputs/outputs: ' + io);
+  await page.evaluate((id) => window.trtlens.reveal(id), add.id);
+  eq(await page.locator(`[data-node="${wid.id}"]`).count(), 0, 'the Identity of an initializer is not drawn');
+  eq(await page.getAttribute(`[data-node="${add.id}"]`, 'data-folded'), '1', 'Add holds it');
+  // Search still finds a folded node: its drawer opens, its reader is marked.
+  await page.fill('#search', 'shape_5');
+  await page.press('#search', 'Enter');
+  eq(await page.getAttribute('#drawer', 'data-selected'), shape.id, 'the folded node\'s drawer');
+  check((await page.getAttribute(`[data-node="${reshape.id}"]`, 'class')).includes('selected'), 'the reader is marked');
+  await page.check('#show-folded');
+  await page.waitForSelector(`[data-node="${shape.id}"]`);
+  await page.screenshot({ path: path.join(artifacts, 'unfolded.png') });
+  await page.uncheck('#show-folded');
+  eq(await page.locator(`[data-node="${shape.id}"]`).count(), 0, 'folded again');
+  eq(trouble.join('; '), '', 'trouble');
+  await page.close();
+});
+
+test('names are cut in the middle, keeping their last path segments', async () => {
+  const { page, trouble } = await open(problemsUrl);
+  const long = await nodeNamed(page, LONG_NAME);
+  await page.evaluate((id) => window.trtlens.reveal(id), long.id);
+  const shown = await page.textContent(`[data-node="${long.id}"] text.name`);
+  check(shown.startsWith('/features/\u2026/') && shown.endsWith('/Relu_long_tail') && shown.length < LONG_NAME.length,
+    'drawn name: ' + shown);
+  eq(trouble.join('; '), '', 'trouble');
+  await page.close();
+});
+
+test('search results lie over the drawer, carry their verdict and filter by verdict and op_type', async () => {
+  const { page, trouble } = await open(problemsUrl);
+  await page.keyboard.press('n');  // the drawer is open
+  check(await page.isVisible('#drawer'), 'drawer open');
+  await page.fill('#search', 'a');
+  await page.waitForSelector('#search-panel:not([hidden])');
+  await page.selectOption('select[name="filter-verdict"]', 'UNSUPPORTED');
+  await page.fill('#search', '');
+  await page.waitForTimeout(300);  // the search runs 120 ms after the last keystroke
+  const verdicts = await page.$$eval('#search-results li', (l) => l.map((x) => x.getAttribute('data-verdict')));
+  eq(verdicts.join(','), 'UNSUPPORTED,UNSUPPORTED,UNSUPPORTED,UNSUPPORTED', 'every unsupported node, no query needed');
+  const li = await page.locator('#search-results li >> nth=0').boundingBox();
+  const drawerBox = await page.locator('#drawer').boundingBox();
+  check(li.x + li.width > drawerBox.x, 'the results reach over the drawer');
+  const onTop = await page.evaluate(([x, y]) => !!document.elementFromPoint(x, y).closest('#search-results'),
+    [li.x + li.width - 10, li.y + li.height / 2]);
+  check(onTop, 'the results are above the drawer');
+  const colour = await page.$eval('#search-results li .dot', (d) => getComputedStyle(d).backgroundColor);
+  eq(colour, 'rgb(207, 34, 46)', 'the verdict colour');
+  await page.selectOption('select[name="filter-verdict"]', '');
+  await page.selectOption('select[name="filter-op"]', 'Reshape');
+  const ops = await page.$$eval('#search-results li b', (l) => l.map((x) => x.textContent));
+  check(ops.length === 6 && ops.every((o) => o === 'Reshape'), 'op filter: ' + ops.join(','));
+  await page.click('#search-results li >> nth=1');
+  eq(await page.getAttribute('#drawer', 'data-selected'), (await nodeNamed(page, 'reshape_15')).id, 'a result opens its node');
+  await page.screenshot({ path: path.join(artifacts, 'search.png') });
+  eq(trouble.join('; '), '', 'trouble');
+  await page.close();
+});
+
+test('the view exports as SVG and PNG', async () => {
+  const { page, trouble } = await open(problemsUrl);
+  const [svgDl] = await Promise.all([page.waitForEvent('download'), page.click('#controls button[data-act="export-svg"]')]);
+  eq(svgDl.suggestedFilename(), 'problems_region1.svg', 'svg name');
+  const text = fs.readFileSync(await svgDl.path(), 'utf8');
+  check(text.startsWith('<svg') && text.includes('data-node="/0"') && text.includes('<style'), 'svg content: ' + text.slice(0, 200));
+  const parsed = await page.evaluate((t) => {
+    const doc = new DOMParser().parseFromString(t, 'image/svg+xml');
+    return doc.querySelector('parsererror') ? 'parse error' : doc.querySelectorAll('[data-node]').length;
+  }, text);
+  eq(parsed, await page.locator('#items [data-node]').count(), 'a well-formed SVG with the nodes on screen');
+  const [pngDl] = await Promise.all([page.waitForEvent('download'), page.click('#controls button[data-act="export-png"]')]);
+  eq(pngDl.suggestedFilename(), 'problems_region1.png', 'png name');
+  const png = fs.readFileSync(await pngDl.path());
+  eq(png.subarray(0, 8).toString('hex'), '89504e470d0a1a0a', 'PNG signature');
+  eq(png.readUInt32BE(16), 2 * (await page.$eval('#canvas', (c) => c.clientWidth)), 'PNG width: twice the view');
+  eq(trouble.join('; '), '', 'trouble');
+  await page.close();
+});
+
+test('the properties panel names the producer, opsets, inputs and outputs', async () => {
+  const { page, trouble } = await open(problemsUrl);
+  await page.click('#props-button');
+  eq(await page.getAttribute('#drawer', 'data-mode'), 'model', 'drawer in model mode');
+  const props = await page.textContent('#drawer-body table[data-props="model"]');
+  check(props.includes('trtlens-browser-tests') && props.includes('ai.onnx 13') && props.includes('custom.ops 1'), 'properties: ' + props);
+  const ins = await page.textContent('#drawer-body table[data-props="inputs"]');
+  check(ins.includes('x') && ins.includes('[1, 16]') && !ins.includes('cond'), 'inputs (initializers left out): ' + ins);
+  check((await page.textContent('#drawer-body table[data-props="outputs"]')).includes('y'), 'outputs');
+  eq(trouble.join('; '), '', 'trouble');
+  await page.close();
+});
+
+test('every Supported Runtimes cell explains its verdict', async () => {
+  const { page, trouble } = await open(demoUrl);
+  await page.selectOption('select[name="precision"]', 'int8');
+  await page.click('[data-node="/1"]');
+  await page.click('.tabs button[data-tab="runtimes"]');
+  const cells = await page.$$eval('#drawer-body tr[data-release]', (rows) => rows.map((r) => [r.dataset.release,
+    r.children[3].textContent, r.children[4].textContent]));
+  check(cells.length >= 30, 'rows: ' + cells.length);
+  const empty = cells.filter((c) => !c[2].trim());
+  eq(empty.map((c) => c[0]).join(','), '', 'releases with an empty explanation');
+  const at86 = cells.find((c) => c[0] === '8.6');
+  check(at86[1].includes('FALLBACK') && /INT8|int8/.test(at86[2]), 'BatchNormalization at 8.6 INT8: ' + at86.join(' | '));
+  eq(trouble.join('; '), '', 'trouble');
+  await page.close();
+});
+
+test('region links fit their labels and never overlap', async () => {
+  const { page, trouble } = await open(chainUrl);
+  await page.selectOption('select[name="region"]', '1');
+  const boxes = await page.$$eval('.link', (ls) => ls.map((l) => {
+    const r = l.querySelector('rect').getBBox(), t = l.querySelector('text').getBBox();
+    const m = l.transform.baseVal.consolidate().matrix;
+    return { x: m.e, y: m.f, w: r.width, h: r.height, tw: t.width };
+  }));
+  check(boxes.length >= 2, 'links: ' + boxes.length);
+  boxes.forEach((b, j) => check(b.tw <= b.w, `label ${j} fits its box (${b.tw} > ${b.w})`));
+  for (let a = 0; a < boxes.length; a++)
+    for (let b = a + 1; b < boxes.length; b++) {
+      const A = boxes[a], B = boxes[b];
+      check(A.x + A.w <= B.x || B.x + B.w <= A.x || A.y + A.h <= B.y || B.y + B.h <= A.y, `links ${a} and ${b} overlap`);
+    }
   eq(trouble.join('; '), '', 'trouble');
   await page.close();
 });
