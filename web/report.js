@@ -990,6 +990,7 @@
         tr.setAttribute('data-release', D.releases[r].name);
         if (r === state.rel) tr.className = 'current';
         tr.children[0].className = tr.children[1].className = tr.children[3].className = 'nw';
+        tr.children[2].className = 'types';
         tr.children[4].className = 'small';
         rows.push(tr);
       }
