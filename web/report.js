@@ -721,7 +721,7 @@
   foldBox.addEventListener('change', () => {
     state.fold = !foldBox.checked;
     renderRegion();
-    if (state.selected && D.graphs[state.selected.g] && state.stack.indexOf(state.selected.g) >= 0) {
+    if (state.selected && state.selected.g === curGraph()) {
       // Keep the selected node in view in the other drawing (it may fold into another region).
       reveal(state.selected.g, state.selected.i, false);
     } else firstView();

@@ -50,6 +50,22 @@ TEST(ReportCli, WritesOneSelfContainedPage) {
   EXPECT_EQ(d["title"], "model.onnx");
 }
 
+TEST(ReportCli, ConstantsShowTheirFirstValuesOnly) {
+  // The Inputs/Outputs tab shows constant values (issue 22); the page carries the first 8, not the tensor.
+  const std::string model = std::string(TRTLENS_TESTDATA_DIR) + "/node/test_constant/model.onnx";
+  if (!fs::exists(model)) GTEST_SKIP() << "libonnx-testdata is not installed";
+  std::string out = temp_dir("ReportCli.ConstantValues") + "/c.html";
+  RunResult r = run_trtlens({"report", model, "-o", out});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json t = page_data(read_text(out))["graphs"][0]["tensors"][0];
+  ASSERT_EQ(t.size(), 5u) << t.dump();
+  EXPECT_EQ(t[2], "[5, 5]");
+  std::string v = t[4];
+  EXPECT_EQ(v.rfind("[1.76405, 0.400157, ", 0), 0u) << v;
+  EXPECT_NE(v.find("... (25 in all)]"), std::string::npos) << v;
+  EXPECT_EQ(std::count(v.begin(), v.end(), ','), 8) << v;  // 8 values, then the count
+}
+
 TEST(ReportCli, WithoutOutputItWritesModelHtmlHereAndSaysSo) {
   // (was: a usage error on a first run, and silence after a successful one)
   if (!fs::exists(kModel)) GTEST_SKIP() << "libonnx-testdata is not installed";
