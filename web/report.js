@@ -1204,7 +1204,9 @@
       if (j === 0) li.classList.add('active');
       li.appendChild(el('span', { class: 'where' }, [why, g ? graphLabel(g) : ''].filter(Boolean).join(' \u00b7 ')));
       li.addEventListener('mousedown', (ev) => {
+        // Out of the drawer's way once a node is picked; focusing the box brings the list back.
         ev.preventDefault();
+        closeSearch();
         reveal(g, i, true, v === 'SUPPORTED' ? undefined : 'verdict');
       });
       results.appendChild(li);
@@ -1213,7 +1215,9 @@
   }
   function closeSearch() { panel.hidden = true; }
   search.addEventListener('input', () => { clearTimeout(searchTimer); searchTimer = setTimeout(runSearch, 120); });
-  search.addEventListener('focus', () => { if (results.childNodes.length) panel.hidden = false; });
+  const reopen = () => { if (results.childNodes.length) panel.hidden = false; };
+  search.addEventListener('focus', reopen);
+  search.addEventListener('click', reopen);  // it may still have the focus
   [fVerdict, fOp].forEach((f) => f.addEventListener('change', runSearch));
   search.addEventListener('keydown', (ev) => {
     if (ev.key === 'Enter') {

@@ -413,9 +413,13 @@ test('search results lie over the drawer, carry their verdict and filter by verd
   await page.selectOption('select[name="filter-op"]', 'Reshape');
   const ops = await page.$$eval('#search-results li b', (l) => l.map((x) => x.textContent));
   check(ops.length === 6 && ops.every((o) => o === 'Reshape'), 'op filter: ' + ops.join(','));
+  await page.screenshot({ path: path.join(artifacts, 'search.png') });
   await page.click('#search-results li >> nth=1');
   eq(await page.getAttribute('#drawer', 'data-selected'), (await nodeNamed(page, 'reshape_15')).id, 'a result opens its node');
-  await page.screenshot({ path: path.join(artifacts, 'search.png') });
+  check(!(await page.isVisible('#search-panel')), 'and the panel makes way for its drawer');
+  await page.click('#search');
+  check(await page.isVisible('#search-panel'), 'a click in the box brings the results back');
+  eq(await page.locator('#search-results li').count(), 6, 'the same results');
   eq(trouble.join('; '), '', 'trouble');
   await page.close();
 });
