@@ -35,6 +35,11 @@ fi
 if [ -f tests/browser/package.json ]; then
   (cd tests/browser && npm install --no-audit --no-fund --loglevel=error)
 fi
+# ONNX Runtime for the partition chain test: the CPU binaries ship in the package; its
+# install script only fetches CUDA binaries, hence --ignore-scripts.
+if [ -f tests/ort/package.json ]; then
+  (cd tests/ort && npm install --ignore-scripts --no-audit --no-fund --loglevel=error)
+fi
 
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release
 cmake --build build -j"$(nproc)"

@@ -100,7 +100,7 @@ def build(out_dir):
         reg = b.node("Conv", [h, b.weight([4 * 9, 128, 3, 3])], pads=[1] * 4)
         reg = b.node("Reshape", [b.node("Transpose", [reg], perm=[0, 2, 3, 1]), b.const_i64([1, -1, 4])])
         scores.append(cls)
-        b.custom_shape = None
+        b.custom_shape = [1, "anchors", 4]  # rank known, length symbolic (a part must declare a rank)
         boxes.append(b.node("DecodeBoxes", [reg], domain="com.example"))
     s = b.node("Concat", scores, axis=1)
     d = b.node("Concat", boxes, axis=1)

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Partition benchmark (issue 11): `partition` against one `check` of the same model, on a
-# 1,020-node detection-like model and the 99,001-node wide graph of bench/onnx.
+# Partition benchmark (issues 11, 20): `partition` against one `check` of the same model, on a
+# 1,020-node detection-like model, the 99,001-node wide graph of bench/onnx and, when the
+# model cache has them, torchvision's swin_t (6,333 nodes) and vit_b_16 (346 MB of weights).
 # Usage: bench/partition/run.sh [OUT_DIR]  (default bench/out)
 # Needs: a built build/trtlens, Debian's python3-onnx, hyperfine, /usr/bin/time.
 set -euo pipefail
@@ -29,11 +30,14 @@ measure() {
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), load $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%Y-%m-%dT%H:%MZ)"
 row() { printf "%-8s %-32s %7s %7s %7s %8s %8s\n" "$@"; }
 row model command "wall s" "cpu s" "peak MB" "× check" "cpu ×"
-for name in detect wide; do
+cache=$root/build/model-cache
+for name in detect wide swin_t vit_b_16; do
   case $name in
     detect) model=$out/detect/model.onnx; runs=10 ;;
     wide) model=$out/wide.onnx; runs=5 ;;
+    *) model=$cache/${name}_op17.onnx; runs=5 ;;
   esac
+  [ -f "$model" ] || { echo "$name: $model missing, skipped"; continue; }
   parts=$out/$name.parts
   cat "$model" > /dev/null
   ratio() { printf "%.2f" "$(echo "$1 / $2" | bc -l)"; }

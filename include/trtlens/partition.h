@@ -1,6 +1,6 @@
 // Splitting a model between TensorRT and another runtime (`trtlens partition`):
-// the regions of the main graph that TensorRT would take, as ONNX Runtime's
-// TensorRT execution provider does, decided offline from `annotate`'s verdicts.
+// the regions that TensorRT would take, as ONNX Runtime's TensorRT execution
+// provider forms them, decided offline from `annotate`'s verdicts.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -16,7 +16,16 @@ struct PartitionOptions {
   // other runtime (an engine boundary costs more than it saves); >= 1.
   // 1 keeps every region, as ONNX Runtime's trt_min_subgraph_size does by default.
   int min_nodes = 1;
+  // op_types (default domain) left to the other runtime even when they import, as
+  // ONNX Runtime's trt_op_types_to_exclude does; see default_exclude_ops.
+  std::vector<std::string> exclude_ops;
 };
+
+// The ops ONNX Runtime's TensorRT provider leaves out at release `r` by default:
+// NonMaxSuppression, NonZero, RoiAlign from 8.5 on (the parser's supportsOperator,
+// and ONNX Runtime 1.20.1 for TensorRT 10), NonMaxSuppression alone at 8.0-8.4,
+// none before. ONNX Runtime 1.21 and later exclude nothing unless asked.
+std::vector<std::string> default_exclude_ops(const Release& r);
 
 // One step of the chain: a set of main-graph nodes run by one runtime.
 struct Part {
@@ -30,7 +39,7 @@ struct Part {
   // Tensors it produces that later parts read or that are graph outputs, in production order.
   std::vector<std::string> outputs;
   std::vector<std::string> initializers;  // main-graph initializers its nodes read, by first use
-  int64_t macs = 0;             // multiply-accumulates of its Conv/ConvTranspose/MatMul/Gemm nodes with known shapes
+  int64_t macs = 0;             // multiply-accumulates of its Conv/ConvTranspose/MatMul/Gemm nodes with known shapes, bodies included
   int64_t parameters = 0;       // elements of the initializers it reads and of its Constant nodes' values
 };
 
@@ -43,28 +52,39 @@ struct OutsideNode {
 
 struct Partition {
   int min_nodes = 1;
+  std::vector<std::string> exclude_ops;
   // The chain: part k reads only graph inputs, initializers and outputs of parts
   // before k. A TensorRT region and the runtime's remainder alternate; the
   // remainder is cut into several parts because it usually sits both before
   // and after a region (pre- and post-processing).
   std::vector<Part> parts;
-  int regions = 0;                 // TensorRT parts (= engines to build)
-  // Counts are main-graph nodes: an If/Loop/Scan counts once, with its bodies.
+  int regions = 0;                 // TensorRT parts of the main graph
+  // Regions inside the bodies of If/Loop/Scan nodes that run outside TensorRT (the
+  // provider partitions those bodies too). Engines TensorRT builds = regions + body_regions.
+  int body_regions = 0;
+  // Counts are of every node, bodies included (an If/Loop/Scan and each of its body nodes).
   int nodes = 0, nodes_in_tensorrt = 0;
   int64_t macs = 0, macs_in_tensorrt = 0;
   int macs_unknown = 0;            // Conv/ConvTranspose/MatMul/Gemm nodes whose MACs are unknown (symbolic or unknown shapes)
+  // Weight elements (input 1) of all MAC-counted nodes and of those with unknown MACs:
+  // the share of compute that `macs` leaves out, measured by weight.
+  int64_t mac_weights = 0, mac_weights_unknown = 0;
   // Parameter elements; an initializer shared by a TensorRT region and another part counts as inside TensorRT.
   int64_t parameters = 0, parameters_in_tensorrt = 0;
   std::vector<OutsideNode> outside;  // in node index order
 };
 
-// Splits the main graph of `model` by the verdicts in `annotations` (which must
-// be annotate(model, ...)): SUPPORTED, FALLBACK and IMPLICIT_CAST nodes form
-// TensorRT regions that are connected and convex (no path leaves a region and
-// comes back, so the parts chain without cycles). Regions are grown greedily:
-// nodes are scheduled in dependency order, staying on the current runtime while
-// it has a ready node. An If/Loop/Scan node joins a region only when every node
-// of its bodies imports. Never throws for a loaded model.
+// Splits `model` by the verdicts in `annotations` (which must be annotate(model, ...)):
+// SUPPORTED, FALLBACK and IMPLICIT_CAST nodes not in options.exclude_ops form
+// TensorRT regions that are convex (no path leaves a region and comes back, so the
+// parts chain without cycles). Groups are the runs of a schedule in dependency order
+// that stays on one runtime while it has a ready node; groups below min_nodes are
+// dropped; then all groups become one region when that is convex (ONNX Runtime's
+// consolidation). An If/Loop/Scan node joins a region only when every node of its
+// bodies does; otherwise it runs outside and its bodies are partitioned the same way
+// (counted in body_regions; the written parts keep it whole in an other-runtime part).
+// Constant nodes (inputs all initializers or constants, importing, deterministic) are
+// copied into every part that reads them. Never throws for a loaded model.
 Partition partition_model(const Model& model, const Annotations& annotations, const PartitionOptions& options);
 
 // File name of part `k` in an output folder: "part<k>_trt.onnx" or

@@ -59,7 +59,8 @@ ModelAnalysis analyze_model(const Model& model, const KnowledgeBase& kb, const A
   for (size_t i = 0; i < request.pins.size(); ++i)
     if (!have[i]) out.pinned[i] = annotator.run(*request.pins[i].release, request.pins[i].precision);
   if (request.partition_pin && *request.partition_pin < out.pinned.size())
-    out.partition = partition_model(model, out.pinned[*request.partition_pin], PartitionOptions{});
+    out.partition = partition_model(model, out.pinned[*request.partition_pin],
+                                    PartitionOptions{1, default_exclude_ops(*request.pins[*request.partition_pin].release)});
   return out;
 }
 

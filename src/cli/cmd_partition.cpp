@@ -8,6 +8,7 @@
 #include "render/partition_output.h"
 #include "trtlens/error.h"
 #include "trtlens/partition.h"
+#include "util/strings.h"
 
 namespace trtlens::cli {
 namespace {
@@ -15,6 +16,7 @@ namespace {
 struct PartitionCliOptions {
   std::string model, release, precision = "fp32", format = "text", dir;
   int min_nodes = 1;
+  std::string exclude_ops;
   bool force = false;
   std::vector<std::string> plugins;
 };
@@ -30,16 +32,30 @@ void add_partition_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--min-nodes", opt->min_nodes, "leave TensorRT regions with fewer nodes to the other runtime")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  CLI::Option* exclude = cmd->add_option(
+      "--exclude-ops", opt->exclude_ops,
+      "op_types left to the other runtime even when they import, comma-separated, as ONNX Runtime's "
+      "trt_op_types_to_exclude (default: the provider's, NonMaxSuppression,NonZero,RoiAlign from TensorRT 8.5 on; "
+      "\"\" for none)");
   add_format_option(cmd, opt->format);
   cmd->add_option("-o,--output", opt->dir, "write every part as an ONNX model, the weights and manifest.json into this folder");
   cmd->add_flag("--force", opt->force, "replace the output folder when it exists and is not empty");
   add_plugin_option(cmd, opt->plugins);
-  cmd->callback([opt, &exit_code]() {
+  cmd->callback([opt, exclude, &exit_code]() {
     const KnowledgeBase& kb = knowledge_base(opt->plugins);
     Runtime runtime = runtime_of(kb, opt->release, opt->precision);
     Model model = load_model(opt->model);
     Annotations a = annotate(model, kb, *runtime.release, runtime.precision);
-    Partition p = partition_model(model, a, PartitionOptions{opt->min_nodes});
+    PartitionOptions po{opt->min_nodes, default_exclude_ops(*runtime.release)};
+    if (exclude->count() > 0) {
+      po.exclude_ops.clear();
+      for (std::string_view op : split(opt->exclude_ops, ',')) {
+        while (!op.empty() && op.front() == ' ') op.remove_prefix(1);
+        while (!op.empty() && op.back() == ' ') op.remove_suffix(1);
+        if (!op.empty()) po.exclude_ops.emplace_back(op);
+      }
+    }
+    Partition p = partition_model(model, a, po);
     if (!opt->dir.empty()) write_partition(model, p, partition_json(model, a, p, true), opt->dir, opt->force);
     std::string text = opt->format == "json"       ? partition_json(model, a, p, false)
                        : opt->format == "markdown" ? partition_markdown(model, a, p)

@@ -453,6 +453,8 @@ class Converter {
   ExternalDataChecker* external_;
 };
 
+}  // namespace
+
 // libonnx 1.12's shape inference dereferences before it checks (fuzz findings
 // F01, F16). A Scan, Loop or If without its graph attributes is not a valid
 // model: InputError naming the node. A convolution or pooling node whose data
@@ -507,6 +509,8 @@ bool safe_for_shape_inference(const onnx::ModelProto& proto, const std::string& 
       if (!node_ok(n, {})) return false;
   return true;
 }
+
+namespace {
 
 std::string wire_problem(const std::string& what, uint64_t file_size) {
   if (what.rfind("messages nested", 0) == 0)

@@ -7,6 +7,7 @@
 
 namespace onnx {
 class TensorProto;
+class ModelProto;
 }
 
 namespace trtlens {
@@ -17,6 +18,10 @@ inline constexpr std::string_view kEmbeddedLocation = "\x01trtlens:embedded";
 // external_data location that marks a typed payload (float_data, int64_data, ...)
 // that was dropped: its values are not available.
 inline constexpr std::string_view kDroppedLocation = "\x01trtlens:dropped";
+
+// False when libonnx's shape inference would crash on `proto` (loader.cpp); throws
+// InputError(path, ...) for a control-flow node without its graph attribute.
+bool safe_for_shape_inference(const onnx::ModelProto& proto, const std::string& path);
 
 // The value of a tensor's external_data entry `key` ("location", "offset", ...); "" when absent.
 std::string external_entry(const onnx::TensorProto& t, const char* key);

@@ -64,14 +64,21 @@ std::string runtime_label(const Annotations& a) {
 std::vector<std::pair<std::string, std::string>> figures(const Partition& p) {
   std::string macs = fmt::format("{} of {} ({})", count_text(p.macs_in_tensorrt), count_text(p.macs),
                                  share(p.macs_in_tensorrt, p.macs));
-  if (p.macs_unknown) macs += fmt::format("; {} Conv/MatMul/Gemm node(s) with unknown shapes not counted", p.macs_unknown);
+  if (p.macs_unknown)
+    macs += fmt::format("; not counted: {} Conv/MatMul/Gemm node(s) with unknown shapes, holding {} of their weights",
+                        p.macs_unknown, share(p.mac_weights_unknown, p.mac_weights));
+  std::string engines = std::to_string(p.regions + p.body_regions);
+  if (p.body_regions) engines += fmt::format(" ({} in the main graph, {} inside If/Loop/Scan bodies)", p.regions, p.body_regions);
+  std::string excluded;
+  for (const auto& op : p.exclude_ops) excluded += (excluded.empty() ? "" : ",") + op;
   return {
-      {"TensorRT regions (engines)", std::to_string(p.regions)},
+      {"TensorRT engines", engines},
       {"parts in the chain", fmt::format("{} ({} left to another runtime)", p.parts.size(), p.parts.size() - static_cast<size_t>(p.regions))},
       {"nodes in TensorRT", fmt::format("{} of {} ({})", p.nodes_in_tensorrt, p.nodes, share(p.nodes_in_tensorrt, p.nodes))},
       {"MACs in TensorRT", macs},
       {"parameters in TensorRT", fmt::format("{} of {} ({})", count_text(p.parameters_in_tensorrt), count_text(p.parameters),
                                              share(p.parameters_in_tensorrt, p.parameters))},
+      {"ops excluded", excluded.empty() ? "none" : excluded},
   };
 }
 
@@ -194,15 +201,19 @@ std::string partition_json(const Model& m, const Annotations& a, const Partition
               {"model", m.path},
               {"runtime", {{"type", "TensorRT"}, {"release", a.release->name}, {"precision", precision_name(a.precision)}}},
               {"min_nodes", p.min_nodes},
+              {"exclude_ops", p.exclude_ops},
               {"summary",
                {{"regions", p.regions},
-                {"engines", p.regions},
+                {"engines", p.regions + p.body_regions},
+                {"body_regions", p.body_regions},
                 {"parts", p.parts.size()},
                 {"nodes", p.nodes},
                 {"nodes_in_tensorrt", p.nodes_in_tensorrt},
                 {"macs", p.macs},
                 {"macs_in_tensorrt", p.macs_in_tensorrt},
                 {"macs_unknown_nodes", p.macs_unknown},
+                {"mac_weights", p.mac_weights},
+                {"mac_weights_unknown", p.mac_weights_unknown},
                 {"parameters", p.parameters},
                 {"parameters_in_tensorrt", p.parameters_in_tensorrt}}},
               {"graph_inputs", graph_inputs},

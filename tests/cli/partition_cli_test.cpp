@@ -100,7 +100,8 @@ TEST(PartitionCli, TextAndMarkdownNameRegionsBoundariesAndTheNodesLeftOut) {
   std::string model = detect_model(temp_dir("PartitionCli.Text"));
   RunResult t = run_trtlens({"partition", model, "--trt", "8.6", "--precision", "fp16"});
   ASSERT_EQ(t.exit_code, 1) << t.err;
-  EXPECT_NE(t.out.find("TensorRT regions (engines): 2"), std::string::npos) << t.out;
+  EXPECT_NE(t.out.find("TensorRT engines:           2"), std::string::npos) << t.out;
+  EXPECT_NE(t.out.find("ops excluded:               NonMaxSuppression,NonZero,RoiAlign"), std::string::npos) << t.out;
   EXPECT_NE(t.out.find("nodes in TensorRT:          9 of 11 (81.8%)"), std::string::npos) << t.out;
   EXPECT_NE(t.out.find("in   norm FLOAT [1, 3, 16, 16]  (from part 0)"), std::string::npos) << t.out;
   EXPECT_NE(t.out.find("normalize"), std::string::npos);
@@ -244,11 +245,84 @@ TEST(PartitionCli, AFailedWriteLeavesNothingBehind) {
   for (int i = 0; i < 5000; ++i) t->add_float_data(1.0f);
   g.node("Add", {"u", "big"}, {"y"}, "add");
   g.output("y", kFloat, {1, 5000});
+  declare(g, "u", {1, 5000});
   std::string model = mb.save(dir + "/typed.onnx");
   RunResult r = run_trtlens({"partition", model, "--trt", "8.6", "-o", dir + "/parts"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find(model + ": tensor 'big' stores more than 16 KiB in typed fields"), std::string::npos) << r.err;
   EXPECT_EQ(folder_entries(dir), std::vector<std::string>{"typed.onnx"});
+}
+
+TEST(PartitionCli, ABoundaryNothingCanTypeStopsTheWriteNamingIt) {
+  // A custom op's output without value_info crosses into a TensorRT part: no part can
+  // declare it (was: written without a type, which onnx.checker and ONNX Runtime refuse).
+  std::string dir = temp_dir("PartitionCli.Untyped");
+  ModelBuilder mb(13);
+  mb.opset("com.example", 1);
+  auto g = mb.graph();
+  g.input("x", kFloat, {1, 8});
+  g.node("Custom", {"x"}, {"u"}, "custom", "com.example");
+  g.node("Relu", {"u"}, {"y"}, "relu");
+  g.output("y", kFloat, {1, 8});
+  std::string model = mb.save(dir + "/untyped.onnx");
+  RunResult r = run_trtlens({"partition", model, "--trt", "8.6", "-o", dir + "/parts"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find(model + ": tensor 'u' passes between parts, and neither trtlens nor ONNX shape inference knows its type"),
+            std::string::npos) << r.err;
+  EXPECT_EQ(folder_entries(dir), std::vector<std::string>{"untyped.onnx"});
+}
+
+TEST(PartitionCli, BoundariesKeepSequenceTypesAndNameUnknownDims) {
+  // libonnx-testdata: a sequence input (was written as a tensor, and the part did not
+  // load), and a Reshape by a computed shape whose rank only data propagation knows
+  // (was written without a shape, which onnx.checker refuses).
+  const std::string data = "/usr/share/libonnx-testdata/data/node/";
+  std::string seq = data + "test_sequence_map_identity_1_sequence_expanded/model.onnx";
+  std::string sce = data + "test_sce_mean_expanded/model.onnx";
+  if (!fs::exists(seq) || !fs::exists(sce)) GTEST_SKIP() << "libonnx-testdata is not installed";
+  std::string dir = temp_dir("PartitionCli.Boundaries");
+  RunResult r = run_trtlens({"partition", seq, "--trt", "7.0", "-o", dir + "/seq"});
+  ASSERT_EQ(r.exit_code, 1) << r.err;
+  onnx::ModelProto part;
+  ASSERT_TRUE(part.ParseFromString(read_text(dir + "/seq/part0_rest.onnx")));
+  ASSERT_EQ(part.graph().input_size(), 1);
+  EXPECT_TRUE(part.graph().input(0).type().has_sequence_type()) << part.graph().input(0).DebugString();
+
+  RunResult s = run_trtlens({"partition", sce, "--trt", "8.6", "-o", dir + "/sce"});
+  ASSERT_EQ(s.exit_code, 1) << s.err;
+  ASSERT_TRUE(part.ParseFromString(read_text(dir + "/sce/part1_rest.onnx")));
+  const onnx::ValueInfoProto& in = part.graph().input(0);
+  ASSERT_TRUE(in.type().tensor_type().has_shape()) << in.DebugString();
+  EXPECT_EQ(in.type().tensor_type().shape().dim_size(), 2) << in.DebugString();
+  for (const auto& d : in.type().tensor_type().shape().dim()) EXPECT_TRUE(d.has_dim_value() || !d.dim_param().empty());
+}
+
+TEST(PartitionCli, ExcludeOpsOverridesTheProvidersDefault) {
+  std::string dir = temp_dir("PartitionCli.Exclude");
+  ModelBuilder mb(13);
+  auto g = mb.graph();
+  g.input("x", kFloat, {2, 4});
+  g.node("Relu", {"x"}, {"r"}, "relu");
+  g.node("NonZero", {"r"}, {"nz"}, "nonzero");
+  attr_int(g.node("Cast", {"nz"}, {"y"}, "cast"), "to", kFloat);
+  g.output("y");
+  std::string model = mb.save(dir + "/nz.onnx");
+  RunResult def = run_trtlens({"partition", model, "--trt", "8.6", "--format", "json"});
+  ASSERT_EQ(def.exit_code, 0) << def.err;
+  json d = json::parse(def.out);
+  EXPECT_EQ(d["exclude_ops"], (json{"NonMaxSuppression", "NonZero", "RoiAlign"}));
+  EXPECT_EQ(d["summary"]["engines"], 2);
+  ASSERT_EQ(d["outside"].size(), 1u);
+  EXPECT_EQ(d["outside"][0]["name"], "nonzero");
+  RunResult none = run_trtlens({"partition", model, "--trt", "8.6", "--exclude-ops", "", "--format", "json"});
+  ASSERT_EQ(none.exit_code, 0) << none.err;
+  json n = json::parse(none.out);
+  EXPECT_EQ(n["exclude_ops"], json::array());
+  EXPECT_EQ(n["summary"]["engines"], 1);
+  RunResult relu = run_trtlens({"partition", model, "--trt", "8.6", "--exclude-ops", "Relu, Cast", "--format", "json"});
+  json e = json::parse(relu.out);
+  EXPECT_EQ(e["exclude_ops"], (json{"Relu", "Cast"}));
+  EXPECT_EQ(e["outside"].size(), 2u);
 }
 
 TEST(PartitionCli, BadInputIsOneLineAndExitTwo) {

@@ -143,9 +143,10 @@ TEST(Partition, AnInitializerThatIsAGraphOutputComesFromAPart) {
   expect_chains(c);
 }
 
-TEST(Partition, GrowsRegionsAcrossTheFileOrderAndSplitsUnconnectedBranches) {
-  // Two independent chains interleaved in the file, and a custom op between
-  // them: each chain is one region, however the file orders the nodes.
+TEST(Partition, UnconnectedBranchesShareOneEngine) {
+  // Two independent chains interleaved in the file, and a custom op beside them:
+  // ONNX Runtime's provider consolidates its groups into one engine when that makes
+  // no cycle (was: one region per connected component, two engines here).
   ModelBuilder mb(13);
   mb.opset("com.example", 1);
   auto g = mb.graph();
@@ -157,10 +158,54 @@ TEST(Partition, GrowsRegionsAcrossTheFileOrderAndSplitsUnconnectedBranches) {
   g.node("Sigmoid", {"r1"}, {"r2"}, "right2");
   g.output("l2", kFloat, {1, 8}).output("r2", kFloat, {1, 8}).output("u", kFloat, {1, 8});
   Case c = run(mb, "partition_branches");
-  EXPECT_EQ(names(c), (std::vector<std::vector<std::string>>{{"left1", "left2"}, {"right1", "right2"}, {"custom"}}));
-  EXPECT_EQ(c.partition.regions, 2);
+  // The custom op depends on no region: it runs first, in the other runtime's one part.
+  EXPECT_EQ(names(c), (std::vector<std::vector<std::string>>{{"custom"}, {"left1", "right1", "left2", "right2"}}));
+  EXPECT_EQ(c.partition.regions, 1);
   EXPECT_EQ(c.partition.nodes_in_tensorrt, 4);
   expect_chains(c);
+}
+
+TEST(Partition, GroupsSeparatedByTheOtherRuntimeMergeWhenNoPathRunsBetweenThem) {
+  // relu1 -> custom -> relu2 is a chain: two engines. sig -> sig2 beside it, after the
+  // custom op in the file, joins the first group; consolidating all three would need
+  // custom's output inside the engine that produces its input: no.
+  ModelBuilder mb(13);
+  mb.opset("com.example", 1);
+  auto g = mb.graph();
+  g.input("x", kFloat, {1, 8});
+  g.node("Relu", {"x"}, {"a"}, "relu1");
+  g.node("Custom", {"a"}, {"u"}, "custom", "com.example");
+  g.node("Relu", {"u"}, {"b"}, "relu2");
+  g.node("Sigmoid", {"x"}, {"s"}, "sig");
+  g.node("Sigmoid", {"s"}, {"s2"}, "sig2");
+  g.output("b", kFloat, {1, 8}).output("s2", kFloat, {1, 8});
+  Case c = run(mb, "partition_groups");
+  EXPECT_EQ(names(c), (std::vector<std::vector<std::string>>{{"relu1", "sig", "sig2"}, {"custom"}, {"relu2"}}));
+  EXPECT_EQ(c.partition.regions, 2);
+  expect_chains(c);
+}
+
+TEST(Partition, ExcludedOpsStayOutsideAndTheDefaultFollowsTheRelease) {
+  ModelBuilder mb(13);
+  auto g = mb.graph();
+  g.input("x", kFloat, {2, 4});
+  g.node("Relu", {"x"}, {"r"}, "relu");
+  g.node("NonZero", {"r"}, {"nz"}, "nonzero");
+  attr_int(g.node("Cast", {"nz"}, {"f"}, "cast"), "to", 1);
+  g.output("f");
+  Model m = load_model(mb.save(temp_dir("partition_exclude") + "/model.onnx"));
+  const KnowledgeBase& kb = KnowledgeBase::builtin();
+  Annotations a = annotate(m, kb.resolve("8.6"), Precision::FP32);
+  EXPECT_EQ(default_exclude_ops(kb.resolve("8.6")), (std::vector<std::string>{"NonMaxSuppression", "NonZero", "RoiAlign"}));
+  EXPECT_EQ(default_exclude_ops(kb.resolve("8.4")), (std::vector<std::string>{"NonMaxSuppression"}));
+  EXPECT_TRUE(default_exclude_ops(kb.resolve("7.1")).empty());
+  Partition p = partition_model(m, a, PartitionOptions{1, default_exclude_ops(kb.resolve("8.6"))});
+  EXPECT_EQ(p.regions, 2);
+  ASSERT_EQ(p.outside.size(), 1u);
+  EXPECT_EQ(p.outside[0].index, 1);
+  EXPECT_NE(p.outside[0].reason.find("--exclude-ops leaves NonZero"), std::string::npos) << p.outside[0].reason;
+  Partition none = partition_model(m, a, PartitionOptions{1, {}});
+  EXPECT_EQ(none.regions, a.nodes[1].verdict == Verdict::UNSUPPORTED ? 2 : 1);
 }
 
 TEST(Partition, SmallRegionsGoToTheOtherRuntimeWithTheReason) {
@@ -214,8 +259,15 @@ TEST(Partition, AnIfJoinsARegionOnlyWhenItsBodiesWhollyImport) {
   EXPECT_EQ(c.partition.parts[0].inputs, (std::vector<std::string>{"x", "cond"}));
   EXPECT_EQ(c.partition.parts[1].inputs, (std::vector<std::string>{"cond", "gy"}));
   ASSERT_EQ(c.partition.outside.size(), 1u);
-  EXPECT_NE(c.partition.outside[0].reason.find("body node if_bad/then_branch/0 is UNSUPPORTED"), std::string::npos)
+  EXPECT_NE(c.partition.outside[0].reason.find("body node if_bad/then_branch/0 does not go to TensorRT"), std::string::npos)
       << c.partition.outside[0].reason;
+  // if_bad runs outside; the provider partitions its bodies: be_relu is an engine of its own.
+  EXPECT_EQ(c.partition.body_regions, 1);
+  EXPECT_NE(c.partition.outside[0].reason.find("form 1 engine of their own"), std::string::npos) << c.partition.outside[0].reason;
+  // Every node counts, bodies included: 3 main-graph nodes and 4 body nodes; in TensorRT:
+  // before, if_good with its 2 body nodes, be_relu.
+  EXPECT_EQ(c.partition.nodes, 7);
+  EXPECT_EQ(c.partition.nodes_in_tensorrt, 5);
   expect_chains(c);
 }
 
@@ -234,17 +286,43 @@ TEST(Partition, CountsMacsAndParametersInsideTensorRT) {
   g.output("u").output("y", kFloat, {1, 2});
   Case c = run(mb, "partition_macs");
   const Partition& p = c.partition;
-  EXPECT_EQ(names(c), (std::vector<std::vector<std::string>>{{"conv"}, {"matmul"}, {"custom"}}));
+  EXPECT_EQ(names(c), (std::vector<std::vector<std::string>>{{"conv", "matmul"}, {"custom"}}));
   // Conv: 1*4*8*8 outputs × 3*3*3 = 6912; MatMul: 1*2 outputs × 256 = 512.
   EXPECT_EQ(p.macs, 6912 + 512);
   EXPECT_EQ(p.macs_in_tensorrt, 6912 + 512);
-  EXPECT_EQ(p.parts[1].macs, 512);
+  EXPECT_EQ(p.parts[0].macs, 6912 + 512);
   EXPECT_EQ(p.macs_unknown, 0);
   EXPECT_EQ(p.parameters, 108 + 512 + 8);
   EXPECT_EQ(p.parameters_in_tensorrt, 108 + 512);
-  EXPECT_EQ(p.parts[0].initializers, (std::vector<std::string>{"w"}));
-  EXPECT_EQ(p.parts[2].initializers, (std::vector<std::string>{"k"}));
+  EXPECT_EQ(p.parts[0].initializers, (std::vector<std::string>{"w", "m"}));
+  EXPECT_EQ(p.parts[1].initializers, (std::vector<std::string>{"k"}));
   expect_chains(c);
+}
+
+TEST(Partition, BodiesCountTheirMacs) {
+  // A MatMul inside an If that stays outside (its other body does not import): its
+  // compute is counted (was: an If's bodies counted zero), outside TensorRT.
+  ModelBuilder mb(13);
+  mb.opset("com.example", 1);
+  auto g = mb.graph();
+  g.input("v", kFloat, {1, 16}).input("cond", kBool, {});
+  g.init_float("m", {16, 4}, std::vector<float>(64, 0.1f));
+  auto& branch = g.node("If", {"cond"}, {"y"}, "branch");
+  GraphBuilder tb = attr_graph(branch, "then_branch", "t");
+  tb.node("MatMul", {"v", "m"}, {"t1"}, "t_matmul");
+  tb.output("t1", kFloat, {1, 4});
+  GraphBuilder eb = attr_graph(branch, "else_branch", "e");
+  eb.node("Custom", {"v"}, {"e1"}, "e_custom", "com.example");
+  eb.output("e1", kFloat, {1, 4});
+  g.output("y", kFloat, {1, 4});
+  Case c = run(mb, "partition_body_macs");
+  EXPECT_EQ(c.partition.macs, 64);  // 1*4 outputs × 16
+  EXPECT_EQ(c.partition.macs_in_tensorrt, 64);  // the then-branch's MatMul is an engine inside the If
+  EXPECT_EQ(c.partition.body_regions, 1);
+  ASSERT_EQ(c.partition.parts.size(), 1u);
+  EXPECT_EQ(c.partition.parts[0].macs, 64);
+  EXPECT_EQ(c.partition.parts[0].initializers, (std::vector<std::string>{"m"}));
+  EXPECT_EQ(c.partition.parameters, 64);
 }
 
 TEST(Partition, UnknownShapesLeaveMacsUncounted) {
@@ -257,6 +335,8 @@ TEST(Partition, UnknownShapesLeaveMacsUncounted) {
   Case c = run(mb, "partition_macs_unknown");
   EXPECT_EQ(c.partition.macs, 0);
   EXPECT_EQ(c.partition.macs_unknown, 1);
+  EXPECT_EQ(c.partition.mac_weights_unknown, 108);  // the share of compute left uncounted, by weight
+  EXPECT_EQ(c.partition.mac_weights, 108);
   EXPECT_EQ(c.partition.regions, 1);
   EXPECT_TRUE(c.partition.outside.empty());
 }

@@ -1,0 +1,83 @@
+#!/usr/bin/env python3
+"""Small models whose partitions tests/ort/run.mjs chains in ONNX Runtime.
+
+Usage: make_models.py OUT_DIR. Each model uses only ops ONNX Runtime's CPU
+provider runs, and splits at a TensorRT release in a way issue 20 found wrong:
+constants read across a cut, a Reshape of unknown rank at a boundary, a cut
+inside a Loop's reach, and an fp16 chain.
+"""
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+
+def save(model, out, name):
+    onnx.checker.check_model(model, full_check=True)
+    onnx.save(model, os.path.join(out, name))
+
+
+def constants(out):
+    # Constant(axes) -> Squeeze across a Det (unsupported at 8.6), and an Identity of an
+    # initializer read by a Reshape after it: both must be copied, never become inputs.
+    nodes = [
+        helper.make_node("Constant", [], ["axes"], value=numpy_helper.from_array(np.array([0], np.int64))),
+        helper.make_node("Identity", ["shape"], ["shape_copy"]),
+        helper.make_node("Relu", ["x"], ["r"]),
+        helper.make_node("Det", ["r"], ["d"]),
+        helper.make_node("Squeeze", ["d", "axes"], ["s"]),
+        helper.make_node("Reshape", ["s", "shape_copy"], ["s1"]),
+        helper.make_node("Mul", ["s1", "s1"], ["y"]),
+    ]
+    g = helper.make_graph(nodes, "constants", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 3])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1])],
+                          [numpy_helper.from_array(np.array([1], np.int64), "shape")])
+    save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), out, "constants.onnx")
+
+
+def nonzero(out):
+    # NonZero is in the provider's default exclusion list: two TensorRT regions around it,
+    # and a weight over 16 KiB so the parts read weights.data.
+    rng = np.random.default_rng(3)
+    w = rng.standard_normal((64, 64)).astype(np.float32)
+    nodes = [
+        helper.make_node("MatMul", ["x", "w"], ["m"]),
+        helper.make_node("Relu", ["m"], ["r"]),
+        helper.make_node("NonZero", ["r"], ["nz"]),
+        helper.make_node("Cast", ["nz"], ["nzf"], to=TensorProto.FLOAT),
+        helper.make_node("ReduceSum", ["nzf"], ["count"], keepdims=0),
+        helper.make_node("Add", ["count", "bias"], ["y"]),
+    ]
+    g = helper.make_graph(nodes, "nonzero", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 64])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, []),
+                           helper.make_tensor_value_info("r", TensorProto.FLOAT, [2, 64])],
+                          [numpy_helper.from_array(w, "w"), numpy_helper.from_array(np.array(0.5, np.float32), "bias")])
+    save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), out, "nonzero.onnx")
+
+
+def fp16(out):
+    # An fp16 chain cut by a Det: outputs compared to one ulp.
+    rng = np.random.default_rng(5)
+    nodes = [
+        helper.make_node("Add", ["x", "b"], ["a"]),
+        helper.make_node("Mul", ["a", "a"], ["m"]),
+        helper.make_node("Cast", ["m"], ["m32"], to=TensorProto.FLOAT),
+        helper.make_node("Det", ["m32"], ["d"]),
+        helper.make_node("Cast", ["d"], ["d16"], to=TensorProto.FLOAT16),
+        helper.make_node("Relu", ["d16"], ["y"]),
+    ]
+    g = helper.make_graph(nodes, "fp16", [helper.make_tensor_value_info("x", TensorProto.FLOAT16, [2, 4, 4])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT16, [2]),
+                           helper.make_tensor_value_info("m", TensorProto.FLOAT16, [2, 4, 4])],
+                          [numpy_helper.from_array(rng.standard_normal((4, 4)).astype(np.float16), "b")])
+    save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), out, "fp16.onnx")
+
+
+if __name__ == "__main__":
+    out = sys.argv[1]
+    os.makedirs(out, exist_ok=True)
+    constants(out)
+    nonzero(out)
+    fp16(out)
