@@ -319,5 +319,43 @@ TEST(CheckHintsCli, RulesReadInWordsAndJsonKeepsTheRuleText) {
   EXPECT_NE(j.dump().find("value_in(2:training_mode,0)"), std::string::npos);
 }
 
+// A Dropout exported in training mode with ratio 0 (what swin_t's export holds): text, markdown and
+// the report page say it in words with the hint a person writes; the JSON keeps the rule text.
+TEST(CheckHintsCli, DropoutInTrainingModeReadsInWordsEverywhere) {
+  std::string dir = temp_dir("check_dropout_words");
+  ModelBuilder mb(13);
+  auto g = mb.graph();
+  g.input("x", kFloat, {1, 8});
+  g.init_float("ratio", {}, {0.0f});
+  onnx::TensorProto* on = g.proto()->add_initializer();
+  on->set_name("training");
+  on->set_data_type(kBool);
+  on->add_int32_data(1);
+  g.node("Dropout", {"x", "ratio", "training"}, {"y"}, "dropout");
+  g.output("y");
+  std::string model = mb.save(dir + "/dropout.onnx");
+  const std::string hint = "ratio is 0, the node is an identity: export with model.eval() or fold it";
+  for (const char* format : {"text", "markdown"}) {
+    RunResult r = run_trtlens({"check", model, "--trt", "8.6", "--format", format});
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_NE(r.out.find("release requires every value to be 0"), std::string::npos) << format << r.out;
+    EXPECT_NE(r.out.find(hint), std::string::npos) << format << r.out;
+    EXPECT_EQ(r.out.find("value_in("), std::string::npos) << format << r.out;
+  }
+  json doc = json::parse(run_trtlens({"check", model, "--trt", "8.6", "--format", "json"}).out);
+  bool dsl = false;
+  for (const auto& reason : doc["nodes"][0]["reasons"]) dsl |= reason["rule"] == "value_in(2:training_mode,0)";
+  EXPECT_TRUE(dsl) << doc["nodes"][0].dump();
+  std::string page = dir + "/page.html";
+  RunResult rep = run_trtlens({"report", model, "-o", page});
+  ASSERT_EQ(rep.exit_code, 0) << rep.err;
+  std::ifstream in(page);
+  std::string html((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(html.find("every value of input 2 (training_mode) is 0"), std::string::npos);
+  EXPECT_NE(html.find(hint), std::string::npos);
+  EXPECT_EQ(html.find("value_in("), std::string::npos);
+  EXPECT_EQ(html.find("attr_in("), std::string::npos);
+}
+
 }  // namespace
 }  // namespace trtlens::test
