@@ -49,7 +49,8 @@ POLICY_COLS = ["key", "value", "from", "source"]
 POLICY_KEYS = {"int64": {"narrowed", "native"}, "uint8_boundary": {"no", "yes"},
                "implicit_int8": {"yes", "deprecated", "removed"}, "strongly_typed": {"no", "only"},
                "function_plugin": {"no", "yes"}, "plugin_library": {"parser", "application"},
-               "plugin_fallback": {"no", "registry", "registry_domain"}}
+               "plugin_fallback": {"no", "registry", "registry_domain"},
+               "int64_index_clamp": {"no", "slice"}}
 # Policy keys a release may lack (no row in force yet): the header line is then left out.
 OPTIONAL_POLICY_KEYS = {"plugin_fallback"}
 IMPORTER_COLS = ["op", "src", "accepts", "attrs_read", "inputs_read", "checks", "rules"]

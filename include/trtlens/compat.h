@@ -72,6 +72,12 @@ struct Matrix {
 // Annotates every (release, precision) pair of `kb`.
 Matrix compute_matrix(const Model& model, const KnowledgeBase& kb);
 
+// `--unknown-as unsupported` (CI): every UNKNOWN node becomes UNSUPPORTED, with a reason saying
+// so (precision "-"); the summary, `converts` and a note follow. A matrix's cells and minimum
+// converting release follow the same way.
+void count_unknown_as_unsupported(Annotations& a);
+void count_unknown_as_unsupported(Matrix& m);
+
 // A node whose verdict differs between two runtimes.
 struct VerdictChange {
   int graph = 0, index = 0;

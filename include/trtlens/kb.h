@@ -88,6 +88,9 @@ struct ReleasePolicy {
   bool function_plugin = false;   // a registered plugin wins over a local function of its name
   PluginFallback plugin_fallback = PluginFallback::None;
   bool parser_loads_plugins = true;  // the parser registers libnvinfer_plugin itself; else the application must
+  // An INT64 constant outside INT32 read only as Slice starts/ends is clamped on import without changing
+  // the slice (the importer clamps to INT32, then to the dimensions): not a narrowing that matters.
+  bool int64_index_clamp = false;
   // Where each fact comes from, by key ("int64", ...): "importer 9.0-GA onnx2trt_utils.cpp:353".
   std::map<std::string, std::string, std::less<>> sources;
   std::string source(std::string_view key) const;  // "" when not stated
@@ -166,6 +169,9 @@ enum class RuleOutcome { Holds, Fails, Unknown };
 struct RuleCheck {
   RuleOutcome outcome = RuleOutcome::Holds;
   std::string message;  // why it fails or cannot be decided; empty when it holds
+  // What a person can do (one sentence): the op's own hint where one is written for this rule
+  // (Dropout with ratio 0, ...), else the rule's; for Unknown, how to let trtlens decide. Empty when it holds.
+  std::string hint;
 };
 
 // Checks `rule` (guards included: a rule whose guard fails Holds) on `node` of
@@ -184,8 +190,15 @@ RuleCheck check_rule(const Rule& rule, const Model& model, const Graph& graph, c
 // the form of every argument. Throws std::invalid_argument naming the rule.
 Rule parse_rule(std::string_view text);
 
-// What a person can do when `rule` fails on `node` (one sentence); empty for an unknown rule name.
-std::string rule_hint(const Rule& rule, const Node& node);
+// What a person can do about `op_type` for a fact that is not a rule ("status": the release does not
+// import the op, e.g. ONNX Runtime's ConvInteger); empty when trtlens has no hint of its own for it.
+std::string op_hint(std::string_view op_type, std::string_view fact);
+
+// The rule in words, guards included: "attribute mode is one of nearest, linear (nearest when absent),
+// when the model's opset is at least 11". For people (text, markdown, the report page); JSON keeps Rule::text.
+std::string describe_rule(const Rule& rule);
+// The same from a rule's text; a text that is not a rule (a fact name such as "status") comes back as is.
+std::string describe_rule_text(std::string_view text);
 
 // The rule vocabulary: every rule name check_rule understands.
 const std::vector<std::string>& rule_vocabulary();

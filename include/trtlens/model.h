@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include <absl/container/flat_hash_map.h>
@@ -194,6 +195,24 @@ struct LocalFunction {
   int graph = -1;  // index into Model::graphs
 };
 
+// Shapes the user gives a graph input (trtexec's --shapes, or an optimization profile's
+// --minShapes/--optShapes/--maxShapes): min == opt == max for --shapes. Dimensions are counts.
+struct InputShape {
+  std::string name;
+  std::vector<int64_t> min, opt, max;
+};
+
+// Parses trtexec's shape list "name:1x3x224x224[,name2:1x16]" (a name holding ':' may be
+// quoted: 'in:0':1x3); `option` names the option in errors. Throws UsageError for garbage,
+// an empty name, a dimension that is not a positive integer, or a name given twice.
+std::vector<std::pair<std::string, std::vector<int64_t>>> parse_shape_list(std::string_view text,
+                                                                           std::string_view option);
+// The shapes of --shapes and of a --minShapes/--optShapes/--maxShapes profile as one list.
+// Throws UsageError when an input is in some of min/opt/max but not all, is in both --shapes and
+// the profile, has min/opt/max of different ranks, or min > opt or opt > max in some dimension.
+std::vector<InputShape> input_shape_profile(std::string_view shapes, std::string_view min_shapes,
+                                            std::string_view opt_shapes, std::string_view max_shapes);
+
 struct Model {
   std::string path;
   int64_t ir_version = 0;
@@ -206,6 +225,8 @@ struct Model {
   // ("weights/./w.bin" -> "weights/w.bin"), each once, in first-reference order.
   // The loader has checked that each exists and stays inside the folder.
   std::vector<std::string> external_data_files;
+  // Input shapes the user gave (load_model's `shapes`), in the order given; empty when none.
+  std::vector<InputShape> input_shapes;
   // Opset of the default ONNX domain (0 when not imported).
   int64_t default_opset() const;
   // Total nodes over all graphs (main, subgraphs, local functions).
@@ -223,6 +244,11 @@ struct Model {
 // that is absolute or escapes the model folder, a cycle in a graph, a node
 // input that is never produced.
 Model load_model(const std::string& path);
+// The same, with the main graph's inputs shaped by `shapes` before any inference (a dimension is
+// fixed where min == max, free otherwise), so ranks, shapes and dynamic-dimension rules follow.
+// Throws UsageError for an input the model does not have (or that is an initializer), a rank
+// other than the one the model declares, or a dimension the model fixes to another value.
+Model load_model(const std::string& path, const std::vector<InputShape>& shapes);
 
 // How messages and tables name a node: its name, or "#<index>" when it has none.
 std::string node_label(const Node& n);

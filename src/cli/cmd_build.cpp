@@ -7,6 +7,7 @@
 #include "cli/app.h"
 #include "trt_env/build.h"
 #include "trt_env/cli_common.h"
+#include "trtlens/model.h"
 
 namespace trtlens::cli {
 namespace {
@@ -56,6 +57,7 @@ void add_build_command(CLI::App& app, int& exit_code) {
   add_search_flags(cmd, opt->search);
   cmd->callback([opt, &exit_code]() {
     opt->req.search = search_options(opt->search);
+    if (!opt->req.shapes.empty()) parse_shape_list(opt->req.shapes, "--shapes");  // the one parser; trtexec gets the text
     Progress progress;
     bool verbose = opt->verbose;
     BuildOutcome b = build_engine(opt->req, [&](const std::string& line) {

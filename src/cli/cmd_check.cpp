@@ -3,6 +3,7 @@
 
 #include "cli/app.h"
 #include "cli/knowledge.h"
+#include "cli/model_options.h"
 #include "cli/output.h"
 #include "render/check_output.h"
 #include "util/files.h"
@@ -14,6 +15,7 @@ namespace {
 struct CheckOptions {
   std::string model, release, precision = "fp32", format = "text", output;
   std::vector<std::string> only, plugins;
+  ModelOptions model_options;
 };
 
 std::vector<Verdict> parse_verdicts(const std::vector<std::string>& names) {
@@ -47,12 +49,15 @@ void add_check_command(CLI::App& app, int& exit_code) {
       ->delimiter(',');
   cmd->add_option("-o,--output", opt->output, "write to this file instead of stdout");
   add_plugin_option(cmd, opt->plugins);
+  add_model_options(cmd, opt->model_options);
   cmd->callback([opt, &exit_code]() {
     const KnowledgeBase& kb = knowledge_base(opt->plugins);
     Runtime runtime = runtime_of(kb, opt->release, opt->precision);
     CheckView view{color_for(opt->output), parse_verdicts(opt->only)};
-    const Model& model = keep_until_exit(load_model(opt->model));
-    const Annotations& a = keep_until_exit(annotate(model, kb, *runtime.release, runtime.precision));
+    bool unknown_unsupported = unknown_as_unsupported(opt->model_options);
+    const Model& model = keep_until_exit(load_with_options(opt->model, opt->model_options));
+    Annotations& a = keep_until_exit(annotate(model, kb, *runtime.release, runtime.precision));
+    if (unknown_unsupported) count_unknown_as_unsupported(a);
     OutputStream out(opt->output);
     if (opt->format == "json") check_json(model, a, [&out](std::string_view s) { out.write(s); });
     else out.write(opt->format == "markdown" ? check_markdown(model, a, view) : check_text(model, a, view));

@@ -4,6 +4,7 @@
 
 #include "cli/app.h"
 #include "cli/knowledge.h"
+#include "cli/model_options.h"
 #include "cli/output.h"
 #include "render/check_output.h"
 #include "trtlens/error.h"
@@ -14,6 +15,7 @@ namespace {
 struct MatrixOptions {
   std::string model, precision = "fp32", format = "text", output;
   std::vector<std::string> diff, plugins;
+  ModelOptions model_options;
 };
 
 }  // namespace
@@ -29,14 +31,20 @@ void add_matrix_command(CLI::App& app, int& exit_code) {
   add_format_option(cmd, opt->format);
   cmd->add_option("-o,--output", opt->output, "write to this file instead of stdout");
   add_plugin_option(cmd, opt->plugins);
+  add_model_options(cmd, opt->model_options);
   cmd->callback([opt, &exit_code]() {
     const KnowledgeBase& kb = knowledge_base(opt->plugins);
+    bool unknown_unsupported = unknown_as_unsupported(opt->model_options);
     if (!opt->diff.empty()) {
       const Release& from = kb.resolve(opt->diff[0]);
       const Release& to = kb.resolve(opt->diff[1]);
       Precision p = parse_precision(opt->precision);
-      Model model = load_model(opt->model);
+      Model model = load_with_options(opt->model, opt->model_options);
       Annotations a = annotate(model, kb, from, p), b = annotate(model, kb, to, p);
+      if (unknown_unsupported) {
+        count_unknown_as_unsupported(a);
+        count_unknown_as_unsupported(b);
+      }
       std::string text = opt->format == "json"       ? diff_json(model, a, b)
                          : opt->format == "markdown" ? diff_markdown(model, a, b)
                                                      : diff_text(model, a, b, color_for(opt->output));
@@ -44,8 +52,9 @@ void add_matrix_command(CLI::App& app, int& exit_code) {
       exit_code = kExitOk;
       return;
     }
-    const Model& model = keep_until_exit(load_model(opt->model));
+    const Model& model = keep_until_exit(load_with_options(opt->model, opt->model_options));
     Matrix mx = compute_matrix(model, kb);
+    if (unknown_unsupported) count_unknown_as_unsupported(mx);
     std::string text = opt->format == "json"       ? matrix_json(model, mx)
                        : opt->format == "markdown" ? matrix_markdown(model, mx)
                                                    : matrix_text(model, mx, color_for(opt->output));

@@ -87,6 +87,12 @@ std::vector<std::string> rule_texts(const OpEntry& e) {
   for (const Rule& r : e.rules) out.push_back(r.text);
   return out;
 }
+// For people (text, markdown): the rules in words; JSON keeps rule_texts.
+std::vector<std::string> rule_words(const OpEntry& e) {
+  std::vector<std::string> out;
+  for (const Rule& r : e.rules) out.push_back(describe_rule(r));
+  return out;
+}
 
 Cell status_cell(OpStatus s, bool color) {
   const char* code = s == OpStatus::Y ? "32" : s == OpStatus::N ? "31" : "33";
@@ -232,7 +238,7 @@ void print_op(const KnowledgeBase& kb, const std::string& op, const Release* onl
     t.header = {"field", "value"};
     t.rows.push_back({"status", status_cell(e->status, color)});
     t.rows.push_back({"types", join_types(e->types)});
-    std::vector<std::string> rules = rule_texts(*e);
+    std::vector<std::string> rules = rule_words(*e);
     if (rules.empty()) t.rows.push_back({"rules", "-"});
     for (size_t i = 0; i < rules.size(); ++i) t.rows.push_back({i == 0 ? "rules" : "", rules[i]});
     t.rows.push_back({"plugin", dash(e->plugin)});
@@ -301,7 +307,7 @@ void print_op(const KnowledgeBase& kb, const std::string& op, const Release* onl
     if (md) out += "\n";
     out += render_table(g, format);
   };
-  grouped("rule", [](const OpEntry& e) { return rule_texts(e); });
+  grouped("rule", [](const OpEntry& e) { return rule_words(e); });
   grouped("plugin", [](const OpEntry& e) { return e.plugin.empty() ? std::vector<std::string>{} : std::vector{e.plugin}; });
   grouped("note", [](const OpEntry& e) { return e.note.empty() ? std::vector<std::string>{} : std::vector{e.note}; });
   fmt::print("{}", out);

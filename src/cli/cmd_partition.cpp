@@ -4,6 +4,7 @@
 
 #include "cli/app.h"
 #include "cli/knowledge.h"
+#include "cli/model_options.h"
 #include "cli/output.h"
 #include "render/partition_output.h"
 #include "trtlens/error.h"
@@ -19,6 +20,7 @@ struct PartitionCliOptions {
   std::string exclude_ops;
   bool force = false;
   std::vector<std::string> plugins;
+  ModelOptions model_options;
 };
 
 }  // namespace
@@ -41,11 +43,14 @@ void add_partition_command(CLI::App& app, int& exit_code) {
   cmd->add_option("-o,--output", opt->dir, "write every part as an ONNX model, the weights and manifest.json into this folder");
   cmd->add_flag("--force", opt->force, "replace the output folder when it exists and is not empty");
   add_plugin_option(cmd, opt->plugins);
+  add_model_options(cmd, opt->model_options);
   cmd->callback([opt, exclude, &exit_code]() {
     const KnowledgeBase& kb = knowledge_base(opt->plugins);
     Runtime runtime = runtime_of(kb, opt->release, opt->precision);
-    Model model = load_model(opt->model);
+    bool unknown_unsupported = unknown_as_unsupported(opt->model_options);
+    Model model = load_with_options(opt->model, opt->model_options);
     Annotations a = annotate(model, kb, *runtime.release, runtime.precision);
+    if (unknown_unsupported) count_unknown_as_unsupported(a);
     PartitionOptions po{opt->min_nodes, default_exclude_ops(*runtime.release)};
     if (exclude->count() > 0) {
       po.exclude_ops.clear();

@@ -7,6 +7,7 @@
 
 #include "cli/app.h"
 #include "cli/knowledge.h"
+#include "cli/model_options.h"
 #include "cli/output.h"
 #include "render/overlay_output.h"
 #include "render/report.h"
@@ -28,6 +29,7 @@ struct ReportArgs {
   bool precision_given = false;
   std::vector<std::string> plugins;
   size_t region_nodes = 500;
+  ModelOptions model_options;
 };
 
 int run_report(const ReportArgs& a) {
@@ -44,7 +46,7 @@ int run_report(const ReportArgs& a) {
   // The engine first: a wrong prefix is reported before the model is loaded.
   std::optional<EnginePlan> plan;
   if (!a.engine.empty()) plan = load_plan(find_plan_files(a.engine));
-  Model model = load_model(a.model);
+  Model model = load_with_options(a.model, a.model_options);
 
   std::optional<EngineOverlay> eo;
   ReportEngine engine;
@@ -107,6 +109,7 @@ void add_report_command(CLI::App& app, int& exit_code) {
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
   add_plugin_option(cmd, args->plugins);
+  add_model_options(cmd, args->model_options, false);  // the page shows every verdict as it is
   cmd->callback([args, prec, &exit_code] {
     args->precision_given = prec->count() > 0;
     exit_code = run_report(*args);

@@ -131,10 +131,28 @@ Annotator::Annotator(const Model& model, const KnowledgeBase& kb) : model_(model
     }
 }
 
+// Which inputs an op's INT64 outputs take their values from: the others are
+// shapes, indices, axes or pads, which select or place values but never become
+// them (a Slice's ends, a Reshape's shape, a Gather's indices). Bit i = input i;
+// all bits for ops whose every input is arithmetic (Add, Concat, Range, ...).
+static uint32_t value_inputs(std::string_view op) {
+  static const std::unordered_map<std::string_view, uint32_t> kData = {
+      {"Slice", 1},     {"Gather", 1},     {"GatherElements", 1}, {"GatherND", 1},        {"Reshape", 1},
+      {"Expand", 1},    {"Tile", 1},       {"Squeeze", 1},        {"Unsqueeze", 1},       {"Flatten", 1},
+      {"Identity", 1},  {"Transpose", 1},  {"Cast", 1},           {"CastLike", 1},        {"Split", 1},
+      {"ReduceProd", 1}, {"ReduceSum", 1}, {"ReduceMin", 1},      {"ReduceMax", 1},       {"CumSum", 1},
+      {"Clip", 1},      {"Neg", 1},        {"Abs", 1},            {"Sign", 1},            {"Pad", 1 | 4},
+      {"ScatterND", 1 | 4}, {"ScatterElements", 1 | 4}, {"Where", 2 | 4}, {"ConstantOfShape", 0}};
+  auto it = kData.find(op);
+  return it == kData.end() ? ~0u : it->second;
+}
+
 // An INT64 tensor is bounded (its values fit INT32) when it is a constant whose
 // values are known and fit, a shape or index (Shape, Size, NonZero, ArgMax, TopK
 // indices), or computed by shape arithmetic from bounded INT64 and 32-bit values.
-// Graph inputs, large or unread constants and casts from float are not bounded.
+// Only the inputs an output takes its values from count (value_inputs): a Slice
+// of a shape is bounded whatever its ends hold. Graph inputs, large or unread
+// constants and casts from float are not bounded.
 void Annotator::find_bounded_int64() {
   static const std::unordered_set<std::string_view> kIndexOps = {"Shape", "Size", "NonZero", "ArgMax", "ArgMin", "TopK"};
   // Ops whose INT64 outputs take their values from their INT64 inputs by
@@ -149,13 +167,24 @@ void Annotator::find_bounded_int64() {
   auto fits = [](const std::vector<double>& v) {
     return std::all_of(v.begin(), v.end(), [](double x) { return x >= -2147483648.0 && x <= 2147483647.0; });
   };
+  // Constants whose known values do not fit: the candidates for find_clamped_int64.
+  std::vector<std::pair<size_t, TensorId>> beyond;
+  for (size_t gi = 0; gi < model_.graphs.size(); ++gi) {
+    const Graph& g = model_.graphs[gi];
+    TensorId id = 0;
+    for (const TensorInfo& t : g.tensors) {
+      if (t.type == ElemType::INT64 && t.values) {
+        if (fits(*t.values)) bounded_int64_.insert(&t);
+        else beyond.emplace_back(gi, id);
+      }
+      ++id;
+    }
+  }
+  if (!beyond.empty()) find_clamped_int64(beyond);
+  // Topological order (GraphIndex): a producer is settled before its consumers.
   for (const Graph& g : model_.graphs)
-    for (const TensorInfo& t : g.tensors)
-      if (t.type == ElemType::INT64 && t.values && fits(*t.values)) bounded_int64_.insert(&t);
-  // One pass in node order: ONNX requires graphs to be topologically sorted, and a
-  // model that is not only gets more IMPLICIT_CAST, never a wrong SUPPORTED.
-  for (const Graph& g : model_.graphs)
-    for (const Node& n : g.nodes) {
+    for (int ni : g.index.order) {
+      const Node& n = g.nodes[static_cast<size_t>(ni)];
       if (!n.domain.empty()) continue;
       // Only INT64 outputs can be marked: most nodes are settled without a look at their op.
       bool int64_out = false;
@@ -164,19 +193,20 @@ void Annotator::find_bounded_int64() {
       if (!int64_out) continue;
       bool index_op = in(n.op_type, kIndexOps);
       if (!index_op && !in(n.op_type, kShapeOps)) continue;
+      const uint32_t feeds = value_inputs(n.op_type);
       bool inputs_bounded = true;
-      for (size_t i = 0; i < n.inputs.size(); ++i) {
-        if (g.input_id(n, i) == kNoTensor) continue;
+      for (size_t i = 0; i < n.inputs.size() && !index_op; ++i) {
+        if (g.input_id(n, i) == kNoTensor || i >= 32 || !(feeds & (1u << i))) continue;
         const TensorInfo* t = g.input(n, i);
         if (!t) {
           inputs_bounded = false;
           break;
         }
-        if (index_op || t->type == ElemType::INT32 || t->type == ElemType::BOOL || t->type == ElemType::INT8 ||
-            t->type == ElemType::UINT8)
+        if (t->type == ElemType::INT32 || t->type == ElemType::BOOL || t->type == ElemType::INT8 ||
+            t->type == ElemType::UINT8 || t->type == ElemType::INT16 || t->type == ElemType::UINT16)
           continue;
         if (t->type == ElemType::INT64 && bounded_int64(t)) continue;
-        // Shape ops move float data too: those inputs do not feed INT64 outputs, except through Cast.
+        // Arithmetic ops move float data too: those inputs do not feed INT64 outputs, except through Cast.
         if (is_float(t->type) && n.op_type != "Cast" && n.op_type != "CastLike") continue;
         inputs_bounded = false;
         break;
@@ -191,6 +221,34 @@ void Annotator::find_bounded_int64() {
         if (const TensorInfo* t = g.output(n, k); t && t->type == ElemType::INT64)
           bounded_int64_.insert(t);
     }
+}
+
+// INT64 constants with a value outside INT32 that only Slice nodes read, as
+// starts or ends (opset 10 and later): PyTorch's "to the end" sentinels. Where
+// the release's policy says so (int64_index_clamp), the importer clamps them
+// to INT32 and then to the data's dimensions, and the slice is the same.
+void Annotator::find_clamped_int64(const std::vector<std::pair<size_t, TensorId>>& beyond) {
+  if (model_.default_opset() < 10) return;  // Slice took starts/ends as attributes
+  std::unordered_set<const TensorInfo*> read_by_subgraph;
+  for (const Graph& g : model_.graphs)
+    for (const auto& [id, outer] : g.index.outer_tensor) read_by_subgraph.insert(outer);
+  for (const auto& entry : beyond) {  // no structured binding: the lambda below captures `id` (clang 14)
+    const Graph& g = model_.graphs[entry.first];
+    const TensorId id = entry.second;
+    const TensorInfo& t = g.tensors[static_cast<size_t>(id)];
+    if (read_by_subgraph.count(&t)) continue;
+    if (t.origin != TensorOrigin::Initializer && t.origin != TensorOrigin::ConstantNode) continue;
+    if (std::find(g.outputs.begin(), g.outputs.end(), t.name) != g.outputs.end()) continue;
+    auto readers = g.consumers(id);
+    bool only_bounds = !readers.empty() && std::all_of(readers.begin(), readers.end(), [&](int c) {
+      const Node& n = g.nodes[static_cast<size_t>(c)];
+      if (!n.domain.empty() || n.op_type != "Slice") return false;
+      for (size_t i = 0; i < n.inputs.size(); ++i)
+        if (g.input_id(n, i) == id && i != 1 && i != 2) return false;
+      return true;
+    });
+    if (only_bounds) clamped_int64_.insert(&t);
+  }
 }
 
 // What one node's judgement found. With `detailed` false (the matrix) only
@@ -354,6 +412,7 @@ Annotator::NodeTypes Annotator::judge_import(int gi, const Node& n, const std::v
         return Reason{"status", fmt::format("{} is not in the support matrix of TensorRT {}", n.op_type, r.name),
                       op_cite("")};
       });
+      f.hint([&] { return op_hint(n.op_type, "status"); });
       later_release_hint();
       f.hint([&] { return fmt::format("replace {} with supported ops", n.op_type); });
       own_plugin_hint();
@@ -375,10 +434,15 @@ Annotator::NodeTypes Annotator::judge_import(int gi, const Node& n, const std::v
                                 r.name, n.op_type),
                     op_cite("")};
     });
+    f.hint([] {
+      return std::string("only a real build can tell: build the model with trtexec on this release (trtlens build "
+                         "MODEL runs it and reads the result)");
+    });
   } else if (e->status == OpStatus::N) {
     f.add(Verdict::UNSUPPORTED, [&] {
-      return Reason{"status", fmt::format("TensorRT {} marks {} not supported (N)", r.name, n.op_type), op_cite("")};
+      return Reason{"status", fmt::format("TensorRT {} does not support {}", r.name, n.op_type), op_cite("")};
     });
+    f.hint([&] { return op_hint(n.op_type, "status"); });
     later_release_hint();
   } else if (e->importer == "no" || e->importer == "rejected") {
     f.add(Verdict::UNSUPPORTED, [&] {
@@ -424,7 +488,7 @@ Annotator::NodeTypes Annotator::judge_import(int gi, const Node& n, const std::v
               return Reason{rule.text, std::move(c.message),
                             rule.where.empty() ? op_cite(", rule " + rule.text) : r.importer_citation(rule.where)};
             });
-      if (fails) f.hint([&] { return rule_hint(rule, n); });
+      f.hint([&] { return std::move(c.hint); });
     }
   }
 
@@ -463,7 +527,10 @@ Annotator::NodeTypes Annotator::judge_import(int gi, const Node& n, const std::v
     bool weights = t->origin == TensorOrigin::Initializer || t->origin == TensorOrigin::ConstantNode;
     bool known = ((weights ? rmask.weights : rmask.all) & type_bit(tn)) != 0;
     if (t->type == ElemType::INT64 && (!r.policy.int64_native || !known)) {
-      if (!bounded_int64(t)) int64_tensors.push_back(&name);
+      // Shape and Size read no values; a clamped Slice bound keeps the slice (find_clamped_int64).
+      bool harmless = bounded_int64(t) || (is_input && reads_metadata_only) ||
+                      (r.policy.int64_index_clamp && clamped_int64(t));
+      if (!harmless) int64_tensors.push_back(&name);
     } else if (t->type == ElemType::DOUBLE) {
       double_tensors.push_back(&name);
     } else if (!known) {
@@ -787,6 +854,13 @@ Annotations Annotator::run(const Release& r, Precision p, const ReleaseImports* 
                                     shape_int64, shape_int64 > 1 ? "s" : "", shape_int64 > 1 ? "are" : "is", r.name,
                                     r.policy.source("int64")));
   }
+  if (!r.policy.int64_native && r.policy.int64_index_clamp && !clamped_int64_.empty())
+    a.notes.push_back(fmt::format("{} INT64 constant{} outside the INT32 range {} read only as Slice starts or ends "
+                                  "(\"to the end\" sentinels such as -9223372036854775807): TensorRT {} clamps {} "
+                                  "to INT32 and then to the dimensions, so the slice is the same ({})",
+                                  clamped_int64_.size(), clamped_int64_.size() > 1 ? "s" : "",
+                                  clamped_int64_.size() > 1 ? "are" : "is", r.name,
+                                  clamped_int64_.size() > 1 ? "them" : "it", r.policy.source("int64_index_clamp")));
   int64_t opset = model_.default_opset();
   if (r.opset_max > 0 && !r.opset_max_is_bound && opset > r.opset_max)
     a.notes.push_back(fmt::format("the model's opset {} is newer than the highest opset TensorRT {} names ({}); ops "
@@ -866,6 +940,7 @@ void Annotator::node_facts(int gi, const Node& n, std::string& out) const {
     put(t->const_foldable);
     put_doubles(t->values.get());
     put(bounded_int64(t));
+    put(clamped_int64(t));
     put(quantized_as_int8_.count(t) != 0);
     put(std::find(g.outputs.begin(), g.outputs.end(), name) != g.outputs.end());
   };
@@ -922,8 +997,9 @@ Matrix Annotator::matrix() const {
   for (size_t i = 0; i < releases.size(); ++i) {
     const Release& r = releases[i];
     const ReleasePolicy& pol = r.policy;
-    std::string key = fmt::format("{}{}{}{}{}|", int(pol.int64_native), int(pol.uint8_boundary),
-                                  int(pol.implicit_int8), int(pol.strongly_typed), int(pol.plugin_fallback));
+    std::string key = fmt::format("{}{}{}{}{}{}|", int(pol.int64_native), int(pol.uint8_boundary),
+                                  int(pol.implicit_int8), int(pol.strongly_typed), int(pol.plugin_fallback),
+                                  int(pol.int64_index_clamp));
     for (const auto* list : {&r.types, &r.types_limited, &r.types_importer, &r.types_weights}) {
       for (const auto& t : *list) key += t + " ";
       key += "|";
@@ -1029,6 +1105,33 @@ Matrix Annotator::matrix() const {
       if (converts && !m.min_converting) m.min_converting = &releases[r];
     }
   return m;
+}
+
+void count_unknown_as_unsupported(Annotations& a) {
+  int moved = 0;
+  for (NodeVerdict& v : a.nodes) {
+    if (v.verdict != Verdict::UNKNOWN) continue;
+    v.verdict = Verdict::UNSUPPORTED;
+    v.precision = "-";
+    v.reasons.push_back({"unknown_as", "UNKNOWN counted as UNSUPPORTED (--unknown-as unsupported)", ""});
+    ++moved;
+  }
+  a.summary[static_cast<size_t>(Verdict::UNSUPPORTED)] += moved;
+  a.summary[static_cast<size_t>(Verdict::UNKNOWN)] -= moved;
+  a.converts = a.summary[static_cast<size_t>(Verdict::UNSUPPORTED)] == 0;
+  if (moved > 0)
+    a.notes.push_back(fmt::format("{} UNKNOWN verdict{} counted as UNSUPPORTED (--unknown-as unsupported)", moved,
+                                  moved > 1 ? "s" : ""));
+}
+
+void count_unknown_as_unsupported(Matrix& m) {
+  m.min_converting = nullptr;
+  for (MatrixCell& c : m.cells) {
+    c.summary[static_cast<size_t>(Verdict::UNSUPPORTED)] += c.summary[static_cast<size_t>(Verdict::UNKNOWN)];
+    c.summary[static_cast<size_t>(Verdict::UNKNOWN)] = 0;
+    c.converts = c.summary[static_cast<size_t>(Verdict::UNSUPPORTED)] == 0;
+    if (c.converts && !m.min_converting) m.min_converting = c.release;
+  }
 }
 
 Annotations annotate(const Model& model, const KnowledgeBase& kb, const Release& release, Precision precision) {

@@ -40,6 +40,10 @@ class Annotator {
   // small constants. Narrowing them changes nothing, so they are not IMPLICIT_CAST.
   void find_bounded_int64();
   bool bounded_int64(const TensorInfo* t) const { return bounded_int64_.count(t) != 0; }
+  // INT64 constants beyond INT32 read only as Slice starts/ends (ReleasePolicy::int64_index_clamp).
+  // `beyond`: (graph, tensor) of the INT64 constants whose known values do not fit INT32.
+  void find_clamped_int64(const std::vector<std::pair<size_t, TensorId>>& beyond);
+  bool clamped_int64(const TensorInfo* t) const { return clamped_int64_.count(t) != 0; }
 
   // The element types a node's judgement found: its table row, the float type
   // it computes in (UNDEFINED for integer/bool nodes), its output type.
@@ -98,6 +102,7 @@ class Annotator {
   std::unordered_map<const Release*, ReleaseMasks> release_masks_;
   std::unordered_map<const OpEntry*, uint32_t> entry_masks_;
   std::unordered_set<const TensorInfo*> bounded_int64_;
+  std::unordered_set<const TensorInfo*> clamped_int64_;
   // UINT8 outputs of QuantizeLinear nodes: TensorRT quantizes to INT8 whatever the ONNX type
   // (importer 10.1-GA onnxOpImporters.cpp:1429), so inside TensorRT they are INT8.
   std::unordered_set<const TensorInfo*> quantized_as_int8_;

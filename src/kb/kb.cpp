@@ -127,6 +127,7 @@ bool parse_policy(std::string_view key, std::string_view value, ReleasePolicy& p
       {"strongly_typed", "no", "only", &ReleasePolicy::strongly_typed},
       {"function_plugin", "no", "yes", &ReleasePolicy::function_plugin},
       {"plugin_library", "application", "parser", &ReleasePolicy::parser_loads_plugins},
+      {"int64_index_clamp", "no", "slice", &ReleasePolicy::int64_index_clamp},
   };
   if (key == "implicit_int8" && value == "removed") {
     p.implicit_int8 = false;

@@ -1,6 +1,6 @@
 // The rule vocabulary (data/trt/README.md): parsing rule text, and one named
-// check function per rule name, registered in kRules below. A new restriction
-// kind is one new function plus one line in kRules and in the README.
+// check function per rule name, registered in rule_specs() below with its hints and its
+// words. A new restriction kind is one new function plus one RuleSpec line and a README line.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -222,6 +222,28 @@ std::string format_number(double d) {
   return fmt::format("{}", d);
 }
 
+// A SET in words: "0", "3 to 5", "one of nearest, linear", "at least 11", "FP32, FP16 or INT8".
+std::string set_words(std::string_view set) {
+  std::vector<std::string> items;
+  for (std::string_view text : split(set, '|')) {
+    auto num = parse_num_item(text);
+    if (!num) {
+      items.emplace_back(text);
+      continue;
+    }
+    switch (num->kind) {
+      case SetItem::Range: items.push_back(format_number(num->a) + " to " + format_number(num->b)); break;
+      case SetItem::Lt: items.push_back("below " + format_number(num->a)); break;
+      case SetItem::Le: items.push_back("at most " + format_number(num->a)); break;
+      case SetItem::Gt: items.push_back("above " + format_number(num->a)); break;
+      case SetItem::Ge: items.push_back("at least " + format_number(num->a)); break;
+      default: items.push_back(format_number(num->a)); break;
+    }
+  }
+  if (items.size() == 1) return items[0];
+  return "one of " + fmt::format("{}", fmt::join(items, ", "));
+}
+
 // ---------------------------------------------------------------- node facts
 
 struct Ctx {
@@ -231,8 +253,8 @@ struct Ctx {
 };
 
 RuleCheck holds() { return {}; }
-RuleCheck fails(std::string msg) { return {RuleOutcome::Fails, std::move(msg)}; }
-RuleCheck unknown(std::string msg) { return {RuleOutcome::Unknown, std::move(msg)}; }
+RuleCheck fails(std::string msg) { return {RuleOutcome::Fails, std::move(msg), {}}; }
+RuleCheck unknown(std::string msg) { return {RuleOutcome::Unknown, std::move(msg), {}}; }
 
 // Position of an "I" or "I:name" argument, and its readable name.
 struct Index {
@@ -369,11 +391,11 @@ RuleCheck check_value_in(const Rule& r, const Ctx& c) {
   if (!t || !is_constant(*t)) return holds();
   if (!t->values)
     return unknown(fmt::format("{} is a constant whose values are not known (too large or stored externally); "
-                               "release requires every value in {}", describe_input(c.node, ix), r.args[1]));
+                               "release requires every value to be {}", describe_input(c.node, ix), set_words(r.args[1])));
   for (double v : *t->values)
     if (!in_set(set, Value{false, v, {}}))
-      return fails(fmt::format("{} holds the value {}; release requires every value in {}", describe_input(c.node, ix),
-                               format_number(v), r.args[1]));
+      return fails(fmt::format("{} holds the value {}; release requires every value to be {}",
+                               describe_input(c.node, ix), format_number(v), set_words(r.args[1])));
   return holds();
 }
 
@@ -390,12 +412,12 @@ RuleCheck check_input_types(const Rule& r, const Ctx& c) {
     if (!t || t->type == ElemType::UNDEFINED) {
       if (!undecided)
         undecided = unknown(fmt::format("element type of {} is unknown; release requires {}", describe_input(c.node, ix),
-                                        r.args[1]));
+                                        set_words(r.args[1])));
       continue;
     }
     std::string_view name = elem_type_trt_name(t->type);
     if (!any_item(allowed, [&](const SetItem& it) { return it.word == name; }))
-      return fails(fmt::format("{} is {}; release requires {}", describe_input(c.node, ix), name, r.args[1]));
+      return fails(fmt::format("{} is {}; release requires {}", describe_input(c.node, ix), name, set_words(r.args[1])));
   }
   return undecided ? *undecided : holds();
 }
@@ -406,9 +428,11 @@ RuleCheck check_rank(const Rule& r, const Ctx& c) {
   if (!input_present(c.node, ix.pos)) return holds();
   const TensorInfo* t = input_tensor(c, ix.pos);
   if (!t || t->rank < 0)
-    return unknown(fmt::format("rank of {} is unknown; release requires {}", describe_input(c.node, ix), r.args[1]));
+    return unknown(fmt::format("rank of {} is unknown; release requires rank {}", describe_input(c.node, ix),
+                               set_words(r.args[1])));
   if (in_set(set, Value{false, static_cast<double>(t->rank), {}})) return holds();
-  return fails(fmt::format("{} has rank {}; release requires {}", describe_input(c.node, ix), t->rank, r.args[1]));
+  return fails(fmt::format("{} has rank {}; release requires rank {}", describe_input(c.node, ix), t->rank,
+                           set_words(r.args[1])));
 }
 
 std::string describe_dim(const Dim& d, size_t axis) {
@@ -526,14 +550,14 @@ RuleCheck check_attr_in(const Rule& r, const Ctx& c) {
     Value v{true, 0, dflt};
     if (double d = 0; parse_number(dflt, d)) v = Value{false, d, {}};
     if (in_set(set, v)) return holds();
-    return fails(fmt::format("attribute {} is not set (default {}); release requires {}", name, dflt, r.args[1]));
+    return fails(fmt::format("attribute {} is not set (default {}); release requires {}", name, dflt, set_words(r.args[1])));
   }
   auto values = attribute_values(*a);
   if (!values)
-    return unknown(fmt::format("value of attribute {} is not known; release requires {}", name, r.args[1]));
+    return unknown(fmt::format("value of attribute {} is not known; release requires {}", name, set_words(r.args[1])));
   for (const Value& v : *values)
     if (!in_set(set, v))
-      return fails(fmt::format("attribute {} is {}; release requires {}", name, value_text(v, set), r.args[1]));
+      return fails(fmt::format("attribute {} is {}; release requires {}", name, value_text(v, set), set_words(r.args[1])));
   return holds();
 }
 
@@ -544,11 +568,12 @@ RuleCheck check_attr_all(const Rule& r, const Ctx& c) {
   if (!a) return holds();
   auto values = attribute_values(*a);
   if (!values)
-    return unknown(fmt::format("value of attribute {} is not known; release requires every element in {}", name, r.args[1]));
+    return unknown(fmt::format("value of attribute {} is not known; release requires every element to be {}", name,
+                               set_words(r.args[1])));
   for (size_t i = 0; i < values->size(); ++i)
     if (!in_set(set, (*values)[i]))
-      return fails(fmt::format("attribute {} has {} at position {}; release requires every element in {}", name,
-                               value_text((*values)[i], set), i, r.args[1]));
+      return fails(fmt::format("attribute {} has {} at position {}; release requires every element to be {}", name,
+                               value_text((*values)[i], set), i, set_words(r.args[1])));
   return holds();
 }
 
@@ -622,9 +647,11 @@ RuleCheck check_bidir_same_activations(const Rule&, const Ctx& c) {
 RuleCheck check_opset(const Rule& r, const Ctx& c) {
   std::string_view set = r.args[0];
   int64_t opset = c.model.default_opset();
-  if (opset <= 0) return unknown(fmt::format("the model does not import the default ONNX domain; release requires opset {}", r.args[0]));
+  if (opset <= 0)
+    return unknown(fmt::format("the model does not import the default ONNX domain; release requires opset {}",
+                               set_words(r.args[0])));
   if (in_set(set, Value{false, static_cast<double>(opset), {}})) return holds();
-  return fails(fmt::format("the model's default-domain opset is {}; release requires {}", opset, r.args[0]));
+  return fails(fmt::format("the model's default-domain opset is {}; release requires opset {}", opset, set_words(r.args[0])));
 }
 
 // Einsum: the characters the importer accepts in `equation` (8.2-GA builtin_op_importers.cpp:1320,
@@ -724,16 +751,28 @@ RuleCheck check_resize_nd(const Rule& r, const Ctx& c) {
 
 using CheckFn = RuleCheck (*)(const Rule&, const Ctx&);
 using HintFn = std::string (*)(const Rule&, const Node&);
+using DocFn = std::string (*)(const Rule&);
 
+// One rule name: how its arguments look, how it is checked, what a person can do when it
+// fails or cannot be decided, and what it says in words (ops, check text, the report page).
 struct RuleSpec {
   std::string_view name;
   std::vector<Arg> args;  // in order
   size_t required;        // leading arguments that must be given
   CheckFn check;
   HintFn hint;            // what to do when the rule fails
+  HintFn unknown_hint;    // what to do when it cannot be decided
+  DocFn doc;              // the rule in words, e.g. "attribute mode is one of nearest, linear"
 };
 
 std::string arg_or(const Rule& r, size_t i) { return i < r.args.size() ? r.args[i] : "?"; }
+
+// "input 2 (training_mode)" for "2:training_mode".
+std::string input_words(std::string_view arg) {
+  if (arg == "*") return "every input";
+  Index ix = index_arg(arg);
+  return ix.doc.empty() ? fmt::format("input {}", ix.pos) : fmt::format("input {} ({})", ix.pos, ix.doc);
+}
 
 std::string hint_const(const Rule& r, const Node& n) {
   return fmt::format("make input {} of {} a constant: fold constants first (e.g. polygraphy surgeon sanitize "
@@ -753,66 +792,145 @@ std::string hint_static(const Rule&, const Node&) {
 }
 
 std::string hint_attr(const Rule& r, const Node&) {
-  return fmt::format("set attribute '{}' to an accepted value ({})", arg_or(r, 0), arg_or(r, 1));
+  return fmt::format("set attribute '{}' to {}", arg_or(r, 0), set_words(arg_or(r, 1)));
+}
+
+// The ways out of an undecided rule, by what was not known.
+std::string unknown_shape(const Rule&, const Node&) {
+  return "trtlens could not infer this shape or type: give the input shapes (--shapes NAME:1x3x224x224, as "
+         "trtexec takes them), or save the model with ONNX shape inference (onnx.shape_inference.infer_shapes)";
+}
+std::string unknown_values(const Rule&, const Node&) {
+  return "trtlens reads constant values only up to 4096 elements held in the model file: fold constants "
+         "(polygraphy surgeon sanitize --fold-constants), or build it to know (trtlens build)";
+}
+std::string unknown_origin(const Rule&, const Node&) {
+  return "the input comes from an enclosing graph or is not described: fold constants (polygraphy surgeon "
+         "sanitize --fold-constants) or build it to know (trtlens build)";
+}
+std::string unknown_attr(const Rule& r, const Node&) {
+  return fmt::format("trtlens cannot read attribute '{}' (a graph, or a tensor too large to hold): build it to "
+                     "know (trtlens build)", arg_or(r, 0));
+}
+std::string unknown_opset(const Rule&, const Node&) {
+  return "import the default ONNX domain (opset_import with domain \"\") as every exporter does";
+}
+
+std::string doc_static_dim(const Rule& r) {
+  std::string_view spec = arg_or(r, 1);
+  if (spec.starts_with("attr:")) {
+    auto parts = split(spec.substr(5), ':');
+    return fmt::format("{} has a static dimension at the axis attribute {} names (default {})", input_words(r.args[0]),
+                       parts[0], parts.size() > 1 ? parts[1] : "?");
+  }
+  return fmt::format("{} has a static dimension at axis {}", input_words(r.args[0]), spec);
+}
+
+std::string doc_attr_in(const Rule& r) {
+  std::string s = fmt::format("attribute {} is {}", arg_or(r, 0), set_words(arg_or(r, 1)));
+  if (r.args.size() > 2) s += fmt::format(" ({} when absent)", std::string_view(r.args[2]).substr(5));
+  return s;
 }
 
 // One line per rule name (data/trt/README.md describes each).
 const std::vector<RuleSpec>& rule_specs() {
   static const std::vector<RuleSpec> specs = {
-      {"const_input", {Arg::Index}, 1, check_const_input, hint_const},
-      {"weights_input", {Arg::Index}, 1, check_weights_input, hint_const},
+      {"const_input", {Arg::Index}, 1, check_const_input, hint_const, unknown_origin,
+       [](const Rule& r) { return input_words(arg_or(r, 0)) + " is a constant (an initializer or a Constant node)"; }},
+      {"weights_input", {Arg::Index}, 1, check_weights_input, hint_const, unknown_origin,
+       [](const Rule& r) {
+         return input_words(arg_or(r, 0)) + " holds constant weights (or DequantizeLinear of constant weights)";
+       }},
       {"nonconst_input", {Arg::Index}, 1, check_nonconst_input,
-       [](const Rule&, const Node&) -> std::string { return "feed this input from a runtime tensor instead of a constant"; }},
+       [](const Rule&, const Node&) -> std::string { return "feed this input from a runtime tensor instead of a constant"; },
+       unknown_origin, [](const Rule& r) { return input_words(arg_or(r, 0)) + " is computed at run time, not a constant"; }},
       {"input_present", {Arg::Index}, 1, check_input_present,
-       [](const Rule& r, const Node&) { return fmt::format("provide optional input {} explicitly", arg_or(r, 0)); }},
+       [](const Rule& r, const Node&) { return fmt::format("provide optional input {} explicitly", arg_or(r, 0)); },
+       unknown_shape, [](const Rule& r) { return "optional " + input_words(arg_or(r, 0)) + " is given"; }},
       {"input_absent", {Arg::Index}, 1, check_input_absent,
-       [](const Rule& r, const Node&) { return fmt::format("drop optional input {}", arg_or(r, 0)); }},
+       [](const Rule& r, const Node&) { return fmt::format("drop optional input {}", arg_or(r, 0)); }, unknown_shape,
+       [](const Rule& r) { return "optional " + input_words(arg_or(r, 0)) + " is absent"; }},
       {"value_in", {Arg::Index, Arg::NumSet}, 2, check_value_in,
        [](const Rule& r, const Node&) {
-         return fmt::format("change the constant values of input {} to {}", arg_or(r, 0), arg_or(r, 1));
+         return fmt::format("change {} so that every value is {}", input_words(arg_or(r, 0)), set_words(arg_or(r, 1)));
+       },
+       unknown_values,
+       [](const Rule& r) {
+         return fmt::format("every value of {} is {}", input_words(arg_or(r, 0)), set_words(arg_or(r, 1)));
        }},
-      {"input_types", {Arg::IndexOrStar, Arg::TypeSet}, 2, check_input_types, hint_types},
+      {"input_types", {Arg::IndexOrStar, Arg::TypeSet}, 2, check_input_types, hint_types, unknown_shape,
+       [](const Rule& r) {
+         return fmt::format("{} is of type {}", input_words(arg_or(r, 0)), set_words(arg_or(r, 1)));
+       }},
       {"rank", {Arg::Index, Arg::NumSet}, 2, check_rank,
        [](const Rule&, const Node&) -> std::string {
          return "reshape the input to a supported rank (e.g. Unsqueeze/Reshape around the node)";
-       }},
-      {"static_shape", {Arg::Index}, 1, check_static_shape, hint_static},
-      {"static_dim", {Arg::Index, Arg::Axis}, 2, check_static_dim, hint_static},
+       },
+       unknown_shape,
+       [](const Rule& r) { return fmt::format("{} has rank {}", input_words(arg_or(r, 0)), set_words(arg_or(r, 1))); }},
+      {"static_shape", {Arg::Index}, 1, check_static_shape, hint_static, unknown_shape,
+       [](const Rule& r) { return input_words(arg_or(r, 0)) + " has a static shape"; }},
+      {"static_dim", {Arg::Index, Arg::Axis}, 2, check_static_dim, hint_static, unknown_shape, doc_static_dim},
       {"output_unused", {Arg::Index}, 1, check_output_unused,
        [](const Rule&, const Node&) -> std::string {
          return "remove the consumers of that optional output (or drop it from the node's outputs)";
+       },
+       unknown_shape,
+       [](const Rule& r) { return fmt::format("optional output {} is not produced", input_words(arg_or(r, 0)).substr(6)); }},
+      {"attr_in", {Arg::Word, Arg::ValSet, Arg::Default}, 2, check_attr_in, hint_attr, unknown_attr, doc_attr_in},
+      {"attr_all", {Arg::Word, Arg::NumSet}, 2, check_attr_all, hint_attr, unknown_attr,
+       [](const Rule& r) {
+         return fmt::format("every element of attribute {} is {}", arg_or(r, 0), set_words(arg_or(r, 1)));
        }},
-      {"attr_in", {Arg::Word, Arg::ValSet, Arg::Default}, 2, check_attr_in, hint_attr},
-      {"attr_all", {Arg::Word, Arg::NumSet}, 2, check_attr_all, hint_attr},
       {"attr_absent", {Arg::Word}, 1, check_attr_absent,
-       [](const Rule& r, const Node&) { return fmt::format("remove attribute '{}'", arg_or(r, 0)); }},
+       [](const Rule& r, const Node&) { return fmt::format("remove attribute '{}'", arg_or(r, 0)); }, unknown_attr,
+       [](const Rule& r) { return fmt::format("attribute {} is not set", arg_or(r, 0)); }},
       {"attr_no_substr", {Arg::Word, Arg::Str}, 2, check_attr_no_substr,
-       [](const Rule& r, const Node&) { return fmt::format("rewrite attribute '{}' without '{}'", arg_or(r, 0), arg_or(r, 1)); }},
+       [](const Rule& r, const Node&) { return fmt::format("rewrite attribute '{}' without '{}'", arg_or(r, 0), arg_or(r, 1)); },
+       unknown_attr,
+       [](const Rule& r) { return fmt::format("attribute {} does not contain \"{}\"", arg_or(r, 0), arg_or(r, 1)); }},
       {"pads_symmetric", {}, 0, check_pads_symmetric,
-       [](const Rule&, const Node&) -> std::string { return "use equal begin and end pads (or an explicit Pad node before it)"; }},
+       [](const Rule&, const Node&) -> std::string { return "use equal begin and end pads (or an explicit Pad node before it)"; },
+       unknown_attr, [](const Rule&) -> std::string { return "begin and end pads are equal"; }},
       {"bidir_same_activations", {}, 0, check_bidir_same_activations,
-       [](const Rule&, const Node&) -> std::string { return "use the same activations for both directions"; }},
+       [](const Rule&, const Node&) -> std::string { return "use the same activations for both directions"; },
+       unknown_attr, [](const Rule&) -> std::string { return "both directions use the same activations"; }},
       {"opset", {Arg::NumSet}, 1, check_opset,
        [](const Rule&, const Node&) -> std::string {
          return "export with an opset the rule accepts (torch.onnx.export opset_version=...)";
-       }},
+       },
+       unknown_opset, [](const Rule& r) { return "the model's opset is " + set_words(arg_or(r, 0)); }},
       {"einsum_subscripts", {}, 0, check_einsum_subscripts,
        [](const Rule&, const Node&) -> std::string {
          return "rename the subscripts to lowercase letters a-z (the equation means the same)";
+       },
+       unknown_attr,
+       [](const Rule&) -> std::string {
+         return "the equation uses only lowercase letters a-z, ',', '->', '.' and spaces";
        }},
       {"einsum_no_diagonal", {}, 0, check_einsum_no_diagonal,
        [](const Rule&, const Node&) -> std::string {
          return "take the diagonal before the Einsum (e.g. multiply by an identity mask and ReduceSum), or use a "
                 "release that supports diagonal Einsum";
-       }},
+       },
+       unknown_attr, [](const Rule&) -> std::string { return "no subscript repeats inside one input term (no diagonal)"; }},
       {"same_types", {Arg::Index, Arg::NumSet}, 2, check_same_types,
        [](const Rule& r, const Node&) {
          return fmt::format("give inputs {} the element type of input {} (convert the initializers, or Cast)",
                             arg_or(r, 1), arg_or(r, 0));
+       },
+       unknown_shape,
+       [](const Rule& r) {
+         return fmt::format("inputs {} have the element type of {}", set_words(arg_or(r, 1)), input_words(arg_or(r, 0)));
        }},
       {"resize_nd", {Arg::Index}, 1, check_resize_nd,
        [](const Rule&, const Node&) -> std::string {
          return "resize the outer axes in a separate Resize with mode nearest, or move them inward with a Transpose";
+       },
+       unknown_values,
+       [](const Rule& r) {
+         return fmt::format("the scales of {} resize only the innermost 3 axes with mode linear, 2 with cubic",
+                            input_words(arg_or(r, 0)));
        }},
   };
   return specs;
@@ -891,11 +1009,6 @@ Rule parse_rule(std::string_view text) {
   return r;
 }
 
-std::string rule_hint(const Rule& rule, const Node& node) {
-  const RuleSpec* spec = find_spec(rule.name);
-  return spec ? spec->hint(rule, node) : std::string();
-}
-
 const std::vector<std::string>& rule_vocabulary() {
   static const std::vector<std::string> names = [] {
     std::vector<std::string> out;
@@ -905,19 +1018,119 @@ const std::vector<std::string>& rule_vocabulary() {
   return names;
 }
 
-RuleCheck check_rule(const Rule& rule, const Model& model, const Graph& graph, const Node& node) {
-  Ctx c{model, graph, node};
-  // Guards decide whether the rule applies: a failing guard makes it hold.
+namespace {
+
+// Guards decide whether the rule applies: a failing guard makes it hold. The spec whose
+// question was left open is returned through `open` (the rule's, or a guard's).
+RuleCheck check_guarded(const Rule& rule, const Ctx& c, const Rule** open) {
   std::optional<RuleCheck> undecided_guard;
+  const Rule* guard_open = nullptr;
   for (const Rule& g : rule.guards) {
     RuleCheck gc = check_atom(g, c);
     if (gc.outcome == RuleOutcome::Fails) return holds();
-    if (gc.outcome == RuleOutcome::Unknown && !undecided_guard) undecided_guard = gc;
+    if (gc.outcome == RuleOutcome::Unknown && !undecided_guard) {
+      undecided_guard = gc;
+      guard_open = &g;
+    }
   }
   RuleCheck main = check_atom(rule, c);
+  *open = &rule;
   if (main.outcome == RuleOutcome::Holds || !undecided_guard) return main;
   // The rule would fail (or is undecided) but may not apply.
+  if (main.outcome == RuleOutcome::Fails) *open = guard_open;
   return unknown(fmt::format("{}, if it applies ({})", main.message, undecided_guard->message));
+}
+
+// Hints a person would write for one op, where the rule's own hint is too general: the first
+// entry of the op and fact (a rule name, or "status" for an op the release does not import)
+// whose condition holds (rules in the table's grammar, ';' between them; empty = always).
+struct OpHint {
+  std::string_view op, fact, when, hint;
+};
+constexpr std::string_view kDynamicQuantHint =
+    "this is ONNX Runtime dynamic quantization, which TensorRT does not run: re-quantize with Q/DQ (static "
+    "quantization, e.g. TensorRT Model Optimizer) or ship the float model";
+constexpr OpHint kOpHints[] = {
+    {"Dropout", "value_in", "input_present(1);const_input(1);value_in(1:ratio,0)",
+     "ratio is 0, the node is an identity: export with model.eval() or fold it (polygraphy surgeon sanitize "
+     "--fold-constants, onnxsim)"},
+    {"Dropout", "value_in", "",
+     "training_mode is on: export with model.eval(), or remove the Dropout (at inference it is an identity)"},
+    {"Dropout", "const_input", "",
+     "training_mode is computed at run time: export with model.eval(), or remove the Dropout (at inference it is an "
+     "identity)"},
+    {"ConvInteger", "status", "", kDynamicQuantHint},
+    {"MatMulInteger", "status", "", kDynamicQuantHint},
+    {"DynamicQuantizeLinear", "status", "", kDynamicQuantHint},
+};
+
+// The conditions of kOpHints, parsed once (entries without one hold an empty list).
+const std::vector<std::vector<Rule>>& op_hint_conditions() {
+  static const std::vector<std::vector<Rule>> parsed = [] {
+    std::vector<std::vector<Rule>> out;
+    for (const OpHint& h : kOpHints) {
+      out.emplace_back();
+      if (!h.when.empty())
+        for (std::string_view part : split(h.when, ';')) out.back().push_back(parse_rule(part));
+    }
+    return out;
+  }();
+  return parsed;
+}
+
+// The op's own hint for `fact`, when its condition holds on the node (`c` null: no condition may be checked).
+const OpHint* find_op_hint(std::string_view op, std::string_view fact, const Ctx* c) {
+  const auto& conditions = op_hint_conditions();
+  for (size_t i = 0; i < std::size(kOpHints); ++i) {
+    const OpHint& h = kOpHints[i];
+    if (h.op != op || h.fact != fact) continue;
+    if (!conditions[i].empty() && !c) continue;
+    bool applies = std::all_of(conditions[i].begin(), conditions[i].end(), [&](const Rule& r) {
+      const Rule* open = nullptr;
+      return check_guarded(r, *c, &open).outcome == RuleOutcome::Holds;
+    });
+    if (applies) return &h;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+RuleCheck check_rule(const Rule& rule, const Model& model, const Graph& graph, const Node& node) {
+  Ctx c{model, graph, node};
+  const Rule* open = nullptr;
+  RuleCheck out = check_guarded(rule, c, &open);
+  if (out.outcome == RuleOutcome::Holds) return out;
+  if (out.outcome == RuleOutcome::Fails) {
+    const OpHint* own = node.domain.empty() ? find_op_hint(node.op_type, rule.name, &c) : nullptr;
+    out.hint = own ? std::string(own->hint) : find_spec(rule.name)->hint(rule, node);
+  } else if (open) {
+    out.hint = find_spec(open->name)->unknown_hint(*open, node);
+  }
+  return out;
+}
+
+std::string op_hint(std::string_view op_type, std::string_view fact) {
+  const OpHint* h = find_op_hint(op_type, fact, nullptr);
+  return h ? std::string(h->hint) : std::string();
+}
+
+std::string describe_rule(const Rule& rule) {
+  auto words = [](const Rule& r) {
+    const RuleSpec* spec = find_spec(r.name);
+    return spec ? spec->doc(r) : r.text;
+  };
+  std::string out = words(rule);
+  for (size_t i = 0; i < rule.guards.size(); ++i) out += (i ? " and " : ", when ") + words(rule.guards[i]);
+  return out;
+}
+
+std::string describe_rule_text(std::string_view text) {
+  try {
+    return describe_rule(parse_rule(text));
+  } catch (const std::invalid_argument&) {
+    return std::string(text);  // a fact name ("status", "int64"), not a rule
+  }
 }
 
 }  // namespace trtlens

@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <unordered_set>
 
+#include "onnx/input_shapes.h"
 #include "onnx/propagate.h"
 #include "onnx/wire.h"
 #include "trtlens/error.h"
@@ -536,7 +537,9 @@ bool fully_shaped(const Model& m) {
 
 }  // namespace
 
-Model load_model(const std::string& path) {
+Model load_model(const std::string& path) { return load_model(path, {}); }
+
+Model load_model(const std::string& path, const std::vector<InputShape>& shapes) {
   MappedFile file(path);
   if (file.size() == 0) throw InputError(path, "empty file, not an ONNX model");
   auto check_header = [&](const onnx::ModelProto& proto) {
@@ -560,6 +563,7 @@ Model load_model(const std::string& path) {
       m.functions.push_back({f.name(), f.domain(), conv.function(f)});
     }
     m.external_data_files = external.files();
+    m.input_shapes = shapes;
     check_structure_and_propagate(m);  // throws InputError for cycles and unproduced inputs
     return m;
   };
@@ -583,6 +587,7 @@ Model load_model(const std::string& path) {
     split.model.clear();
     split.model.shrink_to_fit();
     check_header(proto);
+    apply_input_shapes(*proto.mutable_graph(), shapes);  // before any inference: ours and ONNX's follow them
     ExternalDataChecker external(path);
     check_external(proto.graph(), external);  // initializers here; nodes as they are converted
     m = convert(proto, nullptr, &split, external);
@@ -601,6 +606,7 @@ Model load_model(const std::string& path) {
     throw InputError(path, "not an ONNX model: the bytes do not parse as an onnx.ModelProto");
   stripped.clear();
   stripped.shrink_to_fit();
+  apply_input_shapes(*proto.mutable_graph(), shapes);
   if (!safe_for_shape_inference(proto, path)) return m;
   ExternalDataChecker external(path);
   check_external(proto.graph(), external);

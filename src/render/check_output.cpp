@@ -50,12 +50,20 @@ json opsets_json(const Model& m) {
 }
 
 json model_json(const Model& m) {
-  return {{"path", m.path},
-          {"ir_version", m.ir_version},
-          {"producer", m.producer_name + (m.producer_version.empty() ? "" : " " + m.producer_version)},
-          {"opset_imports", opsets_json(m)},
-          {"node_count", m.node_count()},
-          {"graph_count", m.graphs.size()}};
+  json out = {{"path", m.path},
+              {"ir_version", m.ir_version},
+              {"producer", m.producer_name + (m.producer_version.empty() ? "" : " " + m.producer_version)},
+              {"opset_imports", opsets_json(m)},
+              {"node_count", m.node_count()},
+              {"graph_count", m.graphs.size()}};
+  // The input shapes the analysis assumed (--shapes, --minShapes/--optShapes/--maxShapes).
+  if (!m.input_shapes.empty()) {
+    json shapes = json::array();
+    for (const InputShape& s : m.input_shapes)
+      shapes.push_back({{"name", s.name}, {"min", s.min}, {"opt", s.opt}, {"max", s.max}});
+    out["input_shapes"] = std::move(shapes);
+  }
+  return out;
 }
 
 json summary_json(const std::array<int, 5>& summary) {

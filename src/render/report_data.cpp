@@ -207,7 +207,8 @@ struct ReportBuilder::Impl {
     if (found != detail_ids.end()) return found->second;
     std::vector<int> rs, hs;
     for (const Reason& r : nv.reasons) {
-      int a = strings.id(r.rule), b = strings.id(r.message), c = strings.id(r.source);
+      // The page shows the rule in words (the check JSON keeps the rule's text).
+      int a = strings.id(describe_rule_text(r.rule)), b = strings.id(r.message), c = strings.id(r.source);
       int id = reason_keys.id(fmt::format("{}\x1f{}\x1f{}", a, b, c));
       if (id == static_cast<int>(reasons.size())) reasons.push_back({a, b, c});
       rs.push_back(id);
@@ -564,7 +565,7 @@ Json ReportBuilder::Impl::op_table() {
       std::string types;
       for (const auto& t : e->types) types += (types.empty() ? "" : ", ") + t;
       std::string rules;
-      for (const auto& r : e->rules) rules += (rules.empty() ? "" : "; ") + r.text;
+      for (const auto& r : e->rules) rules += (rules.empty() ? "" : "; ") + describe_rule(r);  // in words; JSON keeps the text
       std::string status(op_status_name(e->status));
       int id = entries.id(status + '\x1f' + types + '\x1f' + rules + '\x1f' + e->note + '\x1f' + e->plugin);
       if (id == static_cast<int>(entry_list.size()))

@@ -110,6 +110,127 @@ TEST(CompatVerdicts, Int64ShapeTensorsAreANoteAndInt64DataIsImplicitCast) {
   for (const auto& note : a90.notes) EXPECT_EQ(note.find("INT64 tensors of shapes"), std::string::npos) << note;
 }
 
+// INT64 judged by value (issue 21): PyTorch's "to the end" sentinel as a Slice end is clamped by the
+// importer without changing the slice (policy int64_index_clamp, from 7.2), and a value that may not
+// fit never taints outputs whose values come from other inputs (a Slice's data, a Pad's pads).
+TEST(CompatVerdicts, Int64SliceSentinelIsClampedAndDoesNotTaintShapes) {
+  std::string dir = temp_dir("compat_int64_sentinel");
+  ModelBuilder mb(13);
+  auto g = mb.graph();
+  g.input("x", kFloat, {2, 3, 4});
+  g.input("ids", kInt64, {5});
+  auto constant = [&](const std::string& name, std::vector<int64_t> v) {
+    attr_tensor_int64(g.node("Constant", {}, {name}, name), "value", {static_cast<int64_t>(v.size())}, v);
+  };
+  const int64_t kToTheEnd = -9223372036854775807;
+  constant("c_start", {-1});
+  constant("c_end", {kToTheEnd});
+  constant("c_axes", {0});
+  constant("c_steps", {-1});
+  constant("c_flat", {-1});
+  constant("c_small", {1, 192});  // known values that fit: never a narrowing
+  constant("c_shared", {kToTheEnd});  // a sentinel that is also data
+  g.node("Shape", {"x"}, {"s"}, "shape");
+  g.node("Slice", {"s", "c_start", "c_end", "c_axes", "c_steps"}, {"rev"}, "slice_shape");
+  attr_ints(g.node("Transpose", {"rev"}, {"tr"}, "transpose"), "perm", {0});
+  g.node("Reshape", {"tr", "c_flat"}, {"flat"}, "reshape");
+  attr_int(g.node("Cast", {"flat"}, {"cast"}, "cast"), "to", kInt64);
+  attr_int(g.node("Concat", {"cast", "cast"}, {"pads"}, "concat"), "axis", 0);
+  attr_int(g.node("Concat", {"c_small", "c_small"}, {"small2"}, "concat_small"), "axis", 0);
+  g.node("Pad", {"x", "pads"}, {"padded"}, "pad");
+  g.node("Slice", {"ids", "c_start", "c_end"}, {"ids_tail"}, "slice_ids");
+  g.node("Slice", {"s", "c_start", "c_shared"}, {"s_tail"}, "slice_shared");
+  g.node("Add", {"s_tail", "c_shared"}, {"sum"}, "add_shared");
+  g.output("padded").output("ids_tail").output("sum").output("small2");
+  Model m = load_model(mb.save(dir + "/m.onnx"));
+
+  Annotations a86 = annotate(m, kb().resolve("8.6"), Precision::FP32);
+  for (const char* name : {"c_end", "slice_shape", "transpose", "reshape", "cast", "concat", "pad", "c_small",
+                           "concat_small", "shape"})
+    EXPECT_EQ(verdict_of(m, a86, name).verdict, Verdict::SUPPORTED) << name;
+  bool noted = false;
+  for (const auto& note : a86.notes)
+    noted |= note.find("clamps it to INT32") != std::string::npos && note.find("4551") != std::string::npos;
+  EXPECT_TRUE(noted);
+  // The Slice of a graph input narrows that input's data, not the clamped end.
+  const NodeVerdict& tail = verdict_of(m, a86, "slice_ids");
+  EXPECT_EQ(tail.verdict, Verdict::IMPLICIT_CAST);
+  EXPECT_TRUE(mentions(tail, "'ids'"));
+  EXPECT_FALSE(mentions(tail, "'c_end'"));
+  // A sentinel that an Add also reads as data is a narrowing where it is made and where it is added.
+  EXPECT_EQ(verdict_of(m, a86, "c_shared").verdict, Verdict::IMPLICIT_CAST);
+  EXPECT_EQ(verdict_of(m, a86, "add_shared").verdict, Verdict::IMPLICIT_CAST);
+  EXPECT_EQ(verdict_of(m, a86, "slice_shared").verdict, Verdict::IMPLICIT_CAST);
+
+  // 7.0's Slice importer does not clamp to the dimensions: the sentinel stays a narrowing there.
+  Annotations a70 = annotate(m, kb().resolve("7.0"), Precision::FP32);
+  EXPECT_EQ(verdict_of(m, a70, "c_end").verdict, Verdict::IMPLICIT_CAST);
+  EXPECT_EQ(verdict_of(m, a70, "slice_shape").verdict, Verdict::IMPLICIT_CAST);
+  EXPECT_EQ(verdict_of(m, a70, "transpose").verdict, Verdict::SUPPORTED);  // the slice of a shape is a shape
+
+  // The matrix (judged from node facts) agrees with the per-runtime verdicts.
+  Matrix mx = compute_matrix(m, kb());
+  for (const MatrixCell& c : mx.cells)
+    if (c.release->name == "8.6" && c.precision == Precision::FP32) EXPECT_EQ(c.summary, a86.summary);
+}
+
+// Hints a person would write (issue 21): Dropout exported in training mode with ratio 0, ONNX Runtime
+// dynamic quantization, and a hint on every UNKNOWN.
+TEST(CompatHints, DropoutDynamicQuantizationAndUnknownGetHintsInWords) {
+  std::string dir = temp_dir("compat_hints");
+  ModelBuilder mb(13);
+  auto g = mb.graph();
+  g.input("x", kFloat, {1, 3, 8, 8});
+  g.input("q", kUint8, {1, 3, 8, 8});
+  g.init_float("ratio", {}, {0.0f});
+  auto* on = g.proto()->add_initializer();
+  on->set_name("on");
+  on->set_data_type(kBool);
+  on->add_int32_data(1);
+  g.node("Dropout", {"x", "ratio", "on"}, {"d"}, "dropout");
+  g.node("DynamicQuantizeLinear", {"x"}, {"dq", "scale", "zp"}, "dyn_quant");
+  g.node("ConvInteger", {"q", "q"}, {"ci"}, "conv_integer");
+  g.node("Reciprocal", {"x"}, {"rec"}, "reciprocal");
+  g.output("d").output("dq").output("ci").output("rec");
+  Model m = load_model(mb.save(dir + "/m.onnx"));
+
+  Annotations a86 = annotate(m, kb().resolve("8.6"), Precision::FP32);
+  const NodeVerdict& dropout = verdict_of(m, a86, "dropout");
+  EXPECT_EQ(dropout.verdict, Verdict::UNSUPPORTED);
+  EXPECT_TRUE(hints(dropout, "ratio is 0, the node is an identity: export with model.eval() or fold it"));
+  EXPECT_FALSE(hints(dropout, "change the constant values"));
+  // The message reads in words: no rule-language set.
+  EXPECT_TRUE(mentions(dropout, "release requires every value to be 0"));
+  for (const char* name : {"dyn_quant", "conv_integer"}) {
+    const NodeVerdict& v = verdict_of(m, a86, name);
+    EXPECT_EQ(v.verdict, Verdict::UNSUPPORTED) << name;
+    EXPECT_TRUE(hints(v, "re-quantize with Q/DQ (static quantization")) << name;
+    EXPECT_TRUE(mentions(v, "TensorRT 8.6 does not support")) << name;
+  }
+  // 7.0's table marks Reciprocal N though its importer registers one: UNKNOWN, and a way to find out.
+  Annotations a70 = annotate(m, kb().resolve("7.0"), Precision::FP32);
+  size_t unknown = 0;
+  for (const NodeVerdict& v : a70.nodes) {
+    if (v.verdict != Verdict::UNKNOWN) continue;
+    ++unknown;
+    EXPECT_FALSE(v.hints.empty()) << v.index;
+  }
+  EXPECT_GE(unknown, 1u);
+  EXPECT_TRUE(hints(verdict_of(m, a70, "reciprocal"), "only a real build can tell"));
+
+  // --unknown-as unsupported moves those verdicts and the summary with them.
+  Annotations ci = a70;
+  count_unknown_as_unsupported(ci);
+  EXPECT_EQ(ci.summary[static_cast<size_t>(Verdict::UNKNOWN)], 0);
+  EXPECT_EQ(ci.summary[static_cast<size_t>(Verdict::UNSUPPORTED)],
+            a70.summary[static_cast<size_t>(Verdict::UNSUPPORTED)] + static_cast<int>(unknown));
+  EXPECT_FALSE(ci.converts);
+  EXPECT_EQ(verdict_of(m, ci, "reciprocal").verdict, Verdict::UNSUPPORTED);
+  Matrix mx = compute_matrix(m, kb());
+  count_unknown_as_unsupported(mx);
+  for (const MatrixCell& c : mx.cells) EXPECT_EQ(c.summary[static_cast<size_t>(Verdict::UNKNOWN)], 0);
+}
+
 TEST(CompatVerdicts, ImplicitInt8FallsBackFrom100WithThatReason) {
   Model m = conv_bn_model("compat_int8_10");
   Annotations a = annotate(m, kb().resolve("10.0"), Precision::INT8);

@@ -296,7 +296,7 @@ TEST_F(KbRules, InputTypes) {
   EXPECT_EQ(outcome("input_types(2,FP32|FP16|INT8)", 0), Holds);
   RuleCheck f = check("input_types(2,FP32|FP16|INT8)", 1);
   EXPECT_EQ(f.outcome, Fails);
-  EXPECT_NE(f.message.find("input 2 (l) is INT64; release requires FP32|FP16|INT8"), std::string::npos) << f.message;
+  EXPECT_NE(f.message.find("input 2 (l) is INT64; release requires one of FP32, FP16, INT8"), std::string::npos) << f.message;
   EXPECT_EQ(outcome("input_types(1,FP32)", 2), Unknown);
   // '*' judges every present input; an unknown one does not hide a failing one.
   node("Concat", {"f", "", "h"});
@@ -317,7 +317,7 @@ TEST_F(KbRules, Rank) {
   node("Conv", {"u", "w"});
   RuleCheck f = check("rank(0,3..5)", 0);
   EXPECT_EQ(f.outcome, Fails);
-  EXPECT_NE(f.message.find("input 0 (x6) has rank 6; release requires 3..5"), std::string::npos) << f.message;
+  EXPECT_NE(f.message.find("input 0 (x6) has rank 6; release requires rank 3 to 5"), std::string::npos) << f.message;
   EXPECT_EQ(outcome("rank(0,3..5)", 1), Holds);
   EXPECT_EQ(outcome("rank(0,>=4)", 1), Holds);
   EXPECT_EQ(outcome("rank(0,2|3)", 1), Fails);
@@ -386,7 +386,7 @@ TEST_F(KbRules, AttrIn) {
   EXPECT_EQ(outcome("attr_in(mode,linear)", 0), Holds);               // no default: missing holds
   RuleCheck f = check("attr_in(mode,nearest|linear,dflt=nearest)", 1);
   EXPECT_EQ(f.outcome, Fails);
-  EXPECT_NE(f.message.find("attribute mode is cubic; release requires nearest|linear"), std::string::npos) << f.message;
+  EXPECT_NE(f.message.find("attribute mode is cubic; release requires one of nearest, linear"), std::string::npos) << f.message;
   EXPECT_EQ(outcome("attr_in(mode,nearest|linear,dflt=nearest)", 2), Holds);
 }
 
@@ -541,6 +541,84 @@ TEST_F(KbRules, SeveralGuardsMustAllHold) {
   EXPECT_EQ(outcome(rule, 1), Holds);  // sizes given: not applicable
   model.opsets = {{"", 10}};
   EXPECT_EQ(outcome(rule, 0), Holds);  // opset below 11: not applicable
+}
+
+// ---------------------------------------------------------------- issue 21: rules in words, hints a person writes
+
+TEST(KbRuleWords, EveryRuleNameReadsInWords) {
+  EXPECT_EQ(describe_rule(parse_rule("attr_in(mode,nearest|linear,dflt=nearest)")),
+            "attribute mode is one of nearest, linear (nearest when absent)");
+  EXPECT_EQ(describe_rule(parse_rule("rank(0,3..5)")), "input 0 has rank 3 to 5");
+  EXPECT_EQ(describe_rule(parse_rule("value_in(2:training_mode,0)")), "every value of input 2 (training_mode) is 0");
+  EXPECT_EQ(describe_rule(parse_rule("attr_in(is_test,1,dflt=1)@opset(<7)")),
+            "attribute is_test is 1 (1 when absent), when the model's opset is below 7");
+  EXPECT_EQ(describe_rule(parse_rule("input_types(*,FP32|FP16)")), "every input is of type one of FP32, FP16");
+  EXPECT_EQ(describe_rule(parse_rule("opset(>=11)")), "the model's opset is at least 11");
+  EXPECT_EQ(describe_rule_text("status"), "status");  // a fact name, not a rule: as is
+  // Every rule of the built-in knowledge base reads without its rule language.
+  for (const Release& r : KnowledgeBase::builtin().releases())
+    for (const auto& [op, e] : r.ops)
+      for (const Rule& rule : e.rules) {
+        std::string words = describe_rule(rule);
+        EXPECT_EQ(words.find(rule.name + "("), std::string::npos) << r.name << " " << op << ": " << words;
+        EXPECT_EQ(words.find('|'), std::string::npos) << r.name << " " << op << ": " << words;
+      }
+}
+
+TEST_F(KbRules, DropoutHintsSayWhatAPersonWould) {
+  tensor("x", ElemType::FLOAT, {2}, TensorOrigin::GraphInput);
+  tensor("zero", ElemType::FLOAT, {}, TensorOrigin::ConstantNode).values = std::make_unique<std::vector<double>>(1, 0.0);
+  tensor("half", ElemType::FLOAT, {}, TensorOrigin::ConstantNode).values = std::make_unique<std::vector<double>>(1, 0.5);
+  tensor("on", ElemType::BOOL, {}, TensorOrigin::ConstantNode).values = std::make_unique<std::vector<double>>(1, 1.0);
+  node("Dropout", {"x", "zero", "on"});
+  node("Dropout", {"x", "half", "on"});
+  node("Dropout", {"x", "", "on"});  // ratio absent: 0.5 by default
+  RuleCheck identity = check("value_in(2:training_mode,0)", 0);
+  ASSERT_EQ(identity.outcome, Fails);
+  EXPECT_EQ(identity.hint.find("ratio is 0, the node is an identity: export with model.eval() or fold it"), 0u)
+      << identity.hint;
+  for (size_t i : {1u, 2u}) {
+    RuleCheck training = check("value_in(2:training_mode,0)", i);
+    ASSERT_EQ(training.outcome, Fails);
+    EXPECT_EQ(training.hint.find("training_mode is on: export with model.eval()"), 0u) << training.hint;
+  }
+  // Another op failing value_in gets the rule's own hint, in words.
+  node("TopK", {"x", "zero"});
+  RuleCheck other = check("value_in(1,1..8)", 3);
+  ASSERT_EQ(other.outcome, Fails);
+  EXPECT_EQ(other.hint, "change input 1 so that every value is 1 to 8");
+}
+
+TEST_F(KbRules, EveryUndecidedRuleHasAHint) {
+  unknown_tensor("u");
+  TensorInfo& big = tensor("big", ElemType::FLOAT, {5000}, TensorOrigin::Initializer);
+  (void)big;  // values not held: too many
+  node("Conv", {"u", "w"});
+  node("TopK", {"u", "big"});
+  RuleCheck rank = check("rank(0,3..5)", 0);
+  ASSERT_EQ(rank.outcome, Unknown);
+  EXPECT_NE(rank.hint.find("--shapes NAME:1x3x224x224"), std::string::npos) << rank.hint;
+  RuleCheck values = check("value_in(1,1)", 1);
+  ASSERT_EQ(values.outcome, Unknown);
+  EXPECT_NE(values.hint.find("4096 elements"), std::string::npos) << values.hint;
+  // A failing rule whose guard is undecided: the hint is the guard's way out.
+  RuleCheck guarded = check("value_in(1,1)@rank(0,4)", 1);
+  ASSERT_EQ(guarded.outcome, Unknown);
+  EXPECT_NE(guarded.hint.find("4096 elements"), std::string::npos) << guarded.hint;  // value_in itself is undecided
+  tensor("c", ElemType::FLOAT, {1}, TensorOrigin::Initializer).values = std::make_unique<std::vector<double>>(1, 3.0);
+  node("TopK", {"u", "c"});
+  RuleCheck guard_open = check("value_in(1,1)@rank(0,4)", 2);
+  ASSERT_EQ(guard_open.outcome, Unknown);
+  EXPECT_NE(guard_open.hint.find("--shapes"), std::string::npos) << guard_open.hint;
+  // And the hint is empty when the rule holds.
+  EXPECT_EQ(check("value_in(1,3)", 2).hint, "");
+}
+
+TEST(KbOpHints, DynamicQuantizationOpsGetTheWayOut) {
+  for (const char* op : {"ConvInteger", "MatMulInteger", "DynamicQuantizeLinear"})
+    EXPECT_EQ(op_hint(op, "status").find("this is ONNX Runtime dynamic quantization"), 0u) << op;
+  EXPECT_NE(op_hint("ConvInteger", "status").find("re-quantize with Q/DQ (static quantization"), std::string::npos);
+  EXPECT_EQ(op_hint("Conv", "status"), "");
 }
 
 }  // namespace
