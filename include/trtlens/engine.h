@@ -43,8 +43,11 @@ struct PlanFiles {
 // .profile.log), a graph.json
 // path (its siblings are looked up by the same prefix), a folder holding
 // exactly one *.graph.json, or any other .json file (taken as the graph, with
-// no siblings). Absent siblings are left "". Throws InputError(spec, ...) when
-// no graph.json is found or a folder holds several.
+// no siblings). A layers_<name>.json (layer_, layers-, any case) takes the
+// profile_<name>.json beside it as its profile, as TensorRT 11.1's
+// perf-analysis skill pairs them; a folder with no *.graph.json and exactly
+// one such layer file is that file. Absent siblings are left "". Throws
+// InputError(spec, ...) when no graph.json is found or a folder holds several.
 PlanFiles find_plan_files(const std::string& spec);
 
 using KeyValues = std::vector<std::pair<std::string, std::string>>;  // in file order

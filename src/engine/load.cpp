@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <climits>
 #include <cmath>
@@ -359,14 +360,51 @@ std::string PlanLayout::describe() const {
   return s + "; I/O: " + io;
 }
 
+namespace {
+
+// The TensorRT 11.1 perf-analysis skill pairs layers_<name>.json with
+// profile_<name>.json (release/11.1:.agents/skills/trt-perf-analysis/scripts/
+// trt_perf/data.py:227-235: ^layers?[_-]?(.*)\.json$, ^profiles?[_-]?(.*)\.json$,
+// case-insensitive; an empty name is "default"). The name for `stem` ("layer"
+// or "profile") of a file name, or nullopt when it is not such a file.
+std::optional<std::string> paired_name(std::string file, std::string_view stem) {
+  for (char& c : file) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (file.rfind(stem, 0) != 0 || !ends_with(file, ".json")) return std::nullopt;
+  size_t p = stem.size();
+  if (p < file.size() && file[p] == 's') ++p;
+  if (p < file.size() && (file[p] == '_' || file[p] == '-')) ++p;
+  if (p > file.size() - 5) return std::nullopt;
+  std::string name = file.substr(p, file.size() - 5 - p);
+  return name.empty() ? std::string("default") : name;
+}
+
+// profile_<name>.json beside layers_<name>.json; "" when there is none.
+std::string paired_profile(const fs::path& layers) {
+  auto name = paired_name(layers.filename().string(), "layer");
+  if (!name) return "";
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(layers.parent_path().empty() ? fs::path(".") : layers.parent_path(), ec))
+    if (e.is_regular_file() && paired_name(e.path().filename().string(), "profile") == name) return e.path().string();
+  return "";
+}
+
+}  // namespace
+
 PlanFiles find_plan_files(const std::string& spec) {
   std::string prefix;
   PlanFiles f;
   if (fs::is_directory(spec)) {
-    std::vector<std::string> graphs;
-    for (const auto& e : fs::directory_iterator(spec))
-      if (e.is_regular_file() && ends_with(e.path().filename().string(), ".graph.json"))
-        graphs.push_back(e.path().string());
+    std::vector<std::string> graphs, layer_files;
+    for (const auto& e : fs::directory_iterator(spec)) {
+      if (!e.is_regular_file()) continue;
+      if (ends_with(e.path().filename().string(), ".graph.json")) graphs.push_back(e.path().string());
+      else if (paired_name(e.path().filename().string(), "layer")) layer_files.push_back(e.path().string());
+    }
+    if (graphs.empty() && layer_files.size() == 1) {  // a folder of the 11.1 skill's layers_X.json (+ profile_X.json)
+      f.graph = layer_files[0];
+      f.profile = paired_profile(f.graph);
+      return f;
+    }
     if (graphs.size() != 1)
       throw InputError(spec, graphs.empty() ? "folder holds no *.graph.json (trtexec --exportLayerInfo)"
                                             : fmt::format("folder holds {} *.graph.json files; name one", graphs.size()));
@@ -379,7 +417,8 @@ PlanFiles find_plan_files(const std::string& spec) {
     prefix = spec;
     f.graph = spec + ".graph.json";
   } else if (fs::is_regular_file(spec) && ends_with(spec, ".json")) {
-    f.graph = spec;  // a layer-info file under another name: no siblings
+    f.graph = spec;  // a layer-info file under another name: no siblings, but layers_X.json's profile_X.json
+    f.profile = paired_profile(spec);
     return f;
   } else {
     throw InputError(spec, fmt::format("no {}.graph.json beside it (give the plan's path prefix, "

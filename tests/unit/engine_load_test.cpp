@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 
 #include "support/paths.h"
 #include "trtlens/engine.h"
@@ -370,4 +371,28 @@ TEST(EngineLoad, LayoutsThatAreNoneOfThemAreRefused) {
       EXPECT_EQ(e.file(), "g.json") << bad;
     }
   }
+}
+
+// The 11.1 skill's file pairs: layers_<name>.json with profile_<name>.json
+// (data.py:227-235, case-insensitive, "layer"/"layers", "_" or "-"), by file or by folder.
+TEST(EngineLoad, LayersFilePairsWithItsProfileFile) {
+  std::string dir = trtlens::test::temp_dir("EngineLoad.LayersProfilePair");
+  std::ofstream(dir + "/Layers_onnx-trt.json") << layer_list("split", false);
+  std::ofstream(dir + "/profiles-ONNX-trt.json")
+      << R"([{"count": 4}, {"name": "conv", "timeMs": 4, "averageMs": 1, "medianMs": 1, "percentage": 80},
+            {"name": "relu", "timeMs": 1, "averageMs": 0.25, "medianMs": 0.25, "percentage": 20}])";
+  std::ofstream(dir + "/profile_other.json") << "[]";  // another pair's profile: not taken
+  for (const std::string& spec : {dir + "/Layers_onnx-trt.json", dir}) {
+    SCOPED_TRACE(spec);
+    auto files = find_plan_files(spec);
+    EXPECT_EQ(files.graph, dir + "/Layers_onnx-trt.json");
+    EXPECT_EQ(files.profile, dir + "/profiles-ONNX-trt.json");
+    auto p = load_plan(files);
+    EXPECT_EQ(p.layout_detail.layer_list, "bare list");
+    EXPECT_DOUBLE_EQ(p.layers[0].avg_ms, 1);
+    EXPECT_DOUBLE_EQ(p.layers[1].avg_ms, 0.25);
+  }
+  // A layer file without its profile is read alone.
+  std::ofstream(dir + "/layers.json") << layer_list("combined", false);
+  EXPECT_EQ(find_plan_files(dir + "/layers.json").profile, "");
 }
