@@ -43,8 +43,11 @@ struct PlanFiles {
 // .profile.log), a graph.json
 // path (its siblings are looked up by the same prefix), a folder holding
 // exactly one *.graph.json, or any other .json file (taken as the graph, with
-// no siblings). Absent siblings are left "". Throws InputError(spec, ...) when
-// no graph.json is found or a folder holds several.
+// no siblings). A layers_<name>.json (layer_, layers-, any case) takes the
+// profile_<name>.json beside it as its profile, as TensorRT 11.1's
+// perf-analysis skill pairs them; a folder with no *.graph.json and exactly
+// one such layer file is that file. Absent siblings are left "". Throws
+// InputError(spec, ...) when no graph.json is found or a folder holds several.
 PlanFiles find_plan_files(const std::string& spec);
 
 using KeyValues = std::vector<std::pair<std::string, std::string>>;  // in file order
@@ -57,6 +60,8 @@ struct EngineTensor {
   std::string precision;      // "FP32", "FP16", "BF16", "INT8", "FP8", "INT32", "INT64", "BOOL", ... ; "" unknown
   std::string layout;         // TensorRT TensorFormat name: "LINEAR", "CHW4", "CHW32", "HWC8", ...; "" unknown
   std::string location;       // "Device", "Host", "" when absent
+  // "Strides" and "StrideOrder" (11.x layer info, in elements); empty when absent.
+  std::vector<int64_t> strides, stride_order;
   // Elements × element size; 0 when a dimension is dynamic or the precision
   // unknown; INT64_MAX when the product overflows (hostile dimensions).
   int64_t size_bytes() const;
@@ -74,8 +79,21 @@ struct EngineLayer {
   std::string tactic_value;  // TacticValue ("0x..."), "" when absent
   std::string metadata;   // Metadata, separators replaced by " + "
   std::vector<std::string> onnx_nodes;  // ONNX nodes named in Metadata ("[ONNX Layer: Conv_0]" → "Conv_0")
-  std::vector<EngineTensor> inputs, outputs;
+  std::vector<EngineTensor> inputs, outputs;  // after NoOp folding (what the layer reads and writes in the plan's graph)
+  // The tensors as graph.json wrote them, kept only for a layer whose ports
+  // NoOp folding rewired (empty otherwise). TREx's linters and its compare read
+  // the layer as written (its DataFrame holds the raw Inputs/Outputs,
+  // release/10.16:tools/experimental/trt-engine-explorer/trex/engine_plan.py:103),
+  // so a classifier [1,1000,1,1] whose output a NoOp squeezes to [1,1000] is
+  // still checked as 4-D.
+  std::vector<EngineTensor> written_inputs, written_outputs;
+  const std::vector<EngineTensor>& inputs_as_written() const { return written_inputs.empty() ? inputs : written_inputs; }
+  const std::vector<EngineTensor>& outputs_as_written() const { return written_outputs.empty() ? outputs : written_outputs; }
   std::string precision;  // precision of the first input; "" when the layer has no input
+  // 11.x "Constants": the constant tensors (weights) a layer reads, kept apart
+  // from `inputs` (they are no data edge and do not set the precision).
+  std::vector<EngineTensor> constant_inputs;
+  int stream_id = -1;     // "StreamId" (the CUDA stream the layer runs on, 10.x+); -1 when absent
   // "Weights" and "Bias" as Count × element size of their Type, kept apart:
   // TREx counts Weights only (its weights_size). INT64_MAX when that overflows.
   int64_t weights_bytes = 0, bias_bytes = 0;
@@ -114,6 +132,7 @@ struct EngineIO {
 struct IterationTiming {
   size_t iterations = 0;
   double mean_ms = 0, median_ms = 0, p90_ms = 0, p99_ms = 0, min_ms = 0, max_ms = 0;
+  std::vector<double> latencies_ms;  // every iteration's latencyMs, in file order (the report plots them)
 };
 
 struct EnginePlan;
@@ -185,12 +204,33 @@ TrtexecLog read_trtexec_log(const std::string& path);
 // a profiling log complete each other. Called by load_plan for files.logs.
 void apply_trtexec_log(EnginePlan& plan, const TrtexecLog& log);
 
+// The shape of a layer-info file, as detect_layout() (src/engine/load.cpp)
+// names it before the loader's passes run. docs/engine.md ("Layouts") says
+// which TensorRT release writes which.
+struct PlanLayout {
+  // "8.x" (no Metadata), "8.6+" (Metadata), "10.x" (Myelin/kgen layers),
+  // "11.x" (I/O Tensors, or tensors with Format + Datatype), "names only".
+  std::string release;
+  // Where the layer list is: "Layers" (trtexec), "layers", "LayerInfo",
+  // "layerInfo", or "bare list" (the file is the list).
+  std::string layer_list;
+  // Tensor fields: "Format/Datatype", "Format + Datatype", both, or "none";
+  // ", Strides" appended when tensors carry Strides/StrideOrder.
+  std::string tensor_fields;
+  std::vector<std::string> layer_fields;  // of Metadata, StreamId, Constants, _subgraph: those present
+  std::string io;  // "Bindings", "I/O Tensors", or "none (taken from the graph)"
+  // "11.x; layer list: bare list; tensors: Format + Datatype, Strides; layers: StreamId, Constants; I/O: ..."
+  std::string describe() const;
+};
+
 struct EnginePlan {
   std::string name;       // file name of the graph without ".graph.json"
   PlanFiles files;
   // "8.x" (Bindings, no Metadata), "8.6+" (Bindings and Metadata), "10.x"
-  // (Myelin/kgen formats), "11.x" (I/O Tensors) — a guess from the fields present.
+  // (Myelin/kgen formats), "11.x" (I/O Tensors) — a guess from the fields
+  // present; layout_detail.release.
   std::string layout;
+  PlanLayout layout_detail;
   bool detailed = true;   // false: Layers holds names only (built without --profilingVerbosity=detailed)
   int profile_id = 0;     // which optimization profile's layers were kept
   int profiles = 1;       // optimization profiles found in the graph
@@ -458,6 +498,12 @@ struct EndToEnd {
 };
 EndToEnd end_to_end(const EnginePlan& plan);
 
+// A layer's input and output precisions, one per tensor as graph.json wrote
+// it (before NoOp folding), joined with ", ": "INT8", "FP16, FP16"; "?" for a
+// tensor of unknown precision, "" for none (TREx's get_io_precisions).
+std::string input_precisions(const EngineLayer& l);
+std::string output_precisions(const EngineLayer& l);
+
 // One row of the layer diff: the same layer in each plan, or absent.
 struct LayerMatch {
   std::string name;                    // from the first plan that has the layer
@@ -468,7 +514,11 @@ struct LayerMatch {
   std::string matched_by;
   std::vector<std::optional<double>> avg_ms;  // per plan, ms; nullopt when absent there, or untimed in a plan with a profile
   // Against the first plan that has the layer, over the plans that have it:
-  bool precision_differs = false;      // layer precision (input 0)
+  // Input and output precisions (every tensor, as input_precisions() and
+  // output_precisions() write them); precision_differs is either, as TREx's
+  // "Precision Mismatch" filter (in-p or out-p).
+  bool precision_differs = false;
+  bool input_precision_differs = false, output_precision_differs = false;
   bool tactic_differs = false;         // TacticName, or TacticValue when unnamed
   bool format_differs = false;         // precision/layout of any input or output
 };

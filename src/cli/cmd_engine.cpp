@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -255,7 +256,7 @@ void add_engine_command(CLI::App& app, int& exit_code) {
     s->add_option("--max-layers", *max_layers, "layer rows to list in text output")->capture_default_str();
     s->add_option("--label", *labels, "a name per plan, in order (repeatable); default: file name, with its folder "
                                       "when names repeat");
-    s->add_option("--mismatch", *mismatch, "list only layer rows that differ in: precision, tactic, format, or "
+    s->add_option("--mismatch", *mismatch, "list only layer rows that differ in: precision (of any input or output), tactic, format, or "
                                            "unmatched (in some plans only); repeatable, any may hold")
         ->delimiter(',');
     s->add_option("-o,--output", *output, "write to this file instead of stdout");
@@ -288,6 +289,7 @@ void add_engine_command(CLI::App& app, int& exit_code) {
     auto a = std::make_shared<PlanArgs>();
     auto output = std::make_shared<std::string>();
     auto opt = std::make_shared<EngineGraphOptions>();
+    auto force = std::make_shared<bool>(false);
     auto* s = eng->add_subcommand("graph", "The plan's data-dependency graph through Graphviz (svg, png, pdf or dot, "
                                            "by the output's extension): layers coloured by type or precision, "
                                            "tensors coloured by precision");
@@ -297,7 +299,10 @@ void add_engine_command(CLI::App& app, int& exit_code) {
     s->add_option("--highlight", opt->highlight, "outline the layers whose name matches this regular expression (RE2 syntax)");
     s->add_option("--select", opt->select, "draw only the layers whose name matches this regular expression (RE2 syntax; and --hops around them)");
     s->add_option("--hops", opt->hops, "with --select: also draw layers this many data edges away")->capture_default_str();
-    s->callback([a, output, opt, &exit_code] {
+    s->add_flag("--force", *force,
+                fmt::format("lay out more than {} layers anyway (Graphviz: minutes; 20,000 layers take over 300 s)",
+                            kEngineGraphMaxLayers));
+    s->callback([a, output, opt, force, &exit_code] {
       // The format comes from the extension; checked before any work.
       std::string ext = std::filesystem::path(*output).extension().string();
       std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
@@ -306,14 +311,26 @@ void add_engine_command(CLI::App& app, int& exit_code) {
       if (opt->hops < 0) throw UsageError("--hops must be 0 or more");
       if (opt->hops > 0 && opt->select.empty()) throw UsageError("--hops needs --select");
       auto& plans = load_plans(*a, 1);
-      opt->max_layers = ext == ".dot" || ext == ".gv" ? 0 : kEngineGraphMaxLayers;  // DOT text is not laid out
+      const bool layout = ext != ".dot" && ext != ".gv";  // DOT text is not laid out
+      opt->max_layers = layout && !*force ? kEngineGraphMaxLayers : 0;
       auto graph = engine_dot_graph(plans[0], *opt);
+      // Graphviz reports no progress: say what is coming, and when it is done.
+      const bool slow = layout && graph.nodes.size() > kEngineGraphMaxLayers;
+      const auto start = std::chrono::steady_clock::now();
+      if (slow)
+        fmt::print(stderr,
+                   "engine graph: laying out {} boxes (layers, engine inputs and outputs) with Graphviz (--force); "
+                   "this takes minutes...\n",
+                   graph.nodes.size());
       std::string bytes;
       try {
         bytes = render_graph(graph, ext == ".gv" ? "dot" : ext.substr(1));
       } catch (const std::runtime_error& e) {
         throw InputError(plans[0].files.graph, std::string("cannot draw the graph: ") + e.what());
       }
+      if (slow)
+        fmt::print(stderr, "engine graph: laid out in {:.1f} s\n",
+                   std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
       write_file_atomic(*output, bytes);
       for (const auto& n : plans[0].notes) fmt::print(stderr, "note: {}\n", escape_controls(n));
       exit_code = kExitOk;

@@ -81,6 +81,24 @@ std::string tactic_of(const EngineLayer& l) { return l.tactic.empty() ? l.tactic
 
 }  // namespace
 
+// TREx's get_io_precisions: every tensor's precision joined with ", ", the
+// tensors as graph.json wrote them
+// (release/10.16:tools/experimental/trt-engine-explorer/trex/compare_engines.py:280).
+std::string input_precisions(const EngineLayer& l) {
+  std::string s;
+  for (const auto& t : l.inputs_as_written()) s += (s.empty() ? "" : ", ") + (t.precision.empty() ? std::string("?") : t.precision);
+  return s;
+}
+std::string output_precisions(const EngineLayer& l) {
+  std::string s;
+  for (const auto& t : l.outputs_as_written()) s += (s.empty() ? "" : ", ") + (t.precision.empty() ? std::string("?") : t.precision);
+  return s;
+}
+
+namespace {
+
+}  // namespace
+
 std::vector<std::string> plan_labels(const std::vector<const EnginePlan*>& plans, const std::vector<std::string>& given) {
   const size_t n = plans.size();
   std::vector<std::string> base(n), out(n);
@@ -212,7 +230,9 @@ PlanComparison compare_plans(const std::vector<const EnginePlan*>& plans, const 
         m.type = l.type;
         continue;
       }
-      m.precision_differs |= l.precision != first->precision;
+      m.input_precision_differs |= input_precisions(l) != input_precisions(*first);
+      m.output_precision_differs |= output_precisions(l) != output_precisions(*first);
+      m.precision_differs = m.input_precision_differs || m.output_precision_differs;
       m.tactic_differs |= tactic_of(l) != tactic_of(*first);
       m.format_differs |= formats(l) != formats(*first);
     }

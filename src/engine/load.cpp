@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <climits>
 #include <cmath>
@@ -99,7 +100,19 @@ void finish_tensor(EngineTensor& r, const std::string& fmt_text, const std::stri
   r.format = dtype.empty() ? fmt_text : (fmt_text.empty() ? dtype : fmt_text + " / " + dtype);
 }
 
-EngineTensor read_tensor(od::object obj) {
+// Fields that tell layer-info layouts apart, noted as the file is read
+// (detect_layout() names the layout from them).
+enum SeenField : unsigned {
+  kSeenCombinedFormat = 1u << 0,  // tensor "Format/Datatype" (8.x-10.x)
+  kSeenSplitFormat = 1u << 1,     // tensor "Format" + "Datatype" (11.x)
+  kSeenStrides = 1u << 2,         // tensor "Strides" / "StrideOrder"
+  kSeenStreamId = 1u << 3,        // layer "StreamId"
+  kSeenConstants = 1u << 4,       // layer "Constants"
+  kSeenMetadata = 1u << 5,        // layer "Metadata" (8.6+)
+  kSeenSubgraph = 1u << 6,        // layer "_subgraph"
+};
+
+EngineTensor read_tensor(od::object obj, unsigned& seen) {
   EngineTensor t;
   std::string combined, fmt_text, dtype;
   bool split = true;
@@ -112,8 +125,11 @@ EngineTensor read_tensor(od::object obj) {
     else if (k == "Format/Datatype") {
       combined = text_of(v, kTensorLevel);
       split = false;
-    } else if (k == "Format") fmt_text = text_of(v, kTensorLevel);
-    else if (k == "Datatype" || k == "DataType") dtype = text_of(v, kTensorLevel);
+      seen |= kSeenCombinedFormat;
+    } else if (k == "Format") fmt_text = text_of(v, kTensorLevel), seen |= kSeenSplitFormat;
+    else if (k == "Datatype" || k == "DataType") dtype = text_of(v, kTensorLevel), seen |= kSeenSplitFormat;
+    else if (k == "Strides") t.strides = read_dims(v), seen |= kSeenStrides;
+    else if (k == "StrideOrder") t.stride_order = read_dims(v), seen |= kSeenStrides;
   }
   finish_tensor(t, split ? fmt_text : combined, dtype, split);
   return t;
@@ -174,7 +190,7 @@ std::vector<std::string> onnx_nodes_of(const std::string& md) {
   return nodes;
 }
 
-EngineLayer read_layer(od::object obj, int index, const std::string& file) {
+EngineLayer read_layer(od::object obj, int index, const std::string& file, unsigned& seen) {
   EngineLayer l;
   l.file_index = index;
   bool named = false;
@@ -190,13 +206,19 @@ EngineLayer read_layer(od::object obj, int index, const std::string& file) {
     else if (k == "Origin") l.origin = text_of(v, kLayerLevel);
     else if (k == "TacticName") l.tactic = text_of(v, kLayerLevel);
     else if (k == "TacticValue") l.tactic_value = text_of(v, kLayerLevel);
-    else if (k == "Metadata") l.metadata = text_of(v, kLayerLevel);
-    else if (k == "Inputs" || k == "Outputs") {
-      auto& dst = k == "Inputs" ? l.inputs : l.outputs;
+    else if (k == "Metadata") l.metadata = text_of(v, kLayerLevel), seen |= kSeenMetadata;
+    else if (k == "Inputs" || k == "Outputs" || k == "Constants") {
+      auto& dst = k == "Inputs" ? l.inputs : k == "Outputs" ? l.outputs : l.constant_inputs;
+      if (k == "Constants") seen |= kSeenConstants;
       if (v.type() != od::json_type::array) continue;
       for (od::value t : v.get_array())
-        if (t.type() == od::json_type::object) dst.push_back(read_tensor(t.get_object()));
+        if (t.type() == od::json_type::object) dst.push_back(read_tensor(t.get_object(), seen));
+    } else if (k == "StreamId" && v.type() == od::json_type::number) {
+      int64_t id = -1;
+      if (!v.get_int64().get(id) && id >= 0 && id <= INT_MAX) l.stream_id = static_cast<int>(id);
+      seen |= kSeenStreamId;
     } else {
+      if (k == "_subgraph") seen |= kSeenSubgraph;
       // One string per layer: thousands of small allocations cost more than the parse.
       attrs += attrs.empty() ? "{" : ",";
       engine_detail::append_quoted(k, attrs);
@@ -258,13 +280,17 @@ void fold_noops(std::vector<EngineLayer>& all, const std::unordered_set<std::str
     auto c = consumers.find(noop.outputs[0].name);
     if (!c->second.empty()) {
       for (auto [li, port] : c->second) {
+        if (all[li].written_inputs.empty()) all[li].written_inputs = all[li].inputs;
         all[li].inputs[port] = noop.inputs[0];
         if (port == 0) all[li].precision = all[li].inputs[0].precision;
       }
     } else if (bindings.count(noop.outputs[0].name)) {
       // A NoOp writing an engine output hands that output to its producers.
       auto p = producers.find(noop.inputs[0].name);
-      for (auto [li, port] : p->second) all[li].outputs[port] = noop.outputs[0];
+      for (auto [li, port] : p->second) {
+        if (all[li].written_outputs.empty()) all[li].written_outputs = all[li].outputs;
+        all[li].outputs[port] = noop.outputs[0];
+      }
     }
   }
 }
@@ -325,14 +351,60 @@ double percentile(std::vector<double> v, double q) {
 
 }  // namespace
 
+std::string PlanLayout::describe() const {
+  std::string s = fmt::format("{}; layer list: {}; tensors: {}", release, layer_list, tensor_fields);
+  if (!layer_fields.empty()) {
+    s += "; layers: ";
+    for (size_t i = 0; i < layer_fields.size(); ++i) s += (i ? ", " : "") + layer_fields[i];
+  }
+  return s + "; I/O: " + io;
+}
+
+namespace {
+
+// The TensorRT 11.1 perf-analysis skill pairs layers_<name>.json with
+// profile_<name>.json (release/11.1:.agents/skills/trt-perf-analysis/scripts/
+// trt_perf/data.py:227-235: ^layers?[_-]?(.*)\.json$, ^profiles?[_-]?(.*)\.json$,
+// case-insensitive; an empty name is "default"). The name for `stem` ("layer"
+// or "profile") of a file name, or nullopt when it is not such a file.
+std::optional<std::string> paired_name(std::string file, std::string_view stem) {
+  for (char& c : file) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (file.rfind(stem, 0) != 0 || !ends_with(file, ".json")) return std::nullopt;
+  size_t p = stem.size();
+  if (p < file.size() && file[p] == 's') ++p;
+  if (p < file.size() && (file[p] == '_' || file[p] == '-')) ++p;
+  if (p > file.size() - 5) return std::nullopt;
+  std::string name = file.substr(p, file.size() - 5 - p);
+  return name.empty() ? std::string("default") : name;
+}
+
+// profile_<name>.json beside layers_<name>.json; "" when there is none.
+std::string paired_profile(const fs::path& layers) {
+  auto name = paired_name(layers.filename().string(), "layer");
+  if (!name) return "";
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(layers.parent_path().empty() ? fs::path(".") : layers.parent_path(), ec))
+    if (e.is_regular_file() && paired_name(e.path().filename().string(), "profile") == name) return e.path().string();
+  return "";
+}
+
+}  // namespace
+
 PlanFiles find_plan_files(const std::string& spec) {
   std::string prefix;
   PlanFiles f;
   if (fs::is_directory(spec)) {
-    std::vector<std::string> graphs;
-    for (const auto& e : fs::directory_iterator(spec))
-      if (e.is_regular_file() && ends_with(e.path().filename().string(), ".graph.json"))
-        graphs.push_back(e.path().string());
+    std::vector<std::string> graphs, layer_files;
+    for (const auto& e : fs::directory_iterator(spec)) {
+      if (!e.is_regular_file()) continue;
+      if (ends_with(e.path().filename().string(), ".graph.json")) graphs.push_back(e.path().string());
+      else if (paired_name(e.path().filename().string(), "layer")) layer_files.push_back(e.path().string());
+    }
+    if (graphs.empty() && layer_files.size() == 1) {  // a folder of the 11.1 skill's layers_X.json (+ profile_X.json)
+      f.graph = layer_files[0];
+      f.profile = paired_profile(f.graph);
+      return f;
+    }
     if (graphs.size() != 1)
       throw InputError(spec, graphs.empty() ? "folder holds no *.graph.json (trtexec --exportLayerInfo)"
                                             : fmt::format("folder holds {} *.graph.json files; name one", graphs.size()));
@@ -345,7 +417,8 @@ PlanFiles find_plan_files(const std::string& spec) {
     prefix = spec;
     f.graph = spec + ".graph.json";
   } else if (fs::is_regular_file(spec) && ends_with(spec, ".json")) {
-    f.graph = spec;  // a layer-info file under another name: no siblings
+    f.graph = spec;  // a layer-info file under another name: no siblings, but layers_X.json's profile_X.json
+    f.profile = paired_profile(spec);
     return f;
   } else {
     throw InputError(spec, fmt::format("no {}.graph.json beside it (give the plan's path prefix, "
@@ -510,153 +583,266 @@ EngineIO read_io_tensor(od::object obj) {
   return io;
 }
 
-// graph.json text (padded in place) and optional profile.json text → plan.
-EnginePlan parse_texts(engine_detail::JsonText graph_text, const std::string& graph_name,
-                       std::optional<engine_detail::JsonText> profile_text,
-                       const std::string& profile_name, const LoadOptions& options) {
-  EnginePlan plan;
-  plan.profile_id = options.profile_id;
-  std::vector<EngineLayer> all;
-  std::vector<std::string> names_only;
-  bool saw_object_layer = false, saw_string_layer = false;
-  std::vector<EngineIO> bindings, io_tensors;  // "Bindings" (names only) up to 10.x, "I/O Tensors" from 11.x
-  bool v11 = false;
+// What a layer-info file holds, read in one pass whatever its layout: the
+// layer list where the file keeps it, the I/O lists, and the fields seen.
+struct RawGraph {
+  std::string list_at;                 // "Layers", "layers", "LayerInfo", "layerInfo"; "" for a bare list
+  std::vector<EngineLayer> layers;     // layer objects
+  std::vector<std::string> names;      // bare names (a names-only graph)
+  std::vector<EngineIO> bindings, io_tensors;
+  bool has_bindings = false, has_io_tensors = false;
+  unsigned seen = 0;                   // SeenField bits
+};
+
+// The keys a layer list may sit under. trtexec (IEngineInspector) writes
+// "Layers"; the TensorRT 11.1 perf-analysis skill's reader also takes
+// "layers", "LayerInfo" and "layerInfo", or the list alone
+// (release/11.1:.agents/skills/trt-perf-analysis/scripts/trt_perf/layer_info.py:114-122).
+constexpr std::string_view kListKeys[] = {"Layers", "layers", "LayerInfo", "layerInfo"};
+constexpr const char* kExpect =
+    "unknown layout: expected a list of layers, or an object with a \"Layers\" (\"layers\", \"LayerInfo\", "
+    "\"layerInfo\") list (trtexec --exportLayerInfo)";
+
+void read_layer_list(od::value list, RawGraph& g, const std::string& file) {
   int index = 0;
-  const char* expect = "unknown layout: expected an object with a \"Layers\" list (trtexec --exportLayerInfo)";
-  all.reserve(graph_text.text().size() / 700 + 16);  // ~700-1200 bytes per detailed layer
-  engine_detail::read_json(graph_text, graph_name, [&](od::document& doc) {
-    if (doc.type() != od::json_type::object) throw InputError(graph_name, expect);
-    bool has_layers = false;
+  for (od::value layer : list.get_array()) {
+    od::json_type type = layer.type();
+    if (type == od::json_type::object) {
+      g.layers.push_back(read_layer(layer.get_object(), index++, file, g.seen));
+    } else if (type == od::json_type::string) {
+      g.names.emplace_back(string_of(layer));
+      ++index;
+    } else {
+      throw InputError(file, fmt::format("unknown layout: the layer list{} holds values that are neither layer "
+                                         "objects nor names",
+                                         g.list_at.empty() ? "" : " \"" + g.list_at + "\""));
+    }
+  }
+}
+
+RawGraph read_graph(engine_detail::JsonText& text, const std::string& file) {
+  RawGraph g;
+  g.layers.reserve(text.text().size() / 700 + 16);  // ~700-1200 bytes per detailed layer
+  engine_detail::read_json(text, file, [&](od::document& doc) {
+    if (doc.type() == od::json_type::array) {
+      read_layer_list(doc.get_value().value(), g, file);
+      return;
+    }
+    if (doc.type() != od::json_type::object) throw InputError(file, kExpect);
+    bool has_list = false;
     for (od::field field : doc.get_object()) {
       std::string_view key = key_of(field);
       od::value v = field.value();
-      if (key == "Layers") {
-        if (v.type() != od::json_type::array) throw InputError(graph_name, expect);
-        has_layers = true;
-        for (od::value layer : v.get_array()) {
-          od::json_type type = layer.type();
-          if (type == od::json_type::object) {
-            saw_object_layer = true;
-            all.push_back(read_layer(layer.get_object(), index++, graph_name));
-          } else if (type == od::json_type::string) {
-            saw_string_layer = true;
-            names_only.emplace_back(string_of(layer));
-            ++index;
-          } else {
-            throw InputError(graph_name, "unknown layout: \"Layers\" holds values that are neither layer objects nor names");
-          }
-        }
+      bool list_key = std::find(std::begin(kListKeys), std::end(kListKeys), key) != std::end(kListKeys);
+      if (list_key && !has_list) {  // the first list key counts, as in the 11.1 reader's order of keys
+        if (v.type() != od::json_type::array) throw InputError(file, kExpect);
+        has_list = true;
+        g.list_at = std::string(key);
+        read_layer_list(v, g, file);
       } else if (key == "Bindings" && v.type() == od::json_type::array) {
+        g.has_bindings = true;
         for (od::value n : v.get_array())
-          if (n.type() == od::json_type::string) bindings.emplace_back().name = string_of(n);
+          if (n.type() == od::json_type::string) g.bindings.emplace_back().name = string_of(n);
       } else if (key == "I/O Tensors" && v.type() == od::json_type::array) {
-        v11 = true;
+        g.has_io_tensors = true;
         for (od::value t : v.get_array())
-          if (t.type() == od::json_type::object) io_tensors.push_back(read_io_tensor(t.get_object()));
+          if (t.type() == od::json_type::object) g.io_tensors.push_back(read_io_tensor(t.get_object()));
       }
     }
-    if (!has_layers) throw InputError(graph_name, expect);
+    if (!has_list) throw InputError(file, kExpect);
   });
-  if (saw_object_layer && saw_string_layer)
-    throw InputError(graph_name, "unknown layout: \"Layers\" mixes layer objects and bare names");
-  if (all.empty() && names_only.empty()) throw InputError(graph_name, "\"Layers\" is empty");
+  if (!g.layers.empty() && !g.names.empty())
+    throw InputError(file, "unknown layout: the layer list mixes layer objects and bare names");
+  if (g.layers.empty() && g.names.empty())
+    throw InputError(file, g.list_at.empty() ? "the layer list is empty" : "\"" + g.list_at + "\" is empty");
+  return g;
+}
 
-  std::unordered_set<std::string> binding_names;
-  // 11.x lists shapes per profile in ProfileInfo and may not suffix I/O names:
-  // when no I/O name carries the requested profile, the unsuffixed ones serve.
-  bool io_suffixed = false;
-  for (const auto* list : {&bindings, &io_tensors})
-    for (const auto& io : *list) io_suffixed |= options.profile_id > 0 && profile_of(io.name) == options.profile_id;
-  const int io_profile = options.profile_id > 0 && !io_suffixed ? 0 : options.profile_id;
-  for (auto* list : {&bindings, &io_tensors})
+// Which layout a file is, from what read_graph saw. The release is a guess
+// from the fields each release added (docs/engine.md, "Layouts"): 11.x splits
+// "Format/Datatype" into "Format" + "Datatype" and lists "I/O Tensors"; 10.x
+// has Myelin/kgen layers; 8.6 added "Metadata".
+PlanLayout detect_layout(const RawGraph& g) {
+  PlanLayout d;
+  d.layer_list = g.list_at.empty() ? "bare list" : g.list_at;
+  if (!g.names.empty()) {
+    d.release = "names only";
+    d.tensor_fields = "none";
+  } else {
+    bool v10 = false;
+    for (const auto& l : g.layers)
+      v10 |= l.subtype == "Myelin" || l.subtype == "kgen" || l.raw_name.rfind("{ForeignNode[", 0) == 0;
+    const bool v11 = g.has_io_tensors || (g.seen & kSeenSplitFormat);
+    d.release = v11 ? "11.x" : v10 ? "10.x" : (g.seen & kSeenMetadata) ? "8.6+" : "8.x";
+    d.tensor_fields = (g.seen & kSeenSplitFormat) && (g.seen & kSeenCombinedFormat) ? "Format/Datatype and Format + Datatype"
+                      : (g.seen & kSeenSplitFormat)                                 ? "Format + Datatype"
+                      : (g.seen & kSeenCombinedFormat)                              ? "Format/Datatype"
+                                                                                    : "none";
+    if (g.seen & kSeenStrides) d.tensor_fields += ", Strides";
+  }
+  for (auto [bit, name] : {std::pair{kSeenMetadata, "Metadata"}, std::pair{kSeenStreamId, "StreamId"},
+                           std::pair{kSeenConstants, "Constants"}, std::pair{kSeenSubgraph, "_subgraph"}})
+    if (g.seen & bit) d.layer_fields.push_back(name);
+  d.io = g.has_io_tensors ? "I/O Tensors" : g.has_bindings ? "Bindings" : "none (taken from the graph)";
+  return d;
+}
+
+// ---- the passes, in the order parse_texts runs them (TREx's parser chain) ----
+
+// A names-only graph (built without --profilingVerbosity=detailed): layers of
+// the requested profile, with names and nothing else.
+void pass_names_only(EnginePlan& plan, std::vector<std::string>& names, int profile_id) {
+  plan.detailed = false;
+  for (size_t i = 0; i < names.size(); ++i) {
+    plan.profiles = std::max(plan.profiles, profile_of(names[i]) + 1);
+    if (profile_of(names[i]) != profile_id) continue;
+    EngineLayer l;
+    l.raw_name = std::move(names[i]);
+    l.name = fix_separators(l.raw_name);
+    l.type = "Unknown";
+    l.file_index = static_cast<int>(i);
+    plan.layers.push_back(std::move(l));
+  }
+  plan.notes.push_back(
+      "graph.json lists layer names only (engine built without --profilingVerbosity=detailed): "
+      "layer types, precisions, tensors, tactics and reformats cannot be shown; rebuild with "
+      "--profilingVerbosity=detailed");
+}
+
+// 10.x multi-stream plans interleave signal and wait layers (LayerType
+// "signal"/"wait"); TREx drops them (__remove_signal_wait), so do we.
+void pass_remove_signal_wait(EnginePlan& plan, std::vector<EngineLayer>& all) {
+  std::erase_if(all, [&](const EngineLayer& l) {
+    bool sw = l.subtype == "signal" || l.subtype == "wait";
+    plan.signal_wait_removed += sw;
+    return sw;
+  });
+}
+
+// Layers of other optimization profiles ("name [profile N]") are dropped (TREx's filter_profiles).
+void pass_keep_profile(EnginePlan& plan, std::vector<EngineLayer>& all, int profile_id, const std::string& file) {
+  for (const auto& l : all) plan.profiles = std::max(plan.profiles, profile_of(l.raw_name) + 1);
+  std::erase_if(all, [&](const EngineLayer& l) { return profile_of(l.raw_name) != profile_id; });
+  if (all.empty())
+    throw InputError(file, fmt::format("no layer belongs to optimization profile {} (the graph has {})", profile_id,
+                                       plan.profiles));
+}
+
+// The engine's inputs and outputs of the requested profile, from "Bindings"
+// (names only, up to 10.x) or "I/O Tensors" (11.x). 11.x lists shapes per
+// profile in ProfileInfo and may not suffix I/O names: when no I/O name
+// carries the requested profile, the unsuffixed ones serve.
+void pass_io_from_lists(EnginePlan& plan, RawGraph& g, int profile_id) {
+  bool suffixed = false;
+  for (const auto* list : {&g.bindings, &g.io_tensors})
+    for (const auto& io : *list) suffixed |= profile_id > 0 && profile_of(io.name) == profile_id;
+  const int io_profile = profile_id > 0 && !suffixed ? 0 : profile_id;
+  for (auto* list : {&g.bindings, &g.io_tensors})
     for (auto& io : *list) {
       plan.profiles = std::max(plan.profiles, profile_of(io.name) + 1);
-      if (profile_of(io.name) != io_profile) continue;
-      binding_names.insert(io.name);
-      plan.io.push_back(std::move(io));
+      if (profile_of(io.name) == io_profile) plan.io.push_back(std::move(io));
     }
+}
 
-  std::unordered_set<std::string> ignored;  // NoOp and Constant names: their profile records are dropped
-  if (saw_string_layer) {
-    plan.detailed = false;
-    plan.layout = "names only";
-    for (size_t i = 0; i < names_only.size(); ++i) {
-      plan.profiles = std::max(plan.profiles, profile_of(names_only[i]) + 1);
-      if (profile_of(names_only[i]) != options.profile_id) continue;
-      EngineLayer l;
-      l.raw_name = names_only[i];
-      l.name = fix_separators(l.raw_name);
-      l.type = "Unknown";
-      l.file_index = static_cast<int>(i);
+// A file with no I/O list (a bare layer list, as the 11.1 skill takes): the
+// engine inputs are the tensors layers read and none writes, the outputs those
+// written and read by none (the 11.1 reader's graph inputs and outputs,
+// release/11.1:.agents/skills/trt-perf-analysis/scripts/trt_perf/layer_info.py:384-389).
+void pass_io_from_graph(EnginePlan& plan, const std::vector<EngineLayer>& all) {
+  std::unordered_set<std::string_view> written, read;
+  for (const auto& l : all) {
+    if (l.type == "Constant") continue;  // weights, not engine inputs
+    for (const auto& t : l.outputs) written.insert(t.name);
+  }
+  std::unordered_set<std::string_view> added;
+  for (const auto& l : all)
+    for (const auto& t : l.inputs) {
+      read.insert(t.name);
+      if (!written.count(t.name) && added.insert(t.name).second) plan.io.push_back({t.name, "Input", "", {}, ""});
+    }
+  for (const auto& l : all) {
+    if (l.type == "Constant") continue;
+    for (const auto& t : l.outputs)
+      if (!read.count(t.name) && added.insert(t.name).second) plan.io.push_back({t.name, "Output", "", {}, ""});
+  }
+}
+
+// NoOp layers folded away and Constant layers set aside, as TREx does; their
+// names go to `ignored` (their profile records are dropped).
+void pass_set_aside(EnginePlan& plan, std::vector<EngineLayer>& all, std::unordered_set<std::string>& ignored) {
+  plan.layers.reserve(all.size());
+  for (auto& l : all) {
+    if (l.type == "NoOp" || l.type == "Constant") {
+      ignored.insert(l.raw_name);
+      ignored.insert(l.name);
+      if (l.type == "NoOp") ++plan.noops_folded;
+      else plan.constants.push_back(std::move(l));
+    } else {
       plan.layers.push_back(std::move(l));
     }
-    plan.notes.push_back(
-        "graph.json lists layer names only (engine built without --profilingVerbosity=detailed): "
-        "layer types, precisions, tensors, tactics and reformats cannot be shown; rebuild with "
-        "--profilingVerbosity=detailed");
-  } else {
-    bool has_metadata = false, v10 = false;
-    for (auto& l : all) {
-      plan.profiles = std::max(plan.profiles, profile_of(l.raw_name) + 1);
-      has_metadata |= !l.metadata.empty();
-      v10 |= l.subtype == "Myelin" || l.subtype == "kgen" || l.name.rfind("{ForeignNode[", 0) == 0;
-      for (const auto& t : l.inputs) v11 |= t.format.find(" / ") != std::string::npos;
-    }
-    plan.layout = v11 ? "11.x" : v10 ? "10.x" : has_metadata ? "8.6+" : "8.x";
-    std::erase_if(all, [&](const EngineLayer& l) {
-      bool sw = l.subtype == "signal" || l.subtype == "wait";
-      plan.signal_wait_removed += sw;
-      return sw || profile_of(l.raw_name) != options.profile_id;
-    });
-    if (all.empty())
-      throw InputError(graph_name, fmt::format("no layer belongs to optimization profile {} (the graph has {})",
-                                               options.profile_id, plan.profiles));
-    fold_noops(all, binding_names);
-    plan.layers.reserve(all.size());
-    for (auto& l : all) {
-      if (l.type == "NoOp") {
-        ++plan.noops_folded;
-        ignored.insert(l.raw_name);
-        ignored.insert(l.name);
-      } else if (l.type == "Constant") {
-        ignored.insert(l.raw_name);
-        ignored.insert(l.name);
-        plan.constants.push_back(std::move(l));
-      } else {
-        plan.layers.push_back(std::move(l));
-      }
-    }
   }
-  if (options.profile_id >= plan.profiles)
-    throw InputError(graph_name, fmt::format("no optimization profile {} (the graph has {})", options.profile_id,
-                                             plan.profiles));
-  // Repeated names get "_2", "_3", ... as in TREx; raw_name keeps the original.
+}
+
+// Repeated names get "_2", "_3", ... as in TREx (disambiguate_layer_names); raw_name keeps the original.
+void pass_disambiguate_names(EnginePlan& plan) {
   std::unordered_map<std::string, int> seen;
   for (auto& l : plan.layers) {
     int n = ++seen[l.name];
     if (n > 1) l.name += "_" + std::to_string(n);
   }
+}
 
-  // Bindings are names only: shape, format and direction come from the layer
-  // tensors of that name (11.x I/O Tensors state their shape and mode).
-  if (!plan.io.empty()) {
-    std::unordered_map<std::string_view, std::pair<const EngineTensor*, bool>> seen_io;  // tensor, written
-    for (const auto& io : plan.io) seen_io.try_emplace(io.name, nullptr, false);
-    for (const auto& l : plan.layers) {
-      for (const auto& t : l.inputs)
-        if (auto it = seen_io.find(t.name); it != seen_io.end() && !it->second.first) it->second.first = &t;
-      for (const auto& t : l.outputs)
-        if (auto it = seen_io.find(t.name); it != seen_io.end()) it->second = {&t, true};
-    }
-    for (auto& io : plan.io) {
-      auto [t, written] = seen_io[io.name];
-      if (!t) continue;
-      if (io.mode.empty()) io.mode = written ? "Output" : "Input";
-      if (io.dims.empty()) io.dims = t->dims;
-      io.format = t->short_format();
-    }
+// Bindings are names only: shape, format and direction come from the layer
+// tensors of that name (11.x I/O Tensors state their shape and mode).
+void pass_describe_io(EnginePlan& plan) {
+  if (plan.io.empty()) return;
+  std::unordered_map<std::string_view, std::pair<const EngineTensor*, bool>> seen_io;  // tensor, written
+  for (const auto& io : plan.io) seen_io.try_emplace(io.name, nullptr, false);
+  for (const auto& l : plan.layers) {
+    for (const auto& t : l.inputs)
+      if (auto it = seen_io.find(t.name); it != seen_io.end() && !it->second.first) it->second.first = &t;
+    for (const auto& t : l.outputs)
+      if (auto it = seen_io.find(t.name); it != seen_io.end()) it->second = {&t, true};
   }
+  for (auto& io : plan.io) {
+    auto [t, written] = seen_io[io.name];
+    if (!t) continue;
+    if (io.mode.empty()) io.mode = written ? "Output" : "Input";
+    if (io.dims.empty()) io.dims = t->dims;
+    io.format = t->short_format();
+  }
+}
 
+// graph.json text (padded in place) and optional profile.json text → plan:
+// read the file, name its layout, then run the passes that layout needs.
+EnginePlan parse_texts(engine_detail::JsonText graph_text, const std::string& graph_name,
+                       std::optional<engine_detail::JsonText> profile_text,
+                       const std::string& profile_name, const LoadOptions& options) {
+  EnginePlan plan;
+  plan.profile_id = options.profile_id;
+  RawGraph g = read_graph(graph_text, graph_name);
+  plan.layout_detail = detect_layout(g);
+  plan.layout = plan.layout_detail.release;
+
+  std::unordered_set<std::string> ignored;  // NoOp and Constant names: their profile records are dropped
+  if (!g.names.empty()) {
+    pass_io_from_lists(plan, g, options.profile_id);
+    pass_names_only(plan, g.names, options.profile_id);
+  } else {
+    pass_remove_signal_wait(plan, g.layers);
+    pass_keep_profile(plan, g.layers, options.profile_id, graph_name);
+    if (g.has_bindings || g.has_io_tensors) pass_io_from_lists(plan, g, options.profile_id);
+    else pass_io_from_graph(plan, g.layers);
+    std::unordered_set<std::string> binding_names;
+    for (const auto& io : plan.io) binding_names.insert(io.name);
+    fold_noops(g.layers, binding_names);
+    pass_set_aside(plan, g.layers, ignored);
+  }
+  if (options.profile_id >= plan.profiles)
+    throw InputError(graph_name, fmt::format("no optimization profile {} (the graph has {})", options.profile_id,
+                                             plan.profiles));
+  pass_disambiguate_names(plan);
+  pass_describe_io(plan);
   if (profile_text) {
     join_profile(plan, read_profile_text(*profile_text, profile_name), ignored, profile_name);
   } else {
@@ -736,7 +922,8 @@ EnginePlan load_plan(const PlanFiles& files, const LoadOptions& options) {
       t.p99_ms = percentile(lat, 0.99);
       t.min_ms = *std::min_element(lat.begin(), lat.end());
       t.max_ms = *std::max_element(lat.begin(), lat.end());
-      plan.timing = t;
+      t.latencies_ms = std::move(lat);
+      plan.timing = std::move(t);
     }
   }
   return plan;

@@ -126,8 +126,8 @@ DotGraph engine_dot_graph(const EnginePlan& plan, const EngineGraphOptions& opt)
   if (opt.max_layers > 0 && kept > opt.max_layers)
     throw UsageError(fmt::format(
         "{}: {} layers to draw, more than the {} Graphviz lays out in seconds; narrow the drawing with --select "
-        "REGEX [--hops N], write .dot (no layout), or use `trtlens engine report` (draws big plans one region at a "
-        "time)",
+        "REGEX [--hops N], write .dot (no layout), use `trtlens engine report` (draws big plans one region at a "
+        "time), or --force (minutes)",
         plan.files.graph.empty() ? plan.name : plan.files.graph, kept, opt.max_layers));
 
   for (size_t i = 0; i < n; ++i) {
@@ -155,7 +155,10 @@ DotGraph engine_dot_graph(const EnginePlan& plan, const EngineGraphOptions& opt)
     } catch (const nlohmann::json::exception&) {
     }
     const bool by_type = opt.color_by == "type";
-    std::string fill = by_type ? engine_type_color(l.type) : engine_precision_color(l.precision);
+    // TREx colours a reformat of Origin QDQ (an unfused Q/DQ) as Quantize
+    // (release/10.16:tools/experimental/trt-engine-explorer/trex/graphing.py:598-605).
+    const bool qdq = l.is_reformat() && l.origin == "QDQ";
+    std::string fill = by_type ? engine_type_color(qdq ? "Quantize" : l.type) : engine_precision_color(l.precision);
     bool dark = by_type ? l.type == "Convolution" || l.type == "Deconvolution" || l.type == "PluginV2"
                         : l.precision == "FP32" || l.precision.empty();
     DotAttrs a{{"label", esc(label)}, {"fillcolor", fill}, {"tooltip", esc(tip)}, {"fontcolor", dark ? "white" : "black"}};

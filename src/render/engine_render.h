@@ -17,6 +17,12 @@ OutputFormat parse_output_format(const std::string& s);
 
 inline constexpr int kEngineSchemaVersion = 1;
 
+// A device-information value for people, with its unit: profile.metadata.json
+// keeps numbers without units (TREx's parse drops them: "SMs": 108.0,
+// "Compute Clock Rate": 1.41), so "108", "1.41 GHz", "5120 bits"; text values
+// (a log's "1.41 GHz", "80994 MiB") pass unchanged.
+std::string device_value_text(const std::string& key, const std::string& value);
+
 // `findings` may be null (lint not run).
 std::string render_engine_summary(const EnginePlan& plan, const EngineSummary& s, const std::vector<Finding>* findings,
                                   OutputFormat f, bool color);
@@ -44,10 +50,11 @@ struct EngineGraphOptions {
   size_t max_layers = 0;          // refuse to draw more layers than this (0: no cap)
 };
 
-// The most layers `engine graph` has Graphviz lay out (svg, png, pdf): layout
-// time grows faster than the graph (2,000 layers take 0.6 s of CPU, 4,300
-// about 7 s, 20,000 more than two minutes; bench/README.md).
-inline constexpr size_t kEngineGraphMaxLayers = 2000;
+// The most layers `engine graph` has Graphviz lay out (svg, png, pdf) without
+// --force: layout time grows faster than the graph (2,000 layers take 0.6 s
+// of CPU, 4,300 about 7 s, 20,000 more than 300 s; bench/README.md). The
+// same figure as `engine report`'s --graph-max-layers default.
+inline constexpr size_t kEngineGraphMaxLayers = 1500;
 
 // The data-dependency graph: layers as nodes coloured by type (or precision),
 // tensors as edges coloured by precision (FP32 red, FP16 orange, INT8 green).

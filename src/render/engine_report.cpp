@@ -166,6 +166,99 @@ json graph_json(const EnginePlan& plan, size_t graph_max_layers, size_t region_l
   return {{"region_layers", per}, {"tensors", std::move(tensors)}, {"regions", std::move(out_regions)}};
 }
 
+// trtexec's performance summary as a table: per metric min, max, mean,
+// median (ms) and the percentiles a log names ([[percent, ms]]; the metadata
+// file's are unnamed and left out). Null without a summary.
+json perf_json(const EnginePlan& plan) {
+  if (!plan.perf) return nullptr;
+  const auto& p = *plan.perf;
+  auto opt = [](const std::optional<double>& v) { return v ? json(*v) : json(nullptr); };
+  json rows = json::array();
+  for (auto [name, stat] : {std::pair{"Latency", &p.latency}, std::pair{"GPU Compute Time", &p.gpu_compute},
+                            std::pair{"Enqueue Time", &p.enqueue}, std::pair{"H2D Latency", &p.h2d},
+                            std::pair{"D2H Latency", &p.d2h}}) {
+    if (!*stat) continue;
+    const auto& st = **stat;
+    json pct = json::array();
+    for (const auto& [q, ms] : st.percentiles) pct.push_back({q, ms});
+    rows.push_back({name, opt(st.min), opt(st.max), opt(st.mean), opt(st.median), std::move(pct)});
+  }
+  return {{"throughput_qps", opt(p.throughput_qps)}, {"host_walltime_s", opt(p.host_walltime_s)},
+          {"gpu_compute_total_s", opt(p.gpu_compute_total_s)}, {"rows", std::move(rows)}};
+}
+
+// timing.json for the per-iteration plot: its figures, and the latencies as
+// [iteration, ms] points; past kMaxPoints iterations each bucket keeps its
+// lowest and highest (in order), so spikes survive. Null without the file.
+json timing_json(const EnginePlan& plan) {
+  if (!plan.timing) return nullptr;
+  const auto& t = *plan.timing;
+  constexpr size_t kMaxPoints = 4000;
+  const auto& lat = t.latencies_ms;
+  json pts = json::array();
+  if (lat.size() <= kMaxPoints) {
+    for (size_t i = 0; i < lat.size(); ++i) pts.push_back({i, lat[i]});
+  } else {
+    const size_t buckets = kMaxPoints / 2;
+    for (size_t b = 0; b < buckets; ++b) {
+      size_t lo = b * lat.size() / buckets, hi = (b + 1) * lat.size() / buckets;
+      if (lo >= hi) continue;
+      auto [mn, mx] = std::minmax_element(lat.begin() + static_cast<std::ptrdiff_t>(lo), lat.begin() + static_cast<std::ptrdiff_t>(hi));
+      size_t i = static_cast<size_t>(mn - lat.begin()), k = static_cast<size_t>(mx - lat.begin());
+      if (i > k) std::swap(i, k);
+      pts.push_back({i, lat[i]});
+      if (k != i) pts.push_back({k, lat[k]});
+    }
+  }
+  return {{"iterations", t.iterations}, {"mean", t.mean_ms}, {"median", t.median_ms}, {"p90", t.p90_ms},
+          {"p99", t.p99_ms}, {"min", t.min_ms}, {"max", t.max_ms}, {"points", std::move(pts)}};
+}
+
+// The comparison of several plans, as `engine compare` computes it: totals and
+// end-to-end figures, latency and count per type, layers per precision, and
+// the aligned layer diff. Rows: [name, type, matched_by, [ms per plan],
+// [input precisions per plan], [output precisions per plan], [tactic per plan],
+// flags (1 input precision, 2 output precision, 4 tactic, 8 format differ;
+// 16 in some plans only)]; absent entries are null.
+json comparison_json(const std::vector<const EnginePlan*>& plans, const std::vector<std::string>& labels) {
+  const PlanComparison c = compare_plans(plans, labels);
+  const size_t n = plans.size();
+  auto opt = [](const std::optional<double>& v) { return v ? json(*v) : json(nullptr); };
+  json e2e = json::array();
+  for (size_t p = 0; p < n; ++p) {
+    const auto& e = c.end_to_end[p];
+    e2e.push_back({{"layers", c.layer_counts[p]}, {"layers_ms", e.layers_ms}, {"timing_median_ms", opt(e.median_ms)},
+                   {"timing_mean_ms", opt(e.mean_ms)}, {"trtexec_mean_ms", opt(e.trtexec_mean_ms)},
+                   {"trtexec_median_ms", opt(e.trtexec_median_ms)}, {"throughput_qps", opt(e.throughput_qps)}});
+  }
+  json types = json::array();
+  for (size_t t = 0; t < c.types.size(); ++t) types.push_back({c.types[t], c.type_ms[t], c.type_count[t]});
+  json precs = json::array();
+  for (size_t t = 0; t < c.precisions.size(); ++t)
+    precs.push_back({c.precisions[t], c.precision_count[t], c.precision_ms[t]});
+  json rows = json::array();
+  for (const auto& m : c.layers) {
+    json ms = json::array(), in = json::array(), out = json::array(), tac = json::array();
+    for (size_t p = 0; p < n; ++p) {
+      ms.push_back(opt(m.avg_ms[p]));
+      if (m.index[p] < 0) {
+        in.push_back(nullptr), out.push_back(nullptr), tac.push_back(nullptr);
+        continue;
+      }
+      const auto& l = plans[p]->layers[static_cast<size_t>(m.index[p])];
+      in.push_back(input_precisions(l));
+      out.push_back(output_precisions(l));
+      tac.push_back(l.tactic.empty() ? l.tactic_value : l.tactic);
+    }
+    const bool unmatched = std::count(m.index.begin(), m.index.end(), -1) > 0;
+    const int flags = (m.input_precision_differs ? 1 : 0) | (m.output_precision_differs ? 2 : 0) |
+                      (m.tactic_differs ? 4 : 0) | (m.format_differs ? 8 : 0) | (unmatched ? 16 : 0);
+    rows.push_back({m.name, m.type, m.matched_by, std::move(ms), std::move(in), std::move(out), std::move(tac), flags});
+  }
+  return {{"labels", c.labels}, {"end_to_end", std::move(e2e)}, {"types", std::move(types)},
+          {"precisions", std::move(precs)}, {"rows", std::move(rows)}, {"matched_in_all", c.matched_in_all}};
+}
+
 json plan_data(const EngineAnalysis& e, const std::string& label, size_t graph_max_layers, size_t region_layers) {
   const EnginePlan& plan = *e.plan;
   const EngineSummary& s = e.summary;
@@ -175,6 +268,7 @@ json plan_data(const EngineAnalysis& e, const std::string& label, size_t graph_m
   j["name"] = label;
   j["plan"] = plan.name;
   j["layout"] = plan.layout;
+  j["layout_detail"] = plan.layout_detail.describe();
   j["partial"] = plan.partial();
   j["notes"] = plan.notes;
   j["layers_count"] = s.layers;
@@ -193,13 +287,15 @@ json plan_data(const EngineAnalysis& e, const std::string& label, size_t graph_m
   json pw = json::array();
   for (const auto& p : s.pointwise) pw.push_back({p.n_operations, p.count, p.latency_ms, p.percent, p.ms_per_operation});
   j["pointwise"] = pw;
-  // Per layer: name, type, precision, ms, %, output precision, tactic, weights bytes, activation bytes (in + out).
+  // Per layer: name, type, precision, ms, %, output precision, tactic, weights bytes, activation bytes (in + out),
+  // Q/DQ (1: a reformat of Origin QDQ, which TREx colours as Quantize: trex/graphing.py:604), stream (-1: none).
   json layers = json::array();
   for (size_t i = 0; i < plan.layers.size(); ++i) {
     const auto& l = plan.layers[i];
     const auto& st = a.layers[i];
     layers.push_back({l.name, l.type, l.precision, l.avg_ms, l.percent, l.outputs.empty() ? "" : l.outputs[0].precision,
-                      l.tactic, l.weights_bytes, engine_detail::saturating_add(st.input_bytes, st.output_bytes)});
+                      l.tactic, l.weights_bytes, engine_detail::saturating_add(st.input_bytes, st.output_bytes),
+                      l.is_reformat() && l.origin == "QDQ" ? 1 : 0, l.stream_id});
   }
   j["layers"] = std::move(layers);
   auto opt = [](const auto& v) { return v ? json(*v) : json(nullptr); };
@@ -241,7 +337,7 @@ json plan_data(const EngineAnalysis& e, const std::string& label, size_t graph_m
   for (const auto& f : findings) fd.push_back({severity_name(f.severity), f.linter, f.layer, f.message, f.suggestion});
   j["findings"] = fd;
   json kv = json::array();
-  for (const auto& [k, v] : plan.device) kv.push_back({k, v});
+  for (const auto& [k, v] : plan.device) kv.push_back({k, device_value_text(k, v)});
   j["device"] = kv;
   kv = json::array();
   for (const auto& [k, v] : plan.builder) kv.push_back({k, v});
@@ -254,6 +350,8 @@ json plan_data(const EngineAnalysis& e, const std::string& label, size_t graph_m
       kv.push_back({"warning", fmt::format("... and {} more", plan.perf->warnings_left_out)});
   }
   j["performance"] = kv;
+  j["perf"] = perf_json(plan);
+  j["timing"] = timing_json(plan);
   try {
     j["graph"] = graph_json(plan, graph_max_layers, region_layers);
   } catch (const std::runtime_error& e) {  // Graphviz failed: the rest of the report stands
@@ -280,6 +378,7 @@ std::string render_engine_report(const std::vector<const EngineAnalysis*>& engin
           overlay_document({e.model, e.plan, &e.overlay->overlay, &e.overlay->check, &e.overlay->predicted});
   }
   data["plans"] = std::move(ps);
+  if (plans.size() > 1) data["comparison"] = comparison_json(plans, labels);
   std::string title = plans.size() == 1 ? "Engine report: " + names[0]
                                         : fmt::format("Engine report: {} plans", plans.size());
   return fill(embedded_file("web/engine_report.html"),

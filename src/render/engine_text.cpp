@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <nlohmann/json.hpp>
 
@@ -175,6 +176,11 @@ json summary_json(const EnginePlan& plan, const EngineSummary& s, const std::vec
                 {"profile_metadata", plan.files.profile_metadata},
                 {"build_metadata", plan.files.build_metadata}};
   j["layout"] = plan.layout;
+  j["layout_detail"] = {{"release", plan.layout_detail.release},
+                        {"layer_list", plan.layout_detail.layer_list},
+                        {"tensor_fields", plan.layout_detail.tensor_fields},
+                        {"layer_fields", plan.layout_detail.layer_fields},
+                        {"io", plan.layout_detail.io}};
   j["detailed"] = plan.detailed;
   j["partial"] = plan.partial();
   j["notes"] = plan.notes;
@@ -281,14 +287,28 @@ const char* severity_color(Severity s) {
   }
 }
 
-std::string kv_block(const char* title, const KeyValues& kv) {
+std::string kv_block(const char* title, const KeyValues& kv, bool device = false) {
   if (kv.empty()) return "";
   std::string s = fmt::format("{}:\n", title);
-  for (const auto& [k, v] : kv) s += fmt::format("  {}: {}\n", escape_controls(k), escape_controls(v));
+  for (const auto& [k, v] : kv)
+    s += fmt::format("  {}: {}\n", escape_controls(k), escape_controls(device ? device_value_text(k, v) : v));
   return s;
 }
 
 }  // namespace
+
+std::string device_value_text(const std::string& key, const std::string& value) {
+  double v = 0;
+  auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+  if (ec != std::errc() || end != value.data() + value.size() || !std::isfinite(v)) return value;  // text keeps its own unit
+  // Units as trtexec prints them (release/10.16:samples/common/sampleDevice.cpp:98-105): clocks in GHz, bus width in bits.
+  std::string unit = key.find("Clock Rate") != std::string::npos ? " GHz"
+                     : key == "Memory Bus Width"                  ? " bits"
+                                                                  : "";
+  if (key == "Compute Capability") return fmt::format("{:.1f}", v);
+  if (v == std::floor(v) && std::fabs(v) < 1e15) return fmt::format("{}{}", static_cast<int64_t>(v), unit);
+  return fmt::format("{}{}", v, unit);
+}
 
 std::string render_engine_summary(const EnginePlan& plan, const EngineSummary& s, const std::vector<Finding>* findings,
                                   OutputFormat f, bool color) {
@@ -326,7 +346,7 @@ std::string render_engine_summary(const EnginePlan& plan, const EngineSummary& s
   if (plan.timing)
     o += fmt::format("Iterations: {}, mean {} ms, median {} ms, p99 {} ms (timing.json){}", plan.timing->iterations,
                      ms_text(plan.timing->mean_ms), ms_text(plan.timing->median_ms), ms_text(plan.timing->p99_ms), sep);
-  o += fmt::format("Layout: {}{}{}", plan.layout,
+  o += fmt::format("Layout: {}{}{}", escape_controls(plan.layout_detail.describe()),
                    plan.profiles > 1 ? fmt::format(", optimization profile {} of {}", plan.profile_id, plan.profiles) : "",
                    sep);
   if (s.weights_bytes || s.layer_io_bytes)
@@ -443,7 +463,7 @@ std::string render_engine_summary(const EnginePlan& plan, const EngineSummary& s
                      l->onnx_nodes.size() > 1 ? fmt::format(" ({} ONNX nodes)", l->onnx_nodes.size()) : "");
   }
   auto from = [](const std::string& src) { return src.empty() ? std::string() : " (" + src + ")"; };
-  std::string dev = kv_block(("Device" + from(plan.device_source)).c_str(), plan.device);
+  std::string dev = kv_block(("Device" + from(plan.device_source)).c_str(), plan.device, true);
   std::string bld = kv_block(("Builder" + from(plan.builder_source)).c_str(), plan.builder);
   std::string perf = kv_block(("Performance (trtexec" + (plan.performance_source.empty() ? std::string(")")
                                                          : "; " + plan.performance_source + ")")).c_str(),
@@ -662,7 +682,8 @@ std::string per_plan(const PlanComparison& c, const LayerMatch& m, bool differs,
 std::string render_engine_compare(const PlanComparison& c, OutputFormat f, size_t max_layers) {
   const size_t n = c.plans.size();
   auto tactic = [](const EngineLayer& l) { return l.tactic.empty() ? l.tactic_value : l.tactic; };
-  auto precision = [](const EngineLayer& l) { return l.precision; };
+  // "INT8 → FP16": input and output precisions, as TREx's in-p and out-p.
+  auto precision = [](const EngineLayer& l) { return input_precisions(l) + " → " + output_precisions(l); };
   if (f == OutputFormat::Json) {
     json j;
     j["schema_version"] = kEngineSchemaVersion;
@@ -706,15 +727,21 @@ std::string render_engine_compare(const PlanComparison& c, OutputFormat f, size_
         json ins = json::array(), outs = json::array();
         for (const auto& t : l.inputs) ins.push_back(t.short_format());
         for (const auto& t : l.outputs) outs.push_back(t.short_format());
-        per.push_back({{"index", m.index[p]}, {"name", l.name}, {"precision", l.precision}, {"tactic", tactic(l)},
-                       {"inputs", ins}, {"outputs", outs}});
+        per.push_back({{"index", m.index[p]}, {"name", l.name}, {"precision", l.precision},
+                       {"input_precisions", input_precisions(l)}, {"output_precisions", output_precisions(l)},
+                       {"tactic", tactic(l)}, {"inputs", ins}, {"outputs", outs}});
       }
       ls.push_back({{"name", m.name},
                     {"type", m.type},
                     {"matched_by", m.matched_by},
                     {"latency_ms", v},
                     {"speedup", sp},
-                    {"differs", {{"precision", m.precision_differs}, {"tactic", m.tactic_differs}, {"format", m.format_differs}}},
+                    {"differs",
+                     {{"precision", m.precision_differs},
+                      {"input_precision", m.input_precision_differs},
+                      {"output_precision", m.output_precision_differs},
+                      {"tactic", m.tactic_differs},
+                      {"format", m.format_differs}}},
                     {"plans", per}});
     }
     j["layers"] = ls;
@@ -790,7 +817,7 @@ std::string render_engine_compare(const PlanComparison& c, OutputFormat f, size_
   Table ly{{"layer", "type", "matched"}, {}, {false, false, false}};
   for (size_t p = 0; p < n; ++p) ly.header.push_back(fmt::format("ms [{}]", p + 1)), ly.numeric.push_back(true);
   for (size_t p = 1; p < n; ++p) ly.header.push_back(fmt::format("speedup [{}]", p + 1)), ly.numeric.push_back(true);
-  for (const char* x : {"precision", "tactic", "input 0 → output 0"}) ly.header.push_back(x), ly.numeric.push_back(false);
+  for (const char* x : {"precision in → out", "tactic", "input 0 → output 0"}) ly.header.push_back(x), ly.numeric.push_back(false);
   size_t shown = 0;
   for (const auto& m : c.layers) {
     if (shown++ >= max_layers) break;

@@ -231,6 +231,15 @@ TEST(EngineCli, GraphWritesSvgColouredByPrecision) {
   EXPECT_NE(svg.find("<title>"), std::string::npos);
 }
 
+// Unfused Q/DQ (reformats of Origin QDQ) are filled as TREx fills them: Quantize's olive, not Reformat's cyan.
+TEST(EngineCli, GraphColoursUnfusedQdqAsTrexDoes) {
+  std::string dir = trtlens::test::temp_dir("EngineCli.GraphQdq");
+  auto r = run_trtlens({"engine", "graph", fixture("v86-qdq/qdq.onnx.engine"), "-o", dir + "/g.dot"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::string dot = read_text(dir + "/g.dot");
+  EXPECT_NE(dot.find("#6B8E23"), std::string::npos) << dot.substr(0, 2000);
+}
+
 // The output's extension picks the format; an unknown one is a usage error
 // that writes nothing (it used to write SVG into x.png and exit 0).
 TEST(EngineCli, GraphFormatFollowsTheExtension) {
@@ -523,4 +532,97 @@ TEST(EngineCli, LogsBesideThePlanAreFoundByPrefix) {
   auto o = run_trtlens({"engine", "summary", dir + "/net.onnx.engine", "--log", fixture("logs/trtexec-8.6.log"),
                         "--format", "json"});
   EXPECT_EQ(json::parse(o.out)["trtexec_logs"].size(), 1u);
+}
+
+// The bare layer list and the "layers"/"LayerInfo" keys were refused with exit
+// 2; now each is read, and the summary names the layout it found.
+TEST(EngineCli, SummaryNamesTheLayoutOfABareListAndOtherListKeys) {
+  std::string dir = trtlens::test::temp_dir("EngineCli.Layouts");
+  json t = {{"Name", "x"}, {"Dimensions", {1, 8, 4, 4}}, {"Format", "Row major linear FP32"}, {"Datatype", "Float"}};
+  json u = t;
+  u["Name"] = "y";
+  json layers = json::array({{{"Name", "relu"}, {"LayerType", "PointWiseV2"}, {"ParameterType", "PointWise"},
+                              {"StreamId", 0}, {"Inputs", {t}}, {"Outputs", {u}}}});
+  std::vector<std::pair<std::string, json>> files = {{"bare", layers},
+                                                     {"layers", json{{"layers", layers}}},
+                                                     {"LayerInfo", json{{"LayerInfo", layers}}}};
+  for (const auto& [name, doc] : files) {
+    std::ofstream(dir + "/" + name + ".json") << doc.dump();
+    auto r = run_trtlens({"engine", "summary", dir + "/" + name + ".json"});
+    ASSERT_EQ(r.exit_code, 0) << name << ": " << r.err;
+    std::string want = std::string("Layout: 11.x; layer list: ") + (name == "bare" ? "bare list" : name) +
+                       "; tensors: Format + Datatype; layers: StreamId; I/O: none (taken from the graph)";
+    EXPECT_NE(r.out.find(want), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("Inputs: x 1x8x4x4 FP32 LINEAR"), std::string::npos) << r.out;
+    auto j = json::parse(run_trtlens({"engine", "summary", dir + "/" + name + ".json", "--format", "json"}).out);
+    EXPECT_EQ(j["layout_detail"]["layer_list"], name == "bare" ? "bare list" : name);
+  }
+  // Still refused, one line naming the file: a list of numbers, a list under an unknown key.
+  for (const auto& [name, text] : std::vector<std::pair<std::string, std::string>>{{"numbers", "[1, 2]"},
+                                                                                  {"nodes", R"({"nodes": []})"}}) {
+    std::ofstream(dir + "/" + name + ".json") << text;
+    auto r = run_trtlens({"engine", "summary", dir + "/" + name + ".json"});
+    EXPECT_EQ(r.exit_code, 2) << name;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_NE(r.err.find(name + ".json"), std::string::npos) << r.err;
+  }
+}
+
+// compare's precision mismatch covers outputs: two plans whose convolution
+// reads INT8 in both and writes FP16 in one, INT8 in the other.
+TEST(EngineCli, CompareSeesOutputPrecision) {
+  std::string dir = trtlens::test::temp_dir("EngineCli.ComparePrecision");
+  auto plan = [&](const std::string& name, const char* out_format) {
+    auto t = [](const char* n, const char* f) { return json{{"Name", n}, {"Dimensions", {1, 32, 8, 8}}, {"Format/Datatype", f}}; };
+    const char* i8 = "Thirty-two wide channel vectorized row major Int8 format";
+    json layers = json::array({{{"Name", "conv"}, {"LayerType", "CaskConvolution"}, {"ParameterType", "Convolution"},
+                                {"Inputs", {t("in", i8)}}, {"Outputs", {t("out", out_format)}}}});
+    std::ofstream(dir + "/" + name + ".graph.json") << json{{"Layers", layers}, {"Bindings", {"in", "out"}}}.dump();
+    return dir + "/" + name + ".graph.json";
+  };
+  std::string a = plan("a", "Channel major FP16 format where channel % 8 == 0");
+  std::string b = plan("b", "Thirty-two wide channel vectorized row major Int8 format");
+  auto r = run_trtlens({"engine", "compare", a, b, "--mismatch", "precision", "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = json::parse(r.out);
+  ASSERT_EQ(j["layers"].size(), 1u);
+  EXPECT_EQ(j["layers"][0]["differs"]["precision"], true);
+  EXPECT_EQ(j["layers"][0]["differs"]["input_precision"], false);
+  EXPECT_EQ(j["layers"][0]["differs"]["output_precision"], true);
+  EXPECT_EQ(j["layers"][0]["plans"][0]["output_precisions"], "FP16");
+  EXPECT_EQ(j["layers"][0]["plans"][1]["output_precisions"], "INT8");
+  auto t = run_trtlens({"engine", "compare", a, b});
+  EXPECT_NE(t.out.find("INT8 → FP16 / INT8 → INT8"), std::string::npos) << t.out;
+  // Same plan twice: no precision mismatch.
+  auto same = json::parse(run_trtlens({"engine", "compare", a, a, "--mismatch", "precision", "--format", "json"}).out);
+  EXPECT_TRUE(same["layers"].empty());
+}
+
+// The two MobileNet QAT samples: 15 convolutions switch their output between
+// float and INT8 (round 2 saw 0); with the first plan's 15 extra Q/DQ
+// reformats that is TREx's 30 "Precision Mismatch" rows.
+TEST(EngineCli, CompareOnTheMobileNetQdqPairSeesOutputPrecision) {
+  std::string shared = trtlens::test::shared_dir();
+  if (shared.empty() || !fs::exists(fs::path(shared) / "engine-samples/mobilenet-qat")) GTEST_SKIP() << "no ../shared/engine-samples";
+  const std::string s = shared + "/engine-samples/";
+  auto rows = [&](const char* mismatch) {
+    auto r = run_trtlens({"engine", "compare", s + "mobilenet-qat", s + "mobilenet-v2-residuals-qat", "--mismatch",
+                          mismatch, "--format", "json"});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return json::parse(r.out)["layers"];
+  };
+  auto p = rows("precision");
+  EXPECT_EQ(p.size(), 15u);
+  int outputs = 0, convs = 0;
+  for (const auto& l : p) {
+    outputs += l["differs"]["output_precision"].get<bool>();
+    convs += l["type"] == "Convolution";
+    // Float (FP16 in 12, FP32 in 3) in the first plan, INT8 in the second.
+    std::string first = l["plans"][0]["output_precisions"], second = l["plans"][1]["output_precisions"];
+    EXPECT_TRUE(first == "FP16" || first == "FP32") << l["name"] << ": " << first;
+    EXPECT_EQ(second, "INT8") << l["name"];
+  }
+  EXPECT_EQ(outputs, 15);
+  EXPECT_EQ(convs, 15);
+  EXPECT_EQ(rows("precision,unmatched").size(), 30u);
 }

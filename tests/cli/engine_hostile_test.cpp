@@ -93,7 +93,8 @@ TEST(EngineHostile, TruncatedAndWrongTypedFilesOfEachKindAreRefused) {
       {".graph.json", R"({"Layers": [{"Name": "conv1 + relu1", "Inputs": [{"Name": "a"})"},
       {".graph.json", R"({"Layers": [{"Name": "conv1"}]}])"},
       {".graph.json", R"({"Layers": [{"Name": "conv1"}]} {"Layers": []})"},
-      {".graph.json", R"([{"Name": "conv1"}])"},
+      {".graph.json", R"([{"Name": "conv1"}, 5])"},  // a bare list is a layout (11.1's reader takes it); a number in it is not
+      {".graph.json", R"({"layers": {"Name": "conv1"}})"},
       {".profile.json", R"([{ "count" : 100 }, { "name" : "conv2", "timeMs" : 1, "averageMs" : 0.1)"},
       {".profile.json", R"({"name": "conv2", "averageMs": 0.1})"},
       {".timing.json", R"([{"latencyMs": 0.3}, {"latencyMs": )"},
@@ -171,21 +172,29 @@ TEST(EngineHostile, LogOfManyShortLinesKeepsTheFirstThousand) {
   EXPECT_TRUE(noted) << j["notes"];
 }
 
-// engine graph on a 20,000-layer plan ran for minutes: past the cap it is
-// refused at once with the ways out (--select, .dot, engine report).
+// engine graph on a 20,000-layer plan ran for minutes: past the cap (1,500
+// layers, the report's --graph-max-layers) it is refused at once with the
+// ways out (--select/--hops, .dot, engine report, --force).
 TEST(EngineHostile, GraphPastTheLayerCapIsRefusedWithAHint) {
   std::string dir = trtlens::test::temp_dir("EngineHostile.GraphCap");
-  std::string plan = chain_plan(dir, 2001);
+  std::string plan = chain_plan(dir, 1501);
   auto r = run_trtlens({"engine", "graph", plan, "-o", dir + "/g.svg"});
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
-  for (const char* hint : {"chain.onnx.engine.graph.json", "2001 layers", "2000", "--select", "--hops", ".dot",
-                           "trtlens engine report"})
+  for (const char* hint : {"chain.onnx.engine.graph.json", "1501 layers", "1500", "--select", "--hops", ".dot",
+                           "trtlens engine report", "--force"})
     EXPECT_NE(r.err.find(hint), std::string::npos) << hint << ": " << r.err;
   EXPECT_FALSE(fs::exists(dir + "/g.svg"));
   // Narrowed, or as DOT text (no layout), it is drawn.
   auto sel = run_trtlens({"engine", "graph", plan, "-o", dir + "/s.svg", "--select", "^layer_1000$", "--hops", "2"});
   EXPECT_EQ(sel.exit_code, 0) << sel.err;
+  EXPECT_EQ(sel.err.find("laying out"), std::string::npos) << sel.err;  // no progress line under the cap
+  // --force lays it out, saying so on stderr before and after.
+  auto forced = run_trtlens({"engine", "graph", plan, "-o", dir + "/g.svg", "--force"});
+  EXPECT_EQ(forced.exit_code, 0) << forced.err;
+  EXPECT_TRUE(fs::exists(dir + "/g.svg"));
+  EXPECT_NE(forced.err.find("laying out 1503 boxes"), std::string::npos) << forced.err;  // + engine input and output
+  EXPECT_NE(forced.err.find("laid out in"), std::string::npos) << forced.err;
   auto dot = run_trtlens({"engine", "graph", plan, "-o", dir + "/g.dot"});
   EXPECT_EQ(dot.exit_code, 0) << dot.err;
 }

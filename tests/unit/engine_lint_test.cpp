@@ -2,6 +2,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
 
 #include "support/paths.h"
 #include "trtlens/engine.h"
@@ -152,4 +156,90 @@ TEST(EngineLint, AmpereMmaShapesCountAsTensorCores) {
                tensor("x", "[1,64,8,8]", "Channel major FP16 format where channel % 8 == 0") + "], \"Outputs\": [" +
                tensor("y", "[1,64,8,8]", "Channel major FP16 format where channel % 8 == 0") + "]}");
   EXPECT_TRUE(lint(p, {"conv-tensor-cores"}).empty());
+}
+
+// A NoOp folded before or after an INT8 1000-class classifier: the linter
+// checks the shapes graph.json wrote (4-D), as TREx does, not the folded 2-D
+// ones (the 2026-11-22 build flagged these; round 2 skipped them).
+TEST(EngineLint, ChannelAlignmentChecksTheShapesAsWrittenAroundFoldedNoOps) {
+  const char* i8 = "Four wide channel vectorized row major Int8 format";
+  // pool → NoOp (flatten to [1,1280]) ... the classifier reads [1,1280,1,1] through a second NoOp;
+  // its [1,1000,1,1] output is squeezed by a NoOp that writes the engine output.
+  auto p = parse_plan(R"({"Layers": [
+      {"Name": "pool", "LayerType": "TiledPooling", "ParameterType": "Pooling",
+       "Inputs": [)" + tensor("in", "[1,1280,7,7]", i8) + R"(], "Outputs": [)" + tensor("p", "[1,1280,1,1]", i8) + R"(]},
+      {"Name": "flatten", "LayerType": "NoOp", "Inputs": [)" + tensor("p", "[1,1280,1,1]", i8) +
+                      R"(], "Outputs": [)" + tensor("f", "[1,1280]", i8) + R"(]},
+      {"Name": "unflatten", "LayerType": "NoOp", "Inputs": [)" + tensor("f", "[1,1280]", i8) +
+                      R"(], "Outputs": [)" + tensor("u", "[1,1280,1,1]", i8) + R"(]},
+      {"Name": "classifier", "LayerType": "CaskConvolution", "ParameterType": "Convolution",
+       "Inputs": [)" + tensor("u", "[1,1280,1,1]", i8) + R"(], "Outputs": [)" +
+                      tensor("c", "[1,1000,1,1]", "Row major linear FP32") + R"(]},
+      {"Name": "squeeze", "LayerType": "NoOp", "Inputs": [)" + tensor("c", "[1,1000,1,1]", "Row major linear FP32") +
+                      R"(], "Outputs": [)" + tensor("out", "[1,1000]", "Row major linear FP32") + R"(]}],
+      "Bindings": ["in", "out"]})",
+                      "g.json");
+  ASSERT_EQ(p.layers.size(), 2u);
+  const auto& c = p.layers[1];
+  ASSERT_EQ(c.name, "classifier");
+  // Folding rewired both ports: the graph reads [1,1280] and writes the engine output [1,1000]...
+  EXPECT_EQ(c.inputs[0].dims, (std::vector<int64_t>{1, 1280, 1, 1}));  // pool's own output, via two NoOps
+  EXPECT_EQ(c.outputs[0].dims, (std::vector<int64_t>{1, 1000}));
+  // ...and the layer as written is kept for the linters.
+  EXPECT_EQ(c.outputs_as_written()[0].dims, (std::vector<int64_t>{1, 1000, 1, 1}));
+  auto f = lint(p, {"conv-channel-alignment"});
+  const auto* a = finding(f, "conv-channel-alignment", "classifier");
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(a->severity, Severity::Warning);
+  EXPECT_NE(a->message.find("K=1000"), std::string::npos) << a->message;
+  EXPECT_NE(a->message.find("INT8 wants multiples of 16"), std::string::npos) << a->message;
+
+  // The input side alone: a NoOp reshapes [1,1280] to [1,1280,1,1] before the classifier.
+  auto q = parse_plan(R"({"Layers": [
+      {"Name": "unflatten", "LayerType": "NoOp", "Inputs": [)" + tensor("in", "[1,1280]", i8) +
+                      R"(], "Outputs": [)" + tensor("u", "[1,1280,1,1]", i8) + R"(]},
+      {"Name": "classifier", "LayerType": "CaskConvolution", "ParameterType": "Convolution",
+       "Inputs": [)" + tensor("u", "[1,1280,1,1]", i8) + R"(], "Outputs": [)" + tensor("out", "[1,1000,1,1]", i8) + R"(]}],
+      "Bindings": ["in", "out"]})",
+                      "g.json");
+  ASSERT_EQ(q.layers.size(), 1u);
+  EXPECT_EQ(q.layers[0].inputs[0].dims, (std::vector<int64_t>{1, 1280}));  // folded: the engine input
+  EXPECT_EQ(q.layers[0].inputs_as_written()[0].dims, (std::vector<int64_t>{1, 1280, 1, 1}));
+  EXPECT_NE(finding(lint(q, {"conv-channel-alignment"}), "conv-channel-alignment", "classifier"), nullptr);
+}
+
+// On each reference engine, the convolutions flagged are exactly those TREx's
+// alignment_lint flags, recomputed here from the raw graph.json (input 0 and
+// output 0 as written, 4-D only; 16 for INT8, else 8).
+TEST(EngineLint, ChannelAlignmentMatchesTrexOnEachReferenceEngine) {
+  namespace fs = std::filesystem;
+  std::string shared = trtlens::test::shared_dir();
+  if (shared.empty() || !fs::exists(fs::path(shared) / "engine-samples")) GTEST_SKIP() << "no ../shared/engine-samples";
+  int samples = 0;
+  for (const auto& dir : fs::directory_iterator(fs::path(shared) / "engine-samples")) {
+    if (!dir.is_directory()) continue;
+    SCOPED_TRACE(dir.path().string());
+    auto files = find_plan_files(dir.path().string());
+    auto g = nlohmann::json::parse(std::ifstream(files.graph));
+    std::set<std::string> trex;
+    for (const auto& l : g["Layers"]) {
+      if (l.value("ParameterType", "") != "Convolution") continue;
+      const auto& in = l["Inputs"][0]["Dimensions"];
+      const auto& out = l["Outputs"][0]["Dimensions"];
+      if (in.size() != 4 || out.size() != 4) continue;
+      const bool int8 = l["Inputs"][0]["Format/Datatype"].get<std::string>().find("Int8") != std::string::npos;
+      const int64_t align = int8 ? 16 : 8, c = in[1], k = out[1];
+      if (c % align != 0 || k % align != 0) trex.insert(l["Name"].get<std::string>());
+    }
+    auto plan = load_plan(files);
+    auto found = hits(lint(plan, {"conv-channel-alignment"}), "conv-channel-alignment");
+    EXPECT_EQ(std::set<std::string>(found.begin(), found.end()), trex);
+    if (dir.path().filename() == "mobilenet-qat" || dir.path().filename() == "mobilenet-v2-residuals-qat") {
+      bool classifier = false;  // the INT8 1000-class classifier behind a folded squeeze NoOp
+      for (const auto& n : found) classifier |= n.find("Gemm_") != std::string::npos;
+      EXPECT_TRUE(classifier);
+    }
+    ++samples;
+  }
+  EXPECT_GT(samples, 0);
 }

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 
 #include "support/paths.h"
 #include "trtlens/engine.h"
@@ -237,4 +238,161 @@ TEST(EngineLoad, Layout11UnsuffixedIOServesEveryProfile) {
   EXPECT_EQ(p1.layers[0].name, "conv [profile 1]");
   ASSERT_EQ(p1.io.size(), 2u);
   EXPECT_EQ(p1.io[0].dims[0], -1);
+}
+
+// Every layer-info layout TensorRT 8.x-11.x and the tools around it write
+// (docs/engine.md, "Layouts"; the 11.1 perf-analysis skill's reader,
+// release/11.1:.agents/skills/trt-perf-analysis/scripts/trt_perf/layer_info.py:110-131
+// and data.py:333-357): the same three-layer plan in each, read the same, and
+// named by detect_layout().
+namespace {
+// A convolution, a NoOp (reshape) and a PointWise layer. `tensor_style`:
+// "combined" ("Format/Datatype"), "split" ("Format" + "Datatype" with Strides
+// and StrideOrder); `extras` adds StreamId, Constants and Metadata per layer.
+std::string layer_list(const std::string& tensor_style, bool extras) {
+  auto t = [&](const char* name, const char* dims, const char* half_format) {
+    std::string s = std::string("{\"Name\": \"") + name + "\", \"Location\": \"Device\", \"Dimensions\": " + dims + ", ";
+    if (tensor_style == "split")
+      s += std::string("\"Format\": \"") + half_format + "\", \"Datatype\": \"Half\", \"Strides\": [128, 1, 32, 8], "
+           "\"StrideOrder\": [0, 3, 1, 2]}";
+    else
+      s += std::string("\"Format/Datatype\": \"") + half_format + "\"}";
+    return s;
+  };
+  const char* hwc8 = "Channel major FP16 format where channel % 8 == 0";
+  auto more = [&](int stream, const char* onnx) {
+    if (!extras) return std::string();
+    return ", \"StreamId\": " + std::to_string(stream) + ", \"Metadata\": \"[ONNX Layer: " + onnx + "]\"";
+  };
+  return std::string("[") +
+         "{\"Name\": \"conv\", \"LayerType\": \"CaskConvolution\", \"ParameterType\": \"Convolution\", \"Inputs\": [" +
+         t("in", "[1,8,4,4]", hwc8) + "], \"Outputs\": [" + t("c", "[1,8,4,4]", hwc8) + "]" +
+         (extras ? ", \"Constants\": [" + t("conv.weight", "[8,8,3,3]", hwc8) + "]" : std::string()) +
+         ", \"TacticName\": \"sm80_xmma_fprop\"" + more(0, "Conv_0") + "},"
+         "{\"Name\": \"reshape\", \"LayerType\": \"NoOp\", \"Inputs\": [" + t("c", "[1,8,4,4]", hwc8) +
+         "], \"Outputs\": [" + t("r", "[1,8,4,4]", hwc8) + "]" + more(0, "Reshape_1") + "},"
+         "{\"Name\": \"relu\", \"LayerType\": \"PointWiseV2\", \"ParameterType\": \"PointWise\", \"Inputs\": [" +
+         t("r", "[1,8,4,4]", hwc8) + "], \"Outputs\": [" + t("out", "[1,8,4,4]", hwc8) + "]" + more(1, "Relu_2") + "}]";
+}
+void expect_same_plan(const EnginePlan& p, const std::string& what) {
+  SCOPED_TRACE(what);
+  ASSERT_EQ(p.layers.size(), 2u);
+  EXPECT_EQ(p.noops_folded, 1);
+  EXPECT_EQ(p.layers[0].name, "conv");
+  EXPECT_EQ(p.layers[0].type, "Convolution");
+  EXPECT_EQ(p.layers[0].precision, "FP16");
+  EXPECT_EQ(p.layers[0].inputs[0].layout, "HWC8");
+  EXPECT_EQ(p.layers[1].type, "PointWise");
+  EXPECT_EQ(p.layers[1].inputs[0].name, "c");  // the NoOp folded
+  EXPECT_EQ(p.layers[1].inputs[0].dims, (std::vector<int64_t>{1, 8, 4, 4}));
+  ASSERT_EQ(p.io.size(), 2u);
+  EXPECT_EQ(p.io[0].name, "in");
+  EXPECT_EQ(p.io[0].mode, "Input");
+  EXPECT_EQ(p.io[1].mode, "Output");
+}
+}  // namespace
+
+TEST(EngineLoad, EveryLayerListPlaceIsRead) {
+  const std::string list = layer_list("combined", false);
+  auto bare = parse_plan(list, "layers_bare.json");
+  expect_same_plan(bare, "bare list");
+  EXPECT_EQ(bare.layout_detail.layer_list, "bare list");
+  EXPECT_EQ(bare.layout_detail.io, "none (taken from the graph)");
+  for (const char* key : {"Layers", "layers", "LayerInfo", "layerInfo"}) {
+    auto p = parse_plan(std::string("{\"") + key + "\": " + list + ", \"Bindings\": [\"in\", \"out\"]}", "g.json");
+    expect_same_plan(p, key);
+    EXPECT_EQ(p.layout_detail.layer_list, key);
+    EXPECT_EQ(p.layout_detail.io, "Bindings");
+    EXPECT_EQ(p.layout, "8.x");
+    EXPECT_EQ(p.layout_detail.tensor_fields, "Format/Datatype");
+  }
+  // A list key with no I/O list: the engine's inputs and outputs come from the graph.
+  auto no_io = parse_plan("{\"LayerInfo\": " + list + "}", "g.json");
+  expect_same_plan(no_io, "LayerInfo without Bindings");
+  EXPECT_EQ(no_io.layout_detail.io, "none (taken from the graph)");
+}
+
+TEST(EngineLoad, SplitTensorFieldsAndLayerExtrasOf11x) {
+  auto p = parse_plan(layer_list("split", true), "layers_11.json");
+  expect_same_plan(p, "split, extras");
+  EXPECT_EQ(p.layout, "11.x");
+  EXPECT_EQ(p.layout_detail.tensor_fields, "Format + Datatype, Strides");
+  EXPECT_EQ(p.layout_detail.layer_fields, (std::vector<std::string>{"Metadata", "StreamId", "Constants"}));
+  EXPECT_EQ(p.layers[0].inputs[0].strides, (std::vector<int64_t>{128, 1, 32, 8}));
+  EXPECT_EQ(p.layers[0].inputs[0].stride_order, (std::vector<int64_t>{0, 3, 1, 2}));
+  EXPECT_EQ(p.layers[0].stream_id, 0);
+  EXPECT_EQ(p.layers[1].stream_id, 1);
+  ASSERT_EQ(p.layers[0].constant_inputs.size(), 1u);  // weights: kept apart from the data inputs
+  EXPECT_EQ(p.layers[0].constant_inputs[0].name, "conv.weight");
+  EXPECT_EQ(p.layers[0].inputs.size(), 1u);
+  EXPECT_EQ(p.layers[0].onnx_nodes, (std::vector<std::string>{"Conv_0"}));
+  EXPECT_EQ(p.layers[0].attributes_json.find("StreamId"), std::string::npos) << p.layers[0].attributes_json;
+  EXPECT_NE(p.layout_detail.describe().find("layer list: bare list; tensors: Format + Datatype, Strides; layers: "
+                                            "Metadata, StreamId, Constants"),
+            std::string::npos)
+      << p.layout_detail.describe();
+  // The same with "I/O Tensors" under "Layers", as trtexec 11.x writes it.
+  auto q = parse_plan("{\"Layers\": " + layer_list("split", true) +
+                          R"(, "I/O Tensors": [{"Name": "in", "IOMode": "Input", "DataType": "Half", "Dimensions": [1,8,4,4]},
+                              {"Name": "out", "IOMode": "Output", "DataType": "Half", "Dimensions": [1,8,4,4]}]})",
+                      "g.json");
+  expect_same_plan(q, "I/O Tensors");
+  EXPECT_EQ(q.layout_detail.io, "I/O Tensors");
+  EXPECT_EQ(q.io[0].data_type, "Half");
+  // 8.6-style Metadata with combined tensors is 8.6+.
+  EXPECT_EQ(parse_plan("{\"Layers\": " + layer_list("combined", true) + "}", "g.json").layout, "8.6+");
+}
+
+// Profile variants the 11.1 skill takes (data.py:408-452): with or without the
+// {"count": N} header; records joined the same.
+TEST(EngineLoad, ProfileWithAndWithoutTheCountHeader) {
+  const std::string list = layer_list("combined", false);
+  for (const char* head : {R"({"count": 10}, )", ""}) {
+    auto p = parse_plan(list, "layers.json",
+                        std::string("[") + head +
+                            R"({"name": "conv", "timeMs": 10, "averageMs": 1, "medianMs": 1, "percentage": 75},
+                               {"name": "relu", "timeMs": 3.3, "averageMs": 0.33, "medianMs": 0.33, "percentage": 25}])",
+                        "profile.json");
+    SCOPED_TRACE(head);
+    EXPECT_EQ(p.profile_join, "position");
+    EXPECT_DOUBLE_EQ(p.layers[0].avg_ms, 1);
+    EXPECT_DOUBLE_EQ(p.layers[1].avg_ms, 0.33);
+    EXPECT_FALSE(p.partial()) << p.notes[0];
+  }
+}
+
+TEST(EngineLoad, LayoutsThatAreNoneOfThemAreRefused) {
+  for (const char* bad : {R"({"Layers": 5})", R"({"nodes": []})", "[1, 2]", "[]", R"({"layers": []})", "\"Layers\"",
+                          R"([{"Name": "a"}, "b"])"}) {
+    try {
+      parse_plan(bad, "g.json");
+      ADD_FAILURE() << "no error for " << bad;
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.file(), "g.json") << bad;
+    }
+  }
+}
+
+// The 11.1 skill's file pairs: layers_<name>.json with profile_<name>.json
+// (data.py:227-235, case-insensitive, "layer"/"layers", "_" or "-"), by file or by folder.
+TEST(EngineLoad, LayersFilePairsWithItsProfileFile) {
+  std::string dir = trtlens::test::temp_dir("EngineLoad.LayersProfilePair");
+  std::ofstream(dir + "/Layers_onnx-trt.json") << layer_list("split", false);
+  std::ofstream(dir + "/profiles-ONNX-trt.json")
+      << R"([{"count": 4}, {"name": "conv", "timeMs": 4, "averageMs": 1, "medianMs": 1, "percentage": 80},
+            {"name": "relu", "timeMs": 1, "averageMs": 0.25, "medianMs": 0.25, "percentage": 20}])";
+  std::ofstream(dir + "/profile_other.json") << "[]";  // another pair's profile: not taken
+  for (const std::string& spec : {dir + "/Layers_onnx-trt.json", dir}) {
+    SCOPED_TRACE(spec);
+    auto files = find_plan_files(spec);
+    EXPECT_EQ(files.graph, dir + "/Layers_onnx-trt.json");
+    EXPECT_EQ(files.profile, dir + "/profiles-ONNX-trt.json");
+    auto p = load_plan(files);
+    EXPECT_EQ(p.layout_detail.layer_list, "bare list");
+    EXPECT_DOUBLE_EQ(p.layers[0].avg_ms, 1);
+    EXPECT_DOUBLE_EQ(p.layers[1].avg_ms, 0.25);
+  }
+  // A layer file without its profile is read alone.
+  std::ofstream(dir + "/layers.json") << layer_list("combined", false);
+  EXPECT_EQ(find_plan_files(dir + "/layers.json").profile, "");
 }

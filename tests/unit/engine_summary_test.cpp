@@ -7,6 +7,7 @@
 #include <set>
 #include <nlohmann/json.hpp>
 
+#include "render/engine_render.h"
 #include "support/paths.h"
 #include "trtlens/engine.h"
 
@@ -163,4 +164,16 @@ TEST(EngineSummary, DistinctTensorsBesideLayerInputsAndOutputs) {
   auto s = summarize(plan);
   EXPECT_EQ(s.layer_io_bytes, 6 * 16);  // x y | y z | y w
   EXPECT_EQ(s.tensor_bytes, 4 * 16);    // x y z w
+}
+
+// profile.metadata.json keeps device figures as bare numbers ("SMs": 108.0);
+// people read them with their units, as trtexec prints them.
+TEST(EngineSummary, DeviceValuesCarryTheirUnits) {
+  EXPECT_EQ(device_value_text("SMs", "108.0"), "108");
+  EXPECT_EQ(device_value_text("Compute Clock Rate", "1.41"), "1.41 GHz");
+  EXPECT_EQ(device_value_text("Memory Clock Rate", "1.512"), "1.512 GHz");
+  EXPECT_EQ(device_value_text("Memory Bus Width", "5120.0"), "5120 bits");
+  EXPECT_EQ(device_value_text("Compute Capability", "8.0"), "8.0");
+  EXPECT_EQ(device_value_text("Device Global Memory", "80994 MiB"), "80994 MiB");  // text keeps its own unit
+  EXPECT_EQ(device_value_text("Selected Device", "NVIDIA A100 80GB PCIe"), "NVIDIA A100 80GB PCIe");
 }
