@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <ctime>
+#include <map>
 #include <mutex>
 #include <type_traits>
 
@@ -376,7 +377,12 @@ class SqlStore : public Store {
 
   std::vector<ModelSummary> models(const std::string& project) override {
     return tx(false, [&] {
-      project_id(project);
+      const int64_t pid = project_id(project);
+      std::map<int64_t, std::vector<std::string>> tags;  // by version id, one query for the project
+      for (const auto& r : db_->query("SELECT t.version_id, t.name FROM tags t JOIN models m ON m.id = t.model_id"
+                                      " WHERE m.project_id = ? ORDER BY t.name",
+                                      {pid}))
+        tags[r.integer(0)].push_back(r.text(1));
       std::vector<ModelSummary> out;
       // The newest version is the highest number left (a deleted one leaves last_number behind).
       auto rows = db_->query(kVersionSelect + ", (SELECT COUNT(*) FROM versions c WHERE c.model_id = m.id), m.description" +
@@ -390,7 +396,7 @@ class SqlStore : public Store {
         s.name = s.latest.model;
         s.versions = static_cast<int>(r.integer(kVersionColumns));
         s.description = r.text(kVersionColumns + 1);
-        s.latest.tags = tags_of(s.latest.id);
+        if (auto it = tags.find(s.latest.id); it != tags.end()) s.latest.tags = it->second;
         out.push_back(std::move(s));
       }
       return out;
@@ -407,7 +413,14 @@ class SqlStore : public Store {
                                                                      " ORDER BY v.number DESC LIMIT ?",
                                       {project, model, std::max<int64_t>(limit, 0)}))
         out.push_back(version_of(r));
-      for (Version& v : out) v.tags = tags_of(v.id);
+      // The model's tags in one query (a page lists 50 versions; a query each held the store's lock 50 times).
+      std::map<int64_t, std::vector<std::string>> tags;
+      for (const auto& r : db_->query("SELECT t.version_id, t.name FROM tags t JOIN models m ON m.id = t.model_id"
+                                      " WHERE m.project_id = ? AND m.name = ? ORDER BY t.name",
+                                      {pid, model}))
+        tags[r.integer(0)].push_back(r.text(1));
+      for (Version& v : out)
+        if (auto it = tags.find(v.id); it != tags.end()) v.tags = it->second;
       return out;
     });
   }
@@ -594,11 +607,12 @@ class SqlStore : public Store {
       std::sort(trees.begin(), trees.end());
       for (const auto& r : db_->query("SELECT cache_key, kb FROM analyses")) {
         const std::string& key = r.text(0);
-        // "<tree>/<main>" or "engine:<engine tree>+<tree>/<main>"; hashed long keys are kept.
+        // "<tree>/<main>" or "engine:<engine tree>[@<release>]+<tree>/<main>" (the server's
+        // keys, analyzer.cpp); hashed long keys are kept.
         std::vector<std::string> named;
         if (key.rfind("engine:", 0) == 0) {
           named.push_back(key.substr(7, 64));
-          if (key.size() > 7 + 65) named.push_back(key.substr(7 + 65, 64));
+          if (size_t plus = key.find('+', 7 + 64); plus != std::string::npos) named.push_back(key.substr(plus + 1, 64));
         } else if (key.rfind("blake2b:", 0) != 0) {
           named.push_back(key.substr(0, 64));
         }

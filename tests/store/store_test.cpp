@@ -601,11 +601,17 @@ TEST_P(StoreTest, DeletingAVersionKeepsObjectsAnotherVersionShares) {
   EXPECT_EQ(models[0].latest.number, v2.number);
   EXPECT_EQ(models[0].versions, 1);
 
+  // The engine's cached analysis (the server's key: engine tree, release, model key) goes with it.
+  const std::string engine_key = "engine:" + engine + "@8.6+" + shared + "/model.onnx";
+  ASSERT_TRUE(s.claim_analysis(engine_key, "kb"));
+  ASSERT_TRUE(s.claim_analysis(shared + "/model.onnx", "kb"));
   s.delete_engine(v2.id, 1);
   EXPECT_TRUE(s.engines(v2.id).empty());
   s.collect_garbage(std::chrono::seconds(0), std::chrono::seconds(0));
   EXPECT_FALSE(tree_exists(s, engine));
   EXPECT_TRUE(tree_exists(s, shared));
+  EXPECT_FALSE(s.analysis(engine_key, "kb"));
+  EXPECT_TRUE(s.analysis(shared + "/model.onnx", "kb"));
 
   // Young objects stay (a push stores its tree a moment before its version names it).
   const std::string young = stored_tree(s, "in flight");
