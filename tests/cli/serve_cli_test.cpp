@@ -1055,6 +1055,10 @@ TEST(ServeCli, AccessLogErrorPagesAndLinksBack) {
   Served s("serve_access_log", {"--pin", "8.6:fp16"});
   ASSERT_EQ(s.client().Get("/api/projects", bearer(s.token))->status, 200);
   ASSERT_EQ(s.client().Get("/api/projects")->status, 401);
+  // Refused at the front door (a body over 16 KiB on a route that is not an upload): logged too.
+  auto big = s.client().Post("/api/projects", std::string(20000, 'x'), "text/plain");
+  ASSERT_TRUE(big);
+  EXPECT_EQ(big->status, 413);
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
   const std::string log = s.server->log();
   // The line of a request: it holds `request` and `status`.
@@ -1071,6 +1075,10 @@ TEST(ServeCli, AccessLogErrorPagesAndLinksBack) {
   EXPECT_NE(ok.find(" +0000] \"GET"), std::string::npos) << ok;
   EXPECT_EQ(ok.substr(ok.size() - 2), "ms") << ok;
   EXPECT_EQ(line_of("\"GET /api/projects HTTP/1.1\"", "401").rfind("127.0.0.1 - - [", 0), 0u) << log;
+  const std::string refused = line_of("\"POST /api/projects HTTP/1.1\"", "413");
+  ASSERT_GT(refused.size(), 9u) << log;
+  EXPECT_EQ(refused.rfind("127.0.0.1 - - [", 0), 0u) << log;
+  EXPECT_EQ(refused.substr(refused.size() - 9), "413 0 0ms") << refused;
 
   ASSERT_EQ(s.push(model_bytes(false, "custom"))->status, 201);
   ASSERT_EQ(s.wait_analysis(1)["status"], "done");
