@@ -147,15 +147,21 @@ PushResult store_model_upload(Context& ctx, const Upload& u, const std::string& 
   std::string main = find_main_model(tree.files, u.main_hint, u.file_name);
   // The model must load now: a file that is not ONNX gets its error line at
   // push time, not a version that can never be analysed.
-  Model m;
-  LiveAnalyses::Turn turn(*ctx.live);  // a model in memory per push, like /check: bounded the same way
-  try {
-    m = load_model((tree.dir / main).string());
-  } catch (const InputError& e) {
-    throw InputError(u.file_name, e.problem());
+  store::NewVersion nv{"", main, "", tree_bytes(tree), options.git_sha, options.git_branch, ""};
+  {
+    // A model in memory per push, like /check: bounded the same way, and only while it is read
+    // (storing and recording below need no turn).
+    LiveAnalyses::Turn turn(*ctx.live);
+    Model m;
+    try {
+      m = load_model((tree.dir / main).string());
+    } catch (const InputError& e) {
+      throw InputError(u.file_name, e.problem());
+    }
+    nv.opsets = opsets_text(m);
+    nv.io = io_text(m);
   }
   // Everything about the upload is checked above; only then is it stored and recorded.
-  store::NewVersion nv{"", main, opsets_text(m), tree_bytes(tree), options.git_sha, options.git_branch, io_text(m)};
   nv.tree_hash = ctx.store->objects().adopt_tree(tree.dir);
   guard.dir.clear();
   PushResult out;
