@@ -40,7 +40,8 @@ using json = nlohmann::json;
 
 struct PushArgs {
   std::string model, to, project, name, token, main, format = "text";
-  bool wait = false;
+  std::string tag, git_sha, branch;
+  bool wait = false, force = false;
   double timeout_s = 600;
 };
 
@@ -173,12 +174,14 @@ class PushClient {
   Clock::time_point deadline() const { return deadline_; }
   double timeout_s() const { return timeout_s_; }
 
-  httplib::Response get(const std::string& url, const std::string& target, const httplib::Headers& headers) {
+  // `any_status`: a reply of any status is returned; else one outside 2xx throws.
+  httplib::Response get(const std::string& url, const std::string& target, const httplib::Headers& headers,
+                        bool any_status = false) {
     httplib::Request req;
     req.method = "GET";
     req.path = target;
     req.headers = headers;
-    return send(url, req);
+    return send(url, req, any_status);
   }
 
   // POSTs the file at `path` as the body, read from disk as it is sent.
@@ -210,7 +213,7 @@ class PushClient {
   }
 
  private:
-  httplib::Response send(const std::string& url, httplib::Request& req) {
+  httplib::Response send(const std::string& url, httplib::Request& req, bool any_status = false) {
     bool too_large = false;
     std::string body;
     req.content_receiver = [&](const char* data, size_t n, uint64_t, uint64_t) {
@@ -229,7 +232,7 @@ class PushClient {
     if (send_failed_) throw InputError(url, transport_problem(httplib::Error::Write));
     if (!res) throw InputError(url, transport_problem(res.error()));
     res->body = std::move(body);
-    if (res->status < 200 || res->status >= 300) throw InputError(url, server_error_line(*res));
+    if (!any_status && (res->status < 200 || res->status >= 300)) throw InputError(url, server_error_line(*res));
     return std::move(*res);
   }
 
@@ -329,6 +332,22 @@ Table converts_table(const std::string& url, const json& analysis, bool& all_con
   return t;
 }
 
+// Asks the server whether it would take an upload of `upload`'s size for this token,
+// project, role and name, before sending a byte of it: a refusal is then a reply read
+// whole (HTTP 401/403/404/413 and the server's line), whatever the model's size. A
+// server without the pre-flight route (an older trtlens) answers "no such page"; the
+// upload then goes ahead, and a refusal is read from the socket as it breaks.
+void preflight(PushClient& client, const std::string& url, const std::string& check_target,
+               const httplib::Headers& headers, const std::string& upload) {
+  std::error_code ec;
+  uintmax_t size = fs::file_size(upload, ec);
+  if (ec) throw InputError(upload, "cannot read: " + ec.message());
+  httplib::Response res = client.get(url, check_target + "?size_bytes=" + std::to_string(size), headers, true);
+  if (res.status >= 200 && res.status < 300) return;
+  if (res.status == 404 && res.body.find("no such page") != std::string::npos) return;
+  throw InputError(url, server_error_line(res));
+}
+
 int run_push(const PushArgs& a) {
   // Usage first, before any file is read or byte sent.
   std::string base = parse_server(a.to);
@@ -362,8 +381,23 @@ int run_push(const PushArgs& a) {
 
   std::string versions = fmt::format("/api/projects/{}/models/{}/versions", url_encode(a.project), url_encode(a.name));
   std::string target = versions + "?filename=" + url_encode(filename) + (main.empty() ? "" : "&main=" + url_encode(main));
+  // The commit and branch: given, else what the CI sets (GitHub Actions, GitLab CI, generic).
+  auto first_env = [](std::initializer_list<const char*> names) -> std::string {
+    for (const char* n : names)
+      if (const char* v = std::getenv(n); v && *v) return v;
+    return "";
+  };
+  std::string git_sha = a.git_sha.empty() ? first_env({"GITHUB_SHA", "CI_COMMIT_SHA", "GIT_COMMIT"}) : a.git_sha;
+  std::string branch =
+      a.branch.empty() ? first_env({"GITHUB_HEAD_REF", "GITHUB_REF_NAME", "CI_COMMIT_REF_NAME", "GIT_BRANCH"}) : a.branch;
+  if (!git_sha.empty()) target += "&git_sha=" + url_encode(git_sha.substr(0, 200));
+  if (!branch.empty()) target += "&branch=" + url_encode(branch.substr(0, 200));
+  if (!a.tag.empty()) target += "&tag=" + url_encode(a.tag);
+  if (a.force) target += "&force=1";
   httplib::Headers headers = {{"Authorization", "Bearer " + token}};
   std::string url = base + versions;
+  preflight(client, url, fmt::format("/api/projects/{}/models/{}/upload-check", url_encode(a.project), url_encode(a.name)),
+            headers, upload);
   json pushed = reply_json(url, client.post_file(url, target, headers, upload, content_type));
   tmp.reset();  // the zip is sent: remove it before a long wait
   if (!pushed.is_object() || !pushed.contains("version"))
@@ -386,9 +420,10 @@ int run_push(const PushArgs& a) {
     int64_t size = pushed.contains("size_bytes") && pushed["size_bytes"].is_number_integer()
                        ? pushed["size_bytes"].get<int64_t>()
                        : 0;
-    fmt::print("pushed {}/{} version {} (sha256 {}, {}): {}{}\n", field_text(pushed, "project"),
-               field_text(pushed, "model"), field_text(pushed, "version"), short_hash(field_text(pushed, "tree_hash")),
-               mib(size), base, field_text(pushed, "url"));
+    const bool unchanged = pushed.contains("unchanged") && pushed["unchanged"] == true;
+    fmt::print("{} {}/{} version {} (sha256 {}, {}): {}{}\n", unchanged ? "no change: same as" : "pushed",
+               field_text(pushed, "project"), field_text(pushed, "model"), field_text(pushed, "version"),
+               short_hash(field_text(pushed, "tree_hash")), mib(size), base, field_text(pushed, "url"));
     if (analysis) fmt::print("{}", to_text(converts));
   }
   return all_convert ? kExitOk : kExitNotConverting;
@@ -407,6 +442,14 @@ void add_push_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--token", args->token,
                   "API token (default: $TRTLENS_TOKEN; prefer the variable: a command line is visible in ps)");
   cmd->add_option("--main", args->main, "when MODEL is a folder: the .onnx file inside it to push");
+  cmd->add_option("--tag", args->tag, "tag the version (e.g. production); a tag names one version and moves");
+  cmd->add_option("--git-sha", args->git_sha,
+                  "commit the model comes from (default: $GITHUB_SHA, $CI_COMMIT_SHA or $GIT_COMMIT)");
+  cmd->add_option("--branch", args->branch,
+                  "branch the model comes from (default: $GITHUB_HEAD_REF, $GITHUB_REF_NAME, $CI_COMMIT_REF_NAME or "
+                  "$GIT_BRANCH)");
+  cmd->add_flag("--force", args->force,
+                "make a new version even when the files equal the newest version's (else: 'no change: same as vN')");
   cmd->add_flag("--wait", args->wait,
                 "wait for the dashboard's analysis and print, per pinned runtime, whether the model converts "
                 "(exit 1 when one does not)");

@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
 
+#include <ctime>
 #include <memory>
 
 #include "cli/app.h"
@@ -25,8 +26,34 @@ void store_call(F&& f) {
 }
 
 struct AdminArgs {
-  std::string data, db, name, project, role;
+  std::string data, db, name, project, role, model, text, tag;
+  int version = 0, engine = 0;
+  int64_t token_id = 0;
+  int64_t min_age_s = 3600;
+  bool remove = false;
 };
+
+std::string day(int64_t unix_seconds) {
+  std::time_t t = static_cast<std::time_t>(unix_seconds);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  return std::string(buf, std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M", &tm));
+}
+
+// The id of version `number` of a model; StoreError(NotFound) otherwise.
+int64_t version_id_of(store::Store& s, const std::string& project, const std::string& model, int number) {
+  auto v = s.version(project, model, number);
+  if (!v)
+    throw store::StoreError(store::StoreError::Kind::NotFound,
+                            project + "/" + model + " has no version " + std::to_string(number));
+  return v->id;
+}
+
+void print_removed(std::pair<int, int> removed) {
+  fmt::print("removed {} stored tree(s) and {} cached result file(s) nothing names any more\n", removed.first,
+             removed.second);
+}
 
 }  // namespace
 
@@ -76,7 +103,8 @@ void add_admin_command(CLI::App& app, int& exit_code) {
     fmt::print("{}\n", s.issue_token(a->name));
     exit_code = kExitOk;
   }));
-  auto* token = cmd->add_subcommand("token", "Print a new API token for a user (shown once; older ones stay valid)");
+  auto* token = cmd->add_subcommand("token", "Print a new API token for a user (shown once; older ones stay valid "
+                                             "until revoked: admin tokens, admin revoke)");
   token->add_option("name", a->name, "user name")->required();
   token->callback(with_store([a, &exit_code](store::Store& s) {
     fmt::print("{}\n", s.issue_token(a->name));
@@ -94,6 +122,97 @@ void add_admin_command(CLI::App& app, int& exit_code) {
   grant->add_option("role", a->role, "read, write or none")->required();
   grant->callback(with_store([a, &exit_code](store::Store& s) {
     s.grant(a->name, a->project, store::parse_role(a->role));
+    exit_code = kExitOk;
+  }));
+
+  auto* users = cmd->add_subcommand("users", "List users: tokens and roles");
+  users->callback(with_store([&exit_code](store::Store& s) {
+    for (const store::UserInfo& u : s.users()) {
+      std::string grants;
+      for (const auto& [p, r] : u.grants) grants += fmt::format("{}{}:{}", grants.empty() ? "" : ", ", p, store::role_name(r));
+      fmt::print("{}\t{} token(s)\tsince {}\t{}\n", u.name, u.tokens, day(u.created_at), grants.empty() ? "-" : grants);
+    }
+    exit_code = kExitOk;
+  }));
+  auto* projects = cmd->add_subcommand("projects", "List projects and their model counts");
+  projects->callback(with_store([&exit_code](store::Store& s) {
+    for (const store::ProjectInfo& p : s.projects())
+      fmt::print("{}\t{} model(s)\tsince {}\n", p.name, p.models, day(p.created_at));
+    exit_code = kExitOk;
+  }));
+  auto* tokens = cmd->add_subcommand("tokens", "List API tokens (id, user, last characters, issued); never the tokens");
+  tokens->add_option("user", a->name, "only this user's");
+  tokens->callback(with_store([a, &exit_code](store::Store& s) {
+    for (const store::TokenInfo& t : s.tokens(a->name))
+      fmt::print("{}\t{}\t{}\t{}\n", t.id, t.user, t.hint.empty() ? "-" : t.hint, day(t.created_at));
+    exit_code = kExitOk;
+  }));
+  auto* revoke = cmd->add_subcommand("revoke", "Revoke an API token by its id (admin tokens): it gets 401 from then on");
+  revoke->add_option("id", a->token_id, "token id")->required();
+  revoke->callback(with_store([a, &exit_code](store::Store& s) {
+    s.revoke_token(a->token_id);
+    exit_code = kExitOk;
+  }));
+
+  auto* del = cmd->add_subcommand("delete", "Delete a model, or one version of it, or one engine of a version; "
+                                            "stored files no other version or engine names are removed");
+  del->add_option("project", a->project, "project")->required();
+  del->add_option("model", a->model, "model")->required();
+  del->add_option("version", a->version, "version number (default: the whole model)");
+  del->add_option("engine", a->engine, "engine number of that version (default: the whole version)");
+  del->callback(with_store([a, &exit_code](store::Store& s) {
+    if (a->engine > 0)
+      s.delete_engine(version_id_of(s, a->project, a->model, a->version), a->engine);
+    else if (a->version > 0)
+      s.delete_version(a->project, a->model, a->version);
+    else
+      s.delete_model(a->project, a->model);
+    print_removed(s.collect_garbage());
+    exit_code = kExitOk;
+  }));
+  auto* rename = cmd->add_subcommand("rename", "Rename a model, or relabel an engine (with --version and --engine)");
+  rename->add_option("project", a->project, "project")->required();
+  rename->add_option("model", a->model, "model")->required();
+  rename->add_option("new", a->text, "new model name, or the engine's new label")->required();
+  rename->add_option("--version", a->version, "version of the engine to relabel");
+  rename->add_option("--engine", a->engine, "engine to relabel");
+  rename->callback(with_store([a, &exit_code](store::Store& s) {
+    if (a->engine > 0)
+      s.relabel_engine(version_id_of(s, a->project, a->model, a->version), a->engine, a->text);
+    else
+      s.rename_model(a->project, a->model, a->text);
+    exit_code = kExitOk;
+  }));
+  auto* describe = cmd->add_subcommand("describe", "Set a model's description (shown in the models list)");
+  describe->add_option("project", a->project, "project")->required();
+  describe->add_option("model", a->model, "model")->required();
+  describe->add_option("text", a->text, "description (\"\" clears it)")->required();
+  describe->callback(with_store([a, &exit_code](store::Store& s) {
+    s.set_description(a->project, a->model, a->text);
+    exit_code = kExitOk;
+  }));
+  auto* tag = cmd->add_subcommand("tag", "Point a tag (e.g. production) at a version; it moves from any other");
+  tag->add_option("project", a->project, "project")->required();
+  tag->add_option("model", a->model, "model")->required();
+  tag->add_option("tag", a->tag, "tag name")->required();
+  tag->add_option("version", a->version, "version number (omit with --remove)");
+  tag->add_flag("--remove", a->remove, "remove the tag");
+  tag->callback(with_store([a, &exit_code](store::Store& s) {
+    if (a->remove)
+      s.remove_tag(a->project, a->model, a->tag);
+    else if (a->version <= 0)
+      throw UsageError("admin tag: give the version number (or --remove)");
+    else
+      s.set_tag(a->project, a->model, a->tag, a->version);
+    exit_code = kExitOk;
+  }));
+  auto* gc = cmd->add_subcommand("gc", "Remove stored files that no version, engine or cached analysis names");
+  gc->add_option("--min-age", a->min_age_s, "seconds a file must have been stored (in-flight pushes and analyses "
+                                            "store files before naming them)")
+      ->capture_default_str()
+      ->check(CLI::Range(int64_t{0}, int64_t{1} << 40));
+  gc->callback(with_store([a, &exit_code](store::Store& s) {
+    print_removed(s.collect_garbage(std::chrono::seconds(a->min_age_s), std::chrono::seconds(a->min_age_s)));
     exit_code = kExitOk;
   }));
 }

@@ -28,8 +28,9 @@ constexpr int64_t kStaleSeconds = 120;
 constexpr size_t kEngineGraphMaxLayers = 1500;
 
 std::string model_key(const store::Version& v) { return v.tree_hash + "/" + v.main_file; }
+// The release is part of the key: the same files judged against another release are another result.
 std::string engine_key(const store::Version& v, const store::Engine& e) {
-  return "engine:" + e.tree_hash + "+" + model_key(v);
+  return "engine:" + e.tree_hash + (e.release.empty() ? "" : "@" + e.release) + "+" + model_key(v);
 }
 
 // The line a failed analysis shows for `error`, without the server's folders
@@ -208,6 +209,9 @@ store::Analysis Analyzer::ensure(const store::Version& v) { return ensure_job({m
 store::Analysis Analyzer::ensure(const store::Version& v, const store::Engine& e) {
   return ensure_job({engine_key(v, e), v, e});
 }
+store::Analysis Analyzer::retry(const store::Version& v, const std::optional<store::Engine>& e) {
+  return ensure_job({e ? engine_key(v, *e) : model_key(v), v, e}, /*retry_failed=*/true);
+}
 
 std::optional<store::Analysis> Analyzer::peek(const store::Version& v) {
   const std::string key = model_key(v);
@@ -217,12 +221,17 @@ std::optional<store::Analysis> Analyzer::peek(const store::Version& v) {
   return a;
 }
 
-store::Analysis Analyzer::ensure_job(Job job) {
+store::Analysis Analyzer::ensure_job(Job job, bool retry_failed) {
   const std::string& kb = analysis_fingerprint();
-  // A failure is kept (the page shows its line) rather than retried on every view.
+  // A failure is kept (the page shows its line) rather than retried on every view; retry() asks again.
   auto a = store_.analysis(job.key, kb);
-  if (a && (a->status == Analysis::Status::Done || a->status == Analysis::Status::Failed)) return *a;
-  if (auto f = unrecorded_failure(job.key)) return *f;
+  if (a && (a->status == Analysis::Status::Done || (a->status == Analysis::Status::Failed && !retry_failed))) return *a;
+  if (retry_failed) {
+    std::lock_guard live(live_mutex_);
+    unrecorded_failures_.erase(job.key);
+  } else if (auto f = unrecorded_failure(job.key)) {
+    return *f;
+  }
   if (store_.claim_analysis(job.key, kb, kStaleSeconds)) {
     {
       std::lock_guard live(live_mutex_);
@@ -282,7 +291,13 @@ void Analyzer::analyse(const Job& job, Analysis& state) {
   json result;
   if (!job.engine) {
     ReportOptions options;
-    options.title = v.model + " v" + std::to_string(v.number);
+    // Not the version: the page is shared by every version with these files (a --force push).
+    options.title = v.model;
+    // The page opens where the dashboard's badges look: the first pinned runtime.
+    if (!pins_.empty()) {
+      options.initial_release = pins_.front().release;
+      options.initial_precision = pins_.front().precision;
+    }
     ReportPage page(model, KnowledgeBase::builtin(), options);
     std::vector<Runtime> pins;
     for (const Pin& p : pins_) pins.push_back({p.release, p.precision});
@@ -312,19 +327,43 @@ void Analyzer::analyse(const Job& job, Analysis& state) {
     report(10, "loading the engine");
     EnginePlan plan = load_stored_plan(store_.objects(), *job.engine);
     report(30, "mapping layers to nodes");
-    EngineAnalysis ea = analyze_engine(plan, &model, KnowledgeBase::builtin());
-    const EngineOverlay& eo = *ea.overlay;
+    const store::Engine& e = *job.engine;
+    EngineAnalysis ea;
+    std::string mismatch;
+    try {
+      ea = analyze_engine(plan, &model, KnowledgeBase::builtin(), e.release);
+    } catch (const InputError& err) {
+      // No layer names a node of this version: the engine alone is still readable, so
+      // its report card is made without the model, and the page says why there is no overlay.
+      mismatch = without_server_paths(err.what(), store_.objects()) +
+                 " (node names change between exports: attach the engine to the version it was built from)";
+      ea = analyze_engine(plan, nullptr, KnowledgeBase::builtin());
+    }
+    std::string note = mismatch;
+    if (ea.overlay && !e.release.empty()) ea.overlay->check.runtime.release_source = e.release_source;
+    if (ea.overlay && e.release.empty()) {
+      // Judged against a guess, every precision difference would read as a disagreement
+      // (48 of 48 on a ResNet18 built by 8.6 and judged as 11.1): none are shown.
+      ea.overlay->check.disagreements.clear();
+      note = ea.overlay->check.runtime.release_source =
+          "not known: the engine's files do not record its TensorRT release and none was given when it was "
+          "attached, so no disagreement with check is shown (attach it again with its release)";
+    }
     report(50, "drawing the engine report");
-    std::string card = render_engine_report({&ea}, kEngineGraphMaxLayers, {job.engine->label});
-    report(70, "drawing the model with the engine");
-    ReportEngine re{&plan, &eo.overlay, &eo.check};
-    ReportOptions options;
-    options.title = v.model + " v" + std::to_string(v.number) + " + " + job.engine->label;
-    options.engine = &re;
-    options.initial_precision = eo.check.runtime.precision;
-    options.initial_release = eo.check.runtime.release;
-    std::string page = render_report(model, KnowledgeBase::builtin(), options);
-    result = {{"report", store_.objects().put_blob(card)}, {"overlay", store_.objects().put_blob(page)}};
+    std::string card = render_engine_report({&ea}, kEngineGraphMaxLayers, {e.label});
+    result = {{"report", store_.objects().put_blob(card)}, {"overlay", ""}, {"note", note}};
+    if (ea.overlay) {
+      EngineOverlay& eo = *ea.overlay;
+      report(70, "drawing the model with the engine");
+      ReportEngine re{&plan, &eo.overlay, &eo.check};
+      ReportOptions options;
+      options.title = v.model + " + " + e.label;
+      options.engine = &re;
+      options.initial_precision = eo.check.runtime.precision;
+      options.initial_release = eo.check.runtime.release;
+      std::string page = render_report(model, KnowledgeBase::builtin(), options);
+      result["overlay"] = store_.objects().put_blob(page);
+    }
   }
   state.result_hash = store_.objects().put_blob(result.dump());
   state.status = Analysis::Status::Done;
@@ -356,7 +395,7 @@ std::optional<EngineResult> Analyzer::engine_result(const store::Version& v, con
   auto hash = result_hash(engine_key(v, e));
   if (!hash) return std::nullopt;
   json r = json::parse(store_.objects().get_blob(*hash));
-  return EngineResult{r["report"], r["overlay"]};
+  return EngineResult{r["report"], r["overlay"], r.value("note", std::string())};
 }
 
 }  // namespace trtlens::serve

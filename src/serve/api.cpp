@@ -3,10 +3,13 @@
 // a browser session may call it too, and then writes need X-CSRF-Token.
 #include <fmt/core.h>
 
+#include <charconv>
 #include <ctime>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "render/check_output.h"
+#include "render/html.h"
 #include "render/model_diff.h"
 #include "render/overlay_output.h"
 #include "serve/context.h"
@@ -74,14 +77,22 @@ json version_doc(Context& ctx, const store::Version& v, bool queue) {
           {"opsets", v.opsets},
           {"created_at", iso_time(v.created_at)},
           {"created_by", v.created_by},
+          {"git_sha", v.git_sha},
+          {"branch", v.git_branch},
+          {"io", v.io},
+          {"tags", v.tags},
           {"url", fmt::format("/projects/{}/models/{}/versions/{}", v.project, v.model, v.number)},
           {"analysis", analysis_json(ctx, v, queue)}};
 }
 
 json engine_doc(Context& ctx, const store::Version& v, const store::Engine& e) {
   store::Analysis a = ctx.analyzer->ensure(v, e);
+  auto result = ctx.analyzer->engine_result(v, e);
   return {{"engine", e.number},
           {"label", e.label},
+          {"release", e.release},
+          {"release_source", e.release_source},
+          {"note", result ? result->note : ""},
           {"tree_hash", e.tree_hash},
           {"created_at", iso_time(e.created_at)},
           {"created_by", e.created_by},
@@ -180,7 +191,8 @@ void add_api_routes(httplib::Server& http, Context& ctx) {
     if (!caller_for(ctx, req, res, project, Role::Read)) return;
     json out = json::array();
     for (const store::ModelSummary& m : ctx.store->models(project))
-      out.push_back({{"name", m.name}, {"versions", m.versions}, {"latest", version_doc(ctx, m.latest, false)}});
+      out.push_back({{"name", m.name}, {"description", m.description}, {"versions", m.versions},
+                     {"latest", version_doc(ctx, m.latest, false)}});
     send_json(res, dump({{"project", project}, {"models", out}}));
   });
 
@@ -192,6 +204,28 @@ void add_api_routes(httplib::Server& http, Context& ctx) {
     for (const store::Version& v : ctx.store->versions(project, model, limit)) out.push_back(version_doc(ctx, v, false));
     if (out.empty()) return send_error(res, 404, fmt::format("no model {} in project {}", model, project));
     send_json(res, dump({{"project", project}, {"model", model}, {"versions", out}}));
+  });
+
+  // The pre-flight of a push: the answer the upload would get for its token, project,
+  // role, model name and size, before a byte of it is sent (`trtlens push` asks first,
+  // so a refusal is read as a reply, not as a broken pipe mid-upload).
+  server.Get(M + "/upload-check", [&ctx](const httplib::Request& req, httplib::Response& res) {
+    const std::string project = req.matches[1], model = req.matches[2];
+    if (!caller_for(ctx, req, res, project, Role::Write)) return;
+    if (!store::valid_name(model))
+      return send_error(res, 400, "model name: 1 to 64 letters, digits, '.', '_' or '-', not starting with '.'");
+    const uint64_t limit = ctx.options.max_upload_bytes;
+    if (req.has_param("size_bytes")) {
+      const std::string text = req.get_param_value("size_bytes");
+      uint64_t size = 0;
+      auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), size);
+      if (text.empty() || ec != std::errc() || end != text.data() + text.size())
+        return send_error(res, 400, "size_bytes: expected a number of bytes");
+      if (size > limit)
+        return send_error(res, 413, fmt::format("upload of {} bytes; this server takes at most {} (--max-upload-mb)",
+                                                size, limit));
+    }
+    send_json(res, dump({{"ok", true}, {"max_upload_bytes", limit}}));
   });
 
   // A new version: the raw body is the .onnx, or a zip of the model's folder.
@@ -210,8 +244,16 @@ void add_api_routes(httplib::Server& http, Context& ctx) {
                                req.get_param_value("main"));
     if (!upload) return;
     upload->file_name = name;
-    store::Version v = store_model_upload(ctx, *upload, project, model, *caller);
-    send_json(res, version_json(ctx, v), 201);
+    PushOptions options{req.get_param_value("git_sha"), req.get_param_value("branch"), req.get_param_value("tag"),
+                        req.get_param_value("force") == "1" || req.get_param_value("force") == "true"};
+    PushResult pushed = store_model_upload(ctx, *upload, project, model, *caller, options);
+    json doc = version_doc(ctx, pushed.version, true);
+    if (pushed.unchanged) {
+      doc["unchanged"] = true;
+      doc["message"] = fmt::format("no change: same as version {} (push with force=1 for a new version anyway)",
+                                   pushed.version.number);
+    }
+    send_json(res, dump(doc), pushed.unchanged ? 200 : 201);
   });
 
   server.Get(V, [&ctx](const httplib::Request& req, httplib::Response& res) {
@@ -273,11 +315,12 @@ void add_api_routes(httplib::Server& http, Context& ctx) {
     auto upload = receive_body(ctx, res, reader, std::filesystem::path(name).filename().string(), "");
     if (!upload) return;
     upload->file_name = name;
-    store::Engine e = store_engine_upload(ctx, *upload, v, label.substr(0, 200), *caller);
+    store::Engine e = store_engine_upload(ctx, *upload, v, label.substr(0, 200), *caller, req.get_param_value("release"));
     send_json(res, dump(engine_doc(ctx, v, e)), 201);
   });
 
-  // The overlay document (`report MODEL --engine PLAN --format json`).
+  // The overlay document (`report MODEL --engine PLAN --format json`), at the engine's release;
+  // without one, no disagreement is listed (release_source says why).
   server.Get(V + "/engines/([0-9]{1,9})/overlay", [&ctx](const httplib::Request& req, httplib::Response& res) {
     if (!caller_for(ctx, req, res, req.matches[1], Role::Read)) return;
     store::Version v = find_version(ctx, req.matches[1], req.matches[2], req.matches[3]);
@@ -285,10 +328,143 @@ void add_api_routes(httplib::Server& http, Context& ctx) {
     LiveAnalyses::Turn turn(*ctx.live);
     Model m = load_stored_model(ctx.store->objects(), v);
     EnginePlan plan = load_stored_plan(ctx.store->objects(), e);
-    EngineOverlay eo = overlay_and_check(m, plan, KnowledgeBase::builtin(), "", std::nullopt);
+    EngineOverlay eo;
+    try {
+      eo = overlay_and_check(m, plan, KnowledgeBase::builtin(), e.release, std::nullopt);
+    } catch (const InputError& err) {
+      return send_error(res, 422, std::string(err.what()) + " (the engine's report card reads the engine alone)");
+    }
+    if (e.release.empty()) {
+      eo.check.disagreements.clear();
+      eo.check.runtime.release_source = "not known: no disagreement is listed (attach the engine with its release)";
+    } else {
+      eo.check.runtime.release_source = e.release_source;  // where the dashboard got it, not "--trt"
+    }
     send_json(res, overlay_json({&m, &plan, &eo.overlay, &eo.check, &eo.predicted}));
   });
+
+  // Administration by a project's writers.
+  server.Post(V + "/engines/([0-9]{1,9})/retry", [&ctx](const httplib::Request& req, httplib::Response& res) {
+    if (!caller_for(ctx, req, res, req.matches[1], Role::Write)) return;
+    store::Version v = find_version(ctx, req.matches[1], req.matches[2], req.matches[3]);
+    store::Engine e = find_engine(ctx, v, req.matches[4]);
+    ctx.analyzer->retry(v, e);
+    send_json(res, dump(engine_doc(ctx, v, e)));
+  });
+  server.Delete(V + "/engines/([0-9]{1,9})", [&ctx](const httplib::Request& req, httplib::Response& res) {
+    if (!caller_for(ctx, req, res, req.matches[1], Role::Write)) return;
+    store::Version v = find_version(ctx, req.matches[1], req.matches[2], req.matches[3]);
+    store::Engine e = find_engine(ctx, v, req.matches[4]);
+    ctx.store->delete_engine(v.id, e.number);
+    auto [trees, blobs] = ctx.store->collect_garbage();
+    send_json(res, dump({{"deleted", fmt::format("engine {} of {}/{} version {}", e.number, v.project, v.model,
+                                                 v.number)},
+                         {"removed_trees", trees}, {"removed_blobs", blobs}}));
+  });
+  server.Delete(V, [&ctx](const httplib::Request& req, httplib::Response& res) {
+    if (!caller_for(ctx, req, res, req.matches[1], Role::Write)) return;
+    store::Version v = find_version(ctx, req.matches[1], req.matches[2], req.matches[3]);
+    ctx.store->delete_version(v.project, v.model, v.number);
+    auto [trees, blobs] = ctx.store->collect_garbage();
+    send_json(res, dump({{"deleted", fmt::format("{}/{} version {}", v.project, v.model, v.number)},
+                         {"removed_trees", trees}, {"removed_blobs", blobs}}));
+  });
+  server.Delete(M, [&ctx](const httplib::Request& req, httplib::Response& res) {
+    const std::string project = req.matches[1], model = req.matches[2];
+    if (!caller_for(ctx, req, res, project, Role::Write)) return;
+    ctx.store->delete_model(project, model);
+    auto [trees, blobs] = ctx.store->collect_garbage();
+    send_json(res, dump({{"deleted", project + "/" + model}, {"removed_trees", trees}, {"removed_blobs", blobs}}));
+  });
+  // Model settings (form fields or query): description=TEXT, name=NEW (a rename),
+  // tag=T with version=N (moves the tag), untag=T.
+  server.Post(M, [&ctx](const httplib::Request& req, httplib::Response& res) {
+    const std::string project = req.matches[1];
+    std::string model = req.matches[2];
+    if (!caller_for(ctx, req, res, project, Role::Write)) return;
+    if (req.has_param("description")) ctx.store->set_description(project, model, req.get_param_value("description"));
+    if (req.has_param("tag"))
+      ctx.store->set_tag(project, model, req.get_param_value("tag"), parse_number(req.get_param_value("version"), "version"));
+    if (req.has_param("untag")) ctx.store->remove_tag(project, model, req.get_param_value("untag"));
+    if (req.has_param("name")) {
+      ctx.store->rename_model(project, model, req.get_param_value("name"));
+      model = req.get_param_value("name");
+    }
+    for (const store::ModelSummary& m : ctx.store->models(project))
+      if (m.name == model)
+        return send_json(res, dump({{"name", m.name}, {"description", m.description}, {"versions", m.versions},
+                                    {"latest", version_doc(ctx, m.latest, false)}}));
+    send_error(res, 404, "no model " + model + " in project " + project);
+  });
 }
+
+namespace {
+
+// What changed between two versions, above the node lists: nodes added and removed by
+// op_type ("-19 HardSwish, +19 HardSigmoid, +19 Mul"), opsets, inputs and outputs, and per
+// pinned runtime whether it converts and how many nodes changed verdict (stored rows).
+json diff_summary(Context& ctx, const store::Version& before, const store::Version& after, const ModelDiff& d) {
+  std::map<std::string, std::pair<int, int>> by_op;  // op_type -> (removed, added)
+  for (const ModelDiffEntry& e : d.removed) ++by_op[e.op_type].first;
+  for (const ModelDiffEntry& e : d.added) ++by_op[e.op_type].second;
+  std::vector<std::pair<std::string, std::pair<int, int>>> ops(by_op.begin(), by_op.end());
+  std::stable_sort(ops.begin(), ops.end(), [](const auto& a, const auto& b) {
+    return a.second.first + a.second.second > b.second.first + b.second.second;
+  });
+  json op_types = json::array();
+  std::string text;
+  for (const auto& [op, n] : ops) {
+    op_types.push_back({{"op_type", op}, {"removed", n.first}, {"added", n.second}});
+    if (n.first) text += fmt::format("{}-{} {}", text.empty() ? "" : ", ", n.first, op);
+    if (n.second) text += fmt::format("{}+{} {}", text.empty() ? "" : ", ", n.second, op);
+  }
+  json pins = json::array();
+  auto rb = ctx.analyzer->model_result(before), ra = ctx.analyzer->model_result(after);
+  if (rb && ra)
+    for (const PinResult& pb : rb->converts)
+      for (const PinResult& pa : ra->converts)
+        if (pa.runtime == pb.runtime && !pa.diff_hash.empty() && !pb.diff_hash.empty()) {
+          auto rows_b = read_diff_rows(ctx.store->objects().get_blob(pb.diff_hash));
+          auto rows_a = read_diff_rows(ctx.store->objects().get_blob(pa.diff_hash));
+          ModelDiff pd = diff_models(rows_b->rows, rows_a->rows);
+          pins.push_back({{"runtime", pa.runtime},
+                          {"converts_before", pb.converts},
+                          {"converts_after", pa.converts},
+                          {"unsupported_before", pb.unsupported},
+                          {"unsupported_after", pa.unsupported},
+                          {"changed", pd.changed.size()}});
+        }
+  return {{"text", text.empty() ? "no node added or removed" : text},
+          {"op_types", op_types},
+          {"opsets", {{"before", before.opsets}, {"after", after.opsets}, {"changed", before.opsets != after.opsets}}},
+          {"inputs_outputs",
+           {{"before", before.io}, {"after", after.io}, {"changed", !before.io.empty() && before.io != after.io}}},
+          {"pins", pins}};
+}
+
+std::string summary_html(const json& s) {
+  std::string out = "<section class=\"diff-summary\"><h2>Summary</h2><ul>";
+  out += "<li>nodes: " + html_escape(s["text"].get<std::string>()) + "</li>";
+  const json& o = s["opsets"];
+  out += o["changed"].get<bool>() ? fmt::format("<li class=\"changed\">opsets: {} → {}</li>",
+                                                html_escape(o["before"].get<std::string>()),
+                                                html_escape(o["after"].get<std::string>()))
+                                  : fmt::format("<li>opsets: {} (unchanged)</li>", html_escape(o["after"].get<std::string>()));
+  const json& io = s["inputs_outputs"];
+  if (io["changed"].get<bool>())
+    out += fmt::format("<li class=\"changed\">inputs and outputs: {} → {}</li>",
+                       html_escape(io["before"].get<std::string>()), html_escape(io["after"].get<std::string>()));
+  else if (!io["after"].get<std::string>().empty())
+    out += fmt::format("<li>inputs and outputs: {} (unchanged)</li>", html_escape(io["after"].get<std::string>()));
+  for (const json& p : s["pins"])
+    out += fmt::format("<li>{}: converts {} → {}, unsupported {} → {}, {} node(s) changed verdict</li>",
+                       html_escape(p["runtime"].get<std::string>()), p["converts_before"].get<bool>() ? "✓" : "✗",
+                       p["converts_after"].get<bool>() ? "✓" : "✗", p["unsupported_before"].get<int>(),
+                       p["unsupported_after"].get<int>(), p["changed"].get<size_t>());
+  return out + "</ul></section>\n";
+}
+
+}  // namespace
 
 std::string version_diff(Context& ctx, const store::Version& before, const store::Version& after,
                          const std::string& trt, const std::string& precision, bool html) {
@@ -299,7 +475,11 @@ std::string version_diff(Context& ctx, const store::Version& before, const store
   auto view_of = [&](const ModelDiff& d, bool converts_before, bool converts_after) {
     ModelDiffView view{&d, fmt::format("version {}", before.number), fmt::format("version {}", after.number), runtime,
                        converts_before, converts_after};
-    return html ? model_diff_html(view) : model_diff_json(view);
+    json summary = diff_summary(ctx, before, after, d);
+    if (html) return summary_html(summary) + model_diff_html(view);
+    json doc = json::parse(model_diff_json(view));
+    doc["summary"] = summary;
+    return doc.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
   };
   // A pinned runtime both versions' analyses stored: compared without loading either model.
   auto stored = [&](const store::Version& v) -> std::optional<PinResult> {

@@ -31,7 +31,8 @@ std::vector<Pin> resolve_pins(const std::vector<std::string>& specs);  // throws
 // What one analysis produced (stored as a JSON blob; see Analyzer):
 // {schema_version, page, nodes, converts: [{runtime, converts, unsupported, check, diff}]}.
 // 4: pages and checks name the model as pushed, not by its stored path.
-inline constexpr int kResultSchema = 4;
+// 5: pages open at the first pinned runtime; engine results carry a note (no overlay, or no release).
+inline constexpr int kResultSchema = 5;
 
 // A pinned runtime's nodes as a version diff matches them, stored so that two
 // versions compare without loading either model: [[graph, node, op_type,
@@ -56,8 +57,9 @@ struct ModelResult {
   std::vector<PinResult> converts;
 };
 struct EngineResult {
-  std::string report_hash;   // engine report card, with the model overlaid
-  std::string overlay_hash;  // the model's report page with the engine drawn over it
+  std::string report_hash;   // engine report card, with the model overlaid when its layers name its nodes
+  std::string overlay_hash;  // the model's report page with the engine drawn over it; "" when no layer names a node
+  std::string note;          // why there is no overlay, or why it shows no disagreement ("" when neither)
 };
 
 // Runs analyses on its own threads, one job per (tree, knowledge base),
@@ -72,6 +74,8 @@ class Analyzer {
   // under an older binary, or its server died).
   store::Analysis ensure(const store::Version& v);
   store::Analysis ensure(const store::Version& v, const store::Engine& e);
+  // As ensure, and a failed analysis is run again (the retry button of a page).
+  store::Analysis retry(const store::Version& v, const std::optional<store::Engine>& e);
   // v's analysis under this binary and knowledge base, without queuing one
   // (listings: a new binary re-analyses a version when it is opened, never a whole list).
   std::optional<store::Analysis> peek(const store::Version& v);
@@ -94,7 +98,7 @@ class Analyzer {
   // load, a full disk, no memory) ends as a failed analysis.
   void run(const Job& job) noexcept;
   void analyse(const Job& job, store::Analysis& state);  // throws; `state` keeps the progress reached
-  store::Analysis ensure_job(Job job);
+  store::Analysis ensure_job(Job job, bool retry_failed = false);
   // Records `state` of a job this process owns (and forgets it when it ended).
   void record(const std::string& key, const store::Analysis& state);
   // Ends a job as failed with `message`. When the store cannot take even that
@@ -197,6 +201,13 @@ inline constexpr const char* kSessionCookie = "trtlens_session";
 inline constexpr const char* kLoginCookie = "trtlens_login";  // the sign-in form's CSRF token
 
 std::optional<Caller> authenticate(Context& ctx, const httplib::Request& req);
+// The user authenticate() last found on this thread ("" when none): the access log's user.
+// note_request_user("") starts each request.
+void note_request_user(const std::string& user);
+const std::string& request_user();
+// A page for a person in place of a JSON error (browsers on pages, not /api/): the line and a
+// link back to the dashboard.
+void send_error_page(httplib::Response& res, int status, const std::string& message);
 // The value of cookie `name` in the request ("" when it has none).
 std::string request_cookie(const httplib::Request& req, std::string_view name);
 // The session cookie's value in the request ("" when it has none).
@@ -220,10 +231,22 @@ struct Upload {
   std::string file_name;        // as the client named it, checked by safe_upload_name
   std::string main_hint;        // for a zip: which .onnx (optional)
 };
-store::Version store_model_upload(Context& ctx, const Upload& u, const std::string& project, const std::string& model,
-                                  const Caller& caller);
+// What a push records beside its files, and whether the same files make a new version.
+struct PushOptions {
+  std::string git_sha, git_branch;
+  std::string tag;     // "" or a name (store::valid_name) moved to the version
+  bool force = false;  // a new version even when the files equal the newest version's
+};
+struct PushResult {
+  store::Version version;
+  bool unchanged = false;  // the files equal the newest version's, which `version` is (no new one)
+};
+PushResult store_model_upload(Context& ctx, const Upload& u, const std::string& project, const std::string& model,
+                              const Caller& caller, const PushOptions& options = {});
+// `release` ("" = as the engine's files record it, see docs/serve.md) is the TensorRT
+// release the overlay judges against; an unknown one is InputError("release", ...).
 store::Engine store_engine_upload(Context& ctx, const Upload& u, const store::Version& v, const std::string& label,
-                                  const Caller& caller);
+                                  const Caller& caller, const std::string& release = "");
 
 // Streams a raw request body into a new temporary folder as `file_name`
 // (already checked by safe_upload_name). On failure (over the size limit:
@@ -265,6 +288,7 @@ class Routes {
   void Get(const std::string& pattern, httplib::Server::Handler handler);
   void Post(const std::string& pattern, httplib::Server::Handler handler);
   void Post(const std::string& pattern, httplib::Server::HandlerWithContentReader handler);
+  void Delete(const std::string& pattern, httplib::Server::Handler handler);
 
  private:
   httplib::Server& server_;

@@ -1,6 +1,8 @@
 #include "serve/front_door.h"
 
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -9,6 +11,8 @@
 #include <atomic>
 #include <charconv>
 #include <chrono>
+#include <cstdio>
+#include <ctime>
 #include <deque>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -61,6 +65,34 @@ size_t head_end(std::string_view buf) {
     if (i + 2 < buf.size() && buf[i + 1] == '\r' && buf[i + 2] == '\n') return i + 3;
   }
   return std::string_view::npos;
+}
+
+// The access-log line of a request the front door refuses (the workers log the rest, server.cpp):
+// common log style, the request line as received (at most 200 bytes, control bytes and quotes
+// replaced), no user (no credential is looked at here).
+void log_refusal(int fd, std::string_view buf, int status) {
+  std::string address = "-";
+  sockaddr_storage a{};
+  socklen_t len = sizeof a;
+  char ip[INET6_ADDRSTRLEN] = {};
+  if (::getpeername(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0) {
+    if (a.ss_family == AF_INET)
+      ::inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in*>(&a)->sin_addr, ip, sizeof ip);
+    else if (a.ss_family == AF_INET6)
+      ::inet_ntop(AF_INET6, &reinterpret_cast<sockaddr_in6*>(&a)->sin6_addr, ip, sizeof ip);
+    if (ip[0]) address = ip;
+  }
+  std::string line(buf.substr(0, std::min<size_t>({buf.find('\n'), buf.size(), 200})));
+  while (!line.empty() && line.back() == '\r') line.pop_back();
+  for (char& c : line)
+    if (static_cast<unsigned char>(c) < 0x20 || c == '"' || c == 0x7f) c = '?';
+  std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char date[40];
+  size_t n = std::strftime(date, sizeof date, "%d/%b/%Y:%H:%M:%S +0000", &tm);
+  std::fprintf(stderr, "%s - - [%.*s] \"%s\" %d 0 0ms\n", address.c_str(), static_cast<int>(n), date, line.c_str(),
+               status);
 }
 
 }  // namespace
@@ -246,6 +278,7 @@ struct FrontDoor::Impl {
           continue;
         }
         if (now >= p.deadline_ms) {
+          log_refusal(p.fd, p.buf, 408);
           send_raw_error(p.fd, 408, "request head not received in " + std::to_string(limits.head_seconds) + " s");
           close_connection(p.fd);
           continue;
@@ -262,6 +295,7 @@ struct FrontDoor::Impl {
   // answered and left lingering.
   bool advance(Pending& p) {
     auto refuse = [&](int status, const std::string& message) {
+      log_refusal(p.fd, p.buf, status);
       send_raw_error(p.fd, status, message);
       ::shutdown(p.fd, SHUT_WR);
       p.buf = std::string();

@@ -70,7 +70,8 @@ void FailureLimiter::failed(const std::string& address, int64_t now) {
                kWindowSeconds);
 }
 
-std::optional<Caller> authenticate(Context& ctx, const httplib::Request& req) {
+namespace {
+std::optional<Caller> authenticate_once(Context& ctx, const httplib::Request& req) {
   const std::string auth = req.get_header_value("Authorization");
   if (auth.rfind("Bearer ", 0) == 0) {
     ctx.failures.check(req.remote_addr, std::time(nullptr));
@@ -86,6 +87,18 @@ std::optional<Caller> authenticate(Context& ctx, const httplib::Request& req) {
   auto session = ctx.store->session(cookie);
   if (!session) return std::nullopt;
   return Caller{session->user_id, session->user_name, true, session->csrf};
+}
+}  // namespace
+
+// The signed-in user of the request this worker thread serves, for the access log.
+thread_local std::string t_request_user;
+void note_request_user(const std::string& user) { t_request_user = user; }
+const std::string& request_user() { return t_request_user; }
+
+std::optional<Caller> authenticate(Context& ctx, const httplib::Request& req) {
+  auto caller = authenticate_once(ctx, req);
+  if (caller) note_request_user(caller->user);
+  return caller;
 }
 
 std::string utc_time(int64_t unix_seconds, const char* format) {

@@ -144,6 +144,10 @@ void Routes::Post(const std::string& pattern, httplib::Server::Handler handler) 
   server_.Post(pattern, httplib::Server::Handler(without_paths(ctx_, std::move(handler))));
 }
 
+void Routes::Delete(const std::string& pattern, httplib::Server::Handler handler) {
+  server_.Delete(pattern, httplib::Server::Handler(without_paths(ctx_, std::move(handler))));
+}
+
 void Routes::Post(const std::string& pattern, httplib::Server::HandlerWithContentReader handler) {
   server_.Post(pattern, httplib::Server::HandlerWithContentReader(without_paths(ctx_, std::move(handler))));
 }

@@ -2,8 +2,12 @@
 // goes through esc(); forms that change anything carry the session's CSRF
 // token; the analysed report is the `report` page itself, served in a frame.
 #include <fmt/core.h>
+#include <fmt/format.h>
 
+#include <algorithm>
 #include <ctime>
+#include <fstream>
+#include <nlohmann/json.hpp>
 
 #include "render/html.h"
 #include "serve/context.h"
@@ -61,12 +65,23 @@ void send_page(httplib::Response& res, const std::string& title, const std::opti
 
 // A stored page of our own making (report, engine report): inline scripts and
 // styles are its own, so it may run them, but it may load nothing.
-void send_stored_page(Context& ctx, httplib::Response& res, const std::string& hash) {
+// `back` (a dashboard URL) is linked from the top of the page, out of any frame.
+void send_stored_page(Context& ctx, httplib::Response& res, const std::string& hash, const std::string& back,
+                      const std::string& back_label) {
   secure_headers(res);
   res.set_header("Content-Security-Policy",
                  "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data: blob:; "
                  "frame-ancestors 'self'");
-  res.set_content(ctx.store->objects().get_blob(hash), "text/html; charset=utf-8");
+  std::string page = ctx.store->objects().get_blob(hash);
+  size_t body = page.find("<body");
+  size_t open_end = body == std::string::npos ? std::string::npos : page.find('>', body);
+  if (open_end != std::string::npos)
+    page.insert(open_end + 1,
+                fmt::format("<a class=\"trtlens-back\" href=\"{}\" target=\"_top\" style=\"position:fixed;left:8px;"
+                            "bottom:8px;z-index:1000;font:12px sans-serif;background:#fff;border:1px solid #ccc;"
+                            "padding:2px 6px;border-radius:4px;color:#235\">&larr; {}</a>",
+                            esc(back), esc(back_label)));
+  res.set_content(page, "text/html; charset=utf-8");
 }
 
 void redirect(httplib::Response& res, const std::string& to) {
@@ -93,12 +108,46 @@ bool page_allowed(Context& ctx, const std::optional<Caller>& caller, const std::
   return false;
 }
 
-std::string converts_badges(const std::vector<PinResult>& pins) {
+// Each pin links to the version's nodes that do not convert at that runtime (`version_url` given).
+// A small form (application/x-www-form-urlencoded) that changes something: the caller's
+// write role and the session's CSRF token in its "csrf" field; else a page says why.
+std::optional<Caller> form_caller(Context& ctx, const httplib::Request& req, httplib::Response& res,
+                                  const std::string& project) {
+  auto caller = page_caller(ctx, req, res);
+  if (!caller || !page_allowed(ctx, caller, project, Role::Write, res)) return std::nullopt;
+  if (!caller->by_session || !store::same_secret(req.get_param_value("csrf"), caller->csrf)) {
+    send_page(res, "not allowed", caller,
+              "<p class=\"error\">The form is stale or not from this site (CSRF token); reload the page.</p>", 403);
+    return std::nullopt;
+  }
+  return caller;
+}
+
+// A button that POSTs one action with the session's CSRF token (and a confirmation when `confirm`).
+std::string action_button(const std::string& action, const Caller& caller, const std::string& label,
+                          bool confirm = false) {
+  return fmt::format("<form class=\"inline{}\" method=\"post\" action=\"{}\"><input type=\"hidden\" name=\"csrf\" "
+                     "value=\"{}\"><button>{}</button></form>",
+                     confirm ? " confirm" : "", esc(action), esc(caller.csrf), esc(label));
+}
+
+std::string converts_badges(const std::vector<PinResult>& pins, const std::string& version_url = "") {
   std::string out;
-  for (const PinResult& p : pins)
-    out += fmt::format("<span class=\"pin {}\" title=\"{} unsupported node(s)\">{} {}</span> ",
-                       p.converts ? "yes" : "no", p.unsupported, esc(p.runtime), p.converts ? "✓" : "✗");
+  for (const PinResult& p : pins) {
+    std::string badge = fmt::format("<span class=\"pin {}\" title=\"{} unsupported node(s)\">{} {}</span>",
+                                    p.converts ? "yes" : "no", p.unsupported, esc(p.runtime), p.converts ? "✓" : "✗");
+    const std::string runtime = p.runtime;
+    const size_t sp = runtime.find(' ');
+    if (!version_url.empty() && sp != std::string::npos)
+      badge = fmt::format("<a class=\"pin-link\" href=\"{}/nodes?trt={}&amp;precision={}\">{}</a>", version_url,
+                          esc(runtime.substr(0, sp)), esc(runtime.substr(sp + 1)), badge);
+    out += badge + " ";
+  }
   return out;
+}
+
+std::string version_url(const store::Version& v) {
+  return fmt::format("/projects/{}/models/{}/versions/{}", esc(v.project), esc(v.model), v.number);
 }
 
 std::string analysis_box(Context& ctx, const store::Version& v) {
@@ -107,7 +156,7 @@ std::string analysis_box(Context& ctx, const store::Version& v) {
   if (a.status == store::Analysis::Status::Done) {
     auto r = ctx.analyzer->model_result(v);
     return fmt::format("<p class=\"converts\">{} nodes. Converts: {}</p>", r ? r->nodes : 0,
-                       r ? converts_badges(r->converts) : "");
+                       r ? converts_badges(r->converts, version_url(v)) : "");
   }
   if (a.status == store::Analysis::Status::Failed)
     return fmt::format("<p class=\"error\">analysis failed: {}</p>",
@@ -118,21 +167,48 @@ std::string analysis_box(Context& ctx, const store::Version& v) {
                      a.progress_percent);
 }
 
-std::string models_table(Context& ctx, const std::string& project) {
+std::string lower_text(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// The models of a project; `query` (from ?q=) keeps those whose name, description, tags,
+// opsets or branch hold it (any case), and "converts:no" those failing a pin.
+std::string models_table(Context& ctx, const std::string& project, const std::string& query = "") {
   std::string rows;
+  const std::string q = lower_text(query);
+  const bool failing_only = q == "converts:no";
   for (const store::ModelSummary& m : ctx.store->models(project)) {
+    std::string haystack = lower_text(m.name + " " + m.description + " " + m.latest.opsets + " " +
+                                      m.latest.git_branch + " " + fmt::format("{}", fmt::join(m.latest.tags, " ")));
+    if (!q.empty() && !failing_only && haystack.find(q) == std::string::npos) continue;
     ctx.analyzer->ensure(m.latest);
     auto r = ctx.analyzer->model_result(m.latest);
+    if (failing_only && (!r || std::all_of(r->converts.begin(), r->converts.end(),
+                                           [](const PinResult& p) { return p.converts; })))
+      continue;
+    std::string tags;
+    for (const std::string& t : m.latest.tags) tags += fmt::format(" <span class=\"tag\">{}</span>", esc(t));
     rows += fmt::format(
-        "<tr><td><a href=\"/projects/{0}/models/{1}/versions/{2}\">{1}</a></td><td>v{2} of {3}</td><td>{4}</td>"
+        "<tr data-search=\"{8}\"><td><a href=\"/projects/{0}/models/{1}/versions/{2}\">{1}</a>{9}"
+        "<div class=\"description\">{10}</div></td><td>v{2} of {3}</td><td>{4}</td>"
         "<td>{5}</td><td>{6}</td><td>{7}</td></tr>\n",
         esc(project), esc(m.name), m.latest.number, m.versions, size_text(m.latest.size_bytes), esc(m.latest.opsets),
-        when(m.latest.created_at), r ? converts_badges(r->converts) : "<span class=\"pending\">analysing…</span>");
+        when(m.latest.created_at),
+        r ? converts_badges(r->converts, version_url(m.latest)) : "<span class=\"pending\">analysing…</span>",
+        esc(haystack), tags, esc(m.description));
   }
-  if (rows.empty()) return "<p>No models yet.</p>\n";
+  if (rows.empty()) return q.empty() ? "<p>No models yet.</p>\n" : "<p>No model matches.</p>\n";
   return "<table class=\"models\"><tr><th>model</th><th>latest</th><th>size</th><th>opsets</th><th>pushed</th>"
          "<th>converts</th></tr>\n" +
          rows + "</table>\n";
+}
+
+std::string search_form(const std::string& action, const std::string& query) {
+  return fmt::format("<form class=\"search\" method=\"get\" action=\"{}\"><input type=\"search\" name=\"q\" "
+                     "value=\"{}\" placeholder=\"filter: name, tag, opset, branch, or converts:no\" size=\"40\"> "
+                     "<button>filter</button></form>\n",
+                     esc(action), esc(query));
 }
 
 std::string upload_form(const std::string& project, const Caller& caller) {
@@ -212,11 +288,12 @@ void add_page_routes(httplib::Server& http, Context& ctx) {
   server.Get("/", [&ctx](const httplib::Request& req, httplib::Response& res) {
     auto caller = page_caller(ctx, req, res);
     if (!caller) return;
-    std::string body = "<h1>Tracked models</h1>\n";
+    const std::string q = req.get_param_value("q").substr(0, 200);
+    std::string body = "<h1>Tracked models</h1>\n" + search_form("/", q);
     auto projects = ctx.store->projects_for(caller->user_id);
     if (projects.empty()) body += "<p>You may read no project yet: ask for a role (trtlens admin grant).</p>\n";
     for (const std::string& p : projects)
-      body += fmt::format("<h2><a href=\"/projects/{0}\">{0}</a></h2>\n{1}", esc(p), models_table(ctx, p));
+      body += fmt::format("<h2><a href=\"/projects/{0}\">{0}</a></h2>\n{1}", esc(p), models_table(ctx, p, q));
     send_page(res, "models", caller, body);
   });
 
@@ -224,7 +301,9 @@ void add_page_routes(httplib::Server& http, Context& ctx) {
     auto caller = page_caller(ctx, req, res);
     const std::string project = req.matches[1];
     if (!caller || !page_allowed(ctx, caller, project, Role::Read, res)) return;
-    std::string body = fmt::format("<h1>{}</h1>\n{}", esc(project), models_table(ctx, project));
+    const std::string q = req.get_param_value("q").substr(0, 200);
+    std::string body = fmt::format("<h1>{}</h1>\n{}{}", esc(project), search_form("/projects/" + project, q),
+                                   models_table(ctx, project, q));
     if (ctx.store->role(caller->user_id, project) == Role::Write)
       body += "<h2>Upload a model</h2>\n" + upload_form(project, *caller);
     send_page(res, project, caller, body);
@@ -242,8 +321,8 @@ void add_page_routes(httplib::Server& http, Context& ctx) {
                  : std::string();
     });
     if (!upload) return;
-    store::Version v = store_model_upload(ctx, *upload, project, fields["model"], *caller);
-    redirect(res, fmt::format("/projects/{}/models/{}/versions/{}", v.project, v.model, v.number));
+    PushResult pushed = store_model_upload(ctx, *upload, project, fields["model"], *caller);
+    redirect(res, version_url(pushed.version) + (pushed.unchanged ? "?unchanged=1" : ""));
   });
 
   server.Get(M, [&ctx](const httplib::Request& req, httplib::Response& res) {
@@ -261,11 +340,24 @@ void add_page_routes(httplib::Server& http, Context& ctx) {
     store::Version v = find_version(ctx, project, model, req.matches[3]);
     const std::string base = fmt::format("/projects/{}/models/{}", esc(project), esc(model));
     const bool writer = ctx.store->role(caller->user_id, project) == Role::Write;
+    std::string tags;
+    for (const std::string& t : v.tags) tags += fmt::format(" <span class=\"tag\">{}</span>", esc(t));
+    std::string git;
+    if (!v.git_sha.empty() || !v.git_branch.empty())
+      git = fmt::format(" · git <code>{}</code>{}", esc(v.git_sha.substr(0, 12)),
+                        v.git_branch.empty() ? "" : " on " + esc(v.git_branch));
     std::string body = fmt::format(
-        "<h1><a href=\"/projects/{0}\">{0}</a> / {1} <span class=\"version\">version {2}</span></h1>\n"
-        "<p class=\"meta\">{3} · {4} · opsets {5} · pushed {6} by {7} · sha256 <code>{8}</code></p>\n{9}",
+        "<h1><a href=\"/projects/{0}\">{0}</a> / {1} <span class=\"version\">version {2}</span>{10}</h1>\n"
+        "<p class=\"meta\">{3} · {4} · opsets {5} · pushed {6} by {7}{11} · sha256 <code>{8}</code> · "
+        "<a href=\"{12}/files/{13}\" download>download {3}</a></p>\n{9}",
         esc(project), esc(model), v.number, esc(v.main_file), size_text(v.size_bytes), esc(v.opsets),
-        when(v.created_at), esc(v.created_by), esc(v.tree_hash.substr(0, 16)), analysis_box(ctx, v));
+        when(v.created_at), esc(v.created_by), esc(v.tree_hash.substr(0, 16)), analysis_box(ctx, v), tags, git,
+        version_url(v), esc(v.main_file));
+    if (req.has_param("unchanged"))
+      body = fmt::format("<p class=\"notice\">No change: the upload has the same files as version {}, so no new "
+                         "version was made (<code>trtlens push --force</code> makes one anyway).</p>\n",
+                         v.number) +
+             body;
 
     // History (the newest kHistoryRows; the API lists all), with the comparison form.
     auto versions = ctx.store->versions(project, model, kHistoryRows + 1);
@@ -276,11 +368,13 @@ void add_page_routes(httplib::Server& http, Context& ctx) {
             "<th>converts</th></tr>\n";
     for (const store::Version& h : versions) {
       auto r = ctx.analyzer->model_result(h);
-      body += fmt::format("<tr{}><td><a href=\"{}/versions/{}\">v{}</a></td><td>{}</td><td>{}</td><td>{}</td>"
+      std::string htags;
+      for (const std::string& t : h.tags) htags += fmt::format(" <span class=\"tag\">{}</span>", esc(t));
+      body += fmt::format("<tr{}><td><a href=\"{}/versions/{}\">v{}</a>{}</td><td>{}</td><td>{}</td><td>{}</td>"
                           "<td>{}</td></tr>\n",
-                          h.number == v.number ? " class=\"current\"" : "", base, h.number, h.number,
+                          h.number == v.number ? " class=\"current\"" : "", base, h.number, h.number, htags,
                           size_text(h.size_bytes), when(h.created_at), esc(h.created_by),
-                          r ? converts_badges(r->converts) : "");
+                          r ? converts_badges(r->converts, version_url(h)) : "");
     }
     if (older)
       body += fmt::format("<tr><td colspan=\"5\">older versions: <code>GET /api/projects/{}/models/{}/versions"
@@ -308,24 +402,49 @@ void add_page_routes(httplib::Server& http, Context& ctx) {
     for (const store::Engine& e : engines) {
       store::Analysis a = ctx.analyzer->ensure(v, e);
       std::string link = fmt::format("{}/versions/{}/engines/{}", base, v.number, e.number);
-      body += a.status == store::Analysis::Status::Done
-                  ? fmt::format("<li>{0} — <a href=\"{1}\">engine report</a> · <a href=\"{1}/overlay\">model with "
-                                "the engine</a></li>\n",
-                                esc(e.label), link)
-                  : fmt::format("<li>{} — {} {}%: {}</li>\n", esc(e.label), store::status_name(a.status),
-                                a.progress_percent, esc(without_server_paths(a.message, ctx.store->objects())));
+      std::string release = e.release.empty() ? "release not known"
+                                              : fmt::format("TensorRT {} ({})", esc(e.release), esc(e.release_source));
+      std::string item;
+      if (a.status == store::Analysis::Status::Done) {
+        auto r = ctx.analyzer->engine_result(v, e);
+        item = fmt::format("{0} — {1} · <a href=\"{2}\">engine report</a>", esc(e.label), release, link);
+        if (r && !r->overlay_hash.empty()) item += fmt::format(" · <a href=\"{}/overlay\">model with the engine</a>", link);
+        if (r && !r->note.empty()) item += fmt::format("<div class=\"note\">{}</div>", esc(r->note));
+      } else {
+        item = fmt::format("{} — {} · {} {}%: {}", esc(e.label), release, store::status_name(a.status),
+                           a.progress_percent, esc(without_server_paths(a.message, ctx.store->objects())));
+        if (writer && a.status == store::Analysis::Status::Failed)
+          item += " " + action_button(link + "/retry", *caller, "retry");
+      }
+      if (writer) item += " " + action_button(link + "/delete", *caller, "delete engine", true);
+      body += "<li>" + item + "</li>\n";
     }
     body += "</ul>\n";
     if (writer)
       body += fmt::format(
           "<form class=\"upload\" method=\"post\" action=\"{}/versions/{}/engines\" enctype=\"multipart/form-data\">"
           "<input type=\"hidden\" name=\"csrf\" value=\"{}\"><label>label <input name=\"label\" required "
-          "maxlength=\"200\"></label> <label>trtexec files (graph.json, profile.json, …, or a .zip) <input "
-          "type=\"file\" name=\"files\" multiple required></label> <button>attach engine</button></form>\n",
+          "maxlength=\"200\"></label> <label>TensorRT release <input name=\"release\" size=\"8\" "
+          "placeholder=\"from the files\" pattern=\"[0-9][0-9.]{{0,15}}\"></label> <label>trtexec files "
+          "(graph.json, profile.json, …, or a .zip) <input type=\"file\" name=\"files\" multiple required></label> "
+          "<button>attach engine</button></form>\n"
+          "<p class=\"hint\">Without a release, the one the engine's metadata records is used, else the newest "
+          "release of its graph.json layout's major; the list above says which.</p>\n",
           base, v.number, esc(caller->csrf));
     body += "</details>\n";
     if (writer) body += "<details class=\"push\"><summary>Upload a new version</summary>" +
                         upload_form(project, *caller) + "</details>\n";
+    if (writer)
+      body += fmt::format(
+          "<details class=\"admin\"><summary>Manage</summary>"
+          "<form method=\"post\" action=\"{0}/tag\"><input type=\"hidden\" name=\"csrf\" value=\"{1}\">"
+          "<label>tag this version <input name=\"tag\" required placeholder=\"production\" "
+          "pattern=\"[A-Za-z0-9_\\-][A-Za-z0-9._\\-]{{0,63}}\"></label> <button>tag</button></form>"
+          "<form method=\"post\" action=\"{2}/describe\"><input type=\"hidden\" name=\"csrf\" value=\"{1}\">"
+          "<label>model description <input name=\"description\" size=\"60\" maxlength=\"4000\"></label> "
+          "<button>save</button></form>{3}</details>\n",
+          version_url(v), esc(caller->csrf), base, action_button(version_url(v) + "/delete", *caller,
+                                                                 "delete version " + std::to_string(v.number), true));
     if (ctx.analyzer->model_result(v))
       body += fmt::format("<iframe class=\"report\" src=\"{}/versions/{}/report\" title=\"report\"></iframe>\n", base,
                           v.number);
@@ -338,7 +457,7 @@ void add_page_routes(httplib::Server& http, Context& ctx) {
     store::Version v = find_version(ctx, req.matches[1], req.matches[2], req.matches[3]);
     auto r = ctx.analyzer->model_result(v);
     if (!r) return send_page(res, "analysing", caller, analysis_box(ctx, v), 202);
-    send_stored_page(ctx, res, r->page_hash);
+    send_stored_page(ctx, res, r->page_hash, version_url(v), "dashboard: " + v.model + " v" + std::to_string(v.number));
   });
 
   server.Get(V + "/diff", [&ctx](const httplib::Request& req, httplib::Response& res) {
@@ -363,7 +482,7 @@ void add_page_routes(httplib::Server& http, Context& ctx) {
     auto upload = receive_form(ctx, req, res, reader, *caller, fields, [](const auto&) { return std::string(); });
     if (!upload) return;
     std::string label = fields["label"].empty() ? upload->file_name : fields["label"];
-    store_engine_upload(ctx, *upload, v, label.substr(0, 200), *caller);
+    store_engine_upload(ctx, *upload, v, label.substr(0, 200), *caller, fields["release"]);
     redirect(res, fmt::format("/projects/{}/models/{}/versions/{}", v.project, v.model, v.number));
   });
 
@@ -379,12 +498,152 @@ void add_page_routes(httplib::Server& http, Context& ctx) {
       auto r = ctx.analyzer->engine_result(v, e);
       if (!r)
         return send_page(res, "engine", caller,
-                         fmt::format("<p>{} {}%: {}</p>", store::status_name(a.status), a.progress_percent,
-                                     esc(without_server_paths(a.message, ctx.store->objects()))),
+                         fmt::format("<p>{} {}%: {}</p><p><a href=\"{}\">back to {} v{}</a></p>",
+                                     store::status_name(a.status), a.progress_percent,
+                                     esc(without_server_paths(a.message, ctx.store->objects())), version_url(v),
+                                     esc(v.model), v.number),
                          a.status == store::Analysis::Status::Failed ? 422 : 202);
-      send_stored_page(ctx, res, overlay ? r->overlay_hash : r->report_hash);
+      if (overlay && r->overlay_hash.empty())
+        return send_page(res, "engine", caller,
+                         fmt::format("<p class=\"error\">{}</p><p><a href=\"{}/engines/{}\">the engine's report "
+                                     "card</a> · <a href=\"{}\">back to {} v{}</a></p>",
+                                     esc(r->note), version_url(v), e.number, version_url(v), esc(v.model), v.number),
+                         422);
+      send_stored_page(ctx, res, overlay ? r->overlay_hash : r->report_hash, version_url(v),
+                       "dashboard: " + v.model + " v" + std::to_string(v.number));
     });
   }
+
+  // The nodes that do not convert at one pinned runtime (where a converts badge links),
+  // read from the stored check; each links to nothing more than its reason and hint.
+  server.Get(V + "/nodes", [&ctx](const httplib::Request& req, httplib::Response& res) {
+    auto caller = page_caller(ctx, req, res);
+    if (!caller || !page_allowed(ctx, caller, req.matches[1], Role::Read, res)) return;
+    store::Version v = find_version(ctx, req.matches[1], req.matches[2], req.matches[3]);
+    const std::string runtime = req.get_param_value("trt") + " " + req.get_param_value("precision");
+    auto r = ctx.analyzer->model_result(v);
+    if (!r) return send_page(res, "analysing", caller, analysis_box(ctx, v), 202);
+    const PinResult* pin = nullptr;
+    for (const PinResult& p : r->converts)
+      if (p.runtime == runtime && !p.check_hash.empty()) pin = &p;
+    if (!pin)
+      return send_page(res, "nodes", caller,
+                       fmt::format("<p class=\"error\">{} is not a pinned runtime of this server.</p>", esc(runtime)),
+                       404);
+    nlohmann::json check = nlohmann::json::parse(ctx.store->objects().get_blob(pin->check_hash));
+    std::string rows;
+    size_t shown = 0, failing = 0;
+    for (const auto& n : check["nodes"]) {
+      const std::string verdict = n.value("verdict", "");
+      if (verdict != "UNSUPPORTED" && verdict != "UNKNOWN") continue;
+      ++failing;
+      if (++shown > 2000) continue;  // a page stays readable; the API's /check has every node
+      std::string reasons;
+      if (n.contains("reasons"))
+        for (const auto& why : n["reasons"]) reasons += esc(why.value("message", "")) + "<br>";
+      if (n.contains("hints"))
+        for (const auto& hint : n["hints"])
+          if (hint.is_string()) reasons += "<i>" + esc(hint.get<std::string>()) + "</i><br>";
+      rows += fmt::format("<tr><td class=\"verdict {0}\">{0}</td><td><code>{1}</code></td><td>{2}</td><td>{3}</td>"
+                          "<td>{4}</td></tr>\n",
+                          esc(verdict), esc(n.value("name", "")), esc(n.value("op_type", "")),
+                          esc(n.value("graph", "")), reasons);
+    }
+    std::string body = fmt::format(
+        "<h1><a href=\"{0}\">{1} v{2}</a> at TensorRT {3}</h1>\n<p>{4} node(s) UNSUPPORTED or UNKNOWN{5}. "
+        "<a href=\"/api/projects/{6}/models/{1}/versions/{2}/check?trt={7}&amp;precision={8}\">all nodes as JSON</a>"
+        "</p>\n",
+        version_url(v), esc(v.model), v.number, esc(runtime), failing, shown > 2000 ? " (the first 2,000 shown)" : "",
+        esc(v.project), esc(req.get_param_value("trt")), esc(req.get_param_value("precision")));
+    if (!rows.empty())
+      body += "<table class=\"nodes\"><tr><th>verdict</th><th>node</th><th>op_type</th><th>graph</th><th>why</th></tr>\n" +
+              rows + "</table>\n";
+    send_page(res, v.model + " at " + runtime, caller, body);
+  });
+
+  // Downloads of stored files: a version's (the .onnx and its external data) and an engine's.
+  auto send_tree_file = [&ctx](httplib::Response& res, const std::string& tree_hash, const std::string& rel) {
+    namespace fs = std::filesystem;
+    const fs::path root = ctx.store->objects().tree_path(tree_hash);
+    // Only a regular file listed in the tree: no "..", no link, nothing outside it.
+    std::error_code ec;
+    fs::path file;
+    size_t seen = 0;
+    for (fs::recursive_directory_iterator it(root, ec), end; !ec && it != end && ++seen < 20000; it.increment(ec))
+      if (it->is_regular_file(ec) && !it->is_symlink(ec) && it->path().lexically_relative(root).generic_string() == rel)
+        file = it->path();
+    if (file.empty()) return send_error(res, 404, "no stored file " + rel.substr(0, 200));
+    const uint64_t size = fs::file_size(file, ec);
+    auto in = std::make_shared<std::ifstream>(file, std::ios::binary);
+    if (ec || !*in) return send_error(res, 500, "the stored file cannot be read");
+    secure_headers(res);
+    std::string name = fs::path(rel).filename().string();
+    for (char& c : name)
+      if (c == '"' || c == '\\' || static_cast<unsigned char>(c) < 0x20) c = '_';
+    res.set_header("Content-Disposition", "attachment; filename=\"" + name + "\"");
+    res.set_content_provider(size, "application/octet-stream",
+                             [in](size_t offset, size_t length, httplib::DataSink& sink) {
+                               std::vector<char> buf(std::min<size_t>(length, 256 * 1024));
+                               in->seekg(static_cast<std::streamoff>(offset));
+                               in->read(buf.data(), static_cast<std::streamsize>(buf.size()));
+                               if (in->gcount() <= 0) return false;
+                               return sink.write(buf.data(), static_cast<size_t>(in->gcount()));
+                             });
+  };
+  server.Get(V + "/files/(.{1,4096})", [&ctx, send_tree_file](const httplib::Request& req, httplib::Response& res) {
+    auto caller = page_caller(ctx, req, res);
+    if (!caller || !page_allowed(ctx, caller, req.matches[1], Role::Read, res)) return;
+    store::Version v = find_version(ctx, req.matches[1], req.matches[2], req.matches[3]);
+    send_tree_file(res, v.tree_hash, req.matches[4]);
+  });
+  server.Get(V + "/engines/([0-9]{1,9})/files/(.{1,4096})",
+             [&ctx, send_tree_file](const httplib::Request& req, httplib::Response& res) {
+               auto caller = page_caller(ctx, req, res);
+               if (!caller || !page_allowed(ctx, caller, req.matches[1], Role::Read, res)) return;
+               store::Version v = find_version(ctx, req.matches[1], req.matches[2], req.matches[3]);
+               store::Engine e = find_engine(ctx, v, req.matches[4]);
+               send_tree_file(res, e.tree_hash, req.matches[5]);
+             });
+
+  // Administration by a project's writers (small forms with the session's CSRF token).
+  server.Post(V + "/engines/([0-9]{1,9})/retry", [&ctx](const httplib::Request& req, httplib::Response& res) {
+    if (!form_caller(ctx, req, res, req.matches[1])) return;
+    store::Version v = find_version(ctx, req.matches[1], req.matches[2], req.matches[3]);
+    ctx.analyzer->retry(v, find_engine(ctx, v, req.matches[4]));
+    redirect(res, version_url(v));
+  });
+  server.Post(V + "/engines/([0-9]{1,9})/delete", [&ctx](const httplib::Request& req, httplib::Response& res) {
+    if (!form_caller(ctx, req, res, req.matches[1])) return;
+    store::Version v = find_version(ctx, req.matches[1], req.matches[2], req.matches[3]);
+    ctx.store->delete_engine(v.id, find_engine(ctx, v, req.matches[4]).number);
+    ctx.store->collect_garbage();
+    redirect(res, version_url(v));
+  });
+  server.Post(V + "/delete", [&ctx](const httplib::Request& req, httplib::Response& res) {
+    if (!form_caller(ctx, req, res, req.matches[1])) return;
+    store::Version v = find_version(ctx, req.matches[1], req.matches[2], req.matches[3]);
+    ctx.store->delete_version(v.project, v.model, v.number);
+    ctx.store->collect_garbage();
+    redirect(res, "/projects/" + v.project);
+  });
+  server.Post(V + "/tag", [&ctx](const httplib::Request& req, httplib::Response& res) {
+    if (!form_caller(ctx, req, res, req.matches[1])) return;
+    store::Version v = find_version(ctx, req.matches[1], req.matches[2], req.matches[3]);
+    ctx.store->set_tag(v.project, v.model, req.get_param_value("tag"), v.number);
+    redirect(res, version_url(v));
+  });
+  server.Post(M + "/describe", [&ctx](const httplib::Request& req, httplib::Response& res) {
+    if (!form_caller(ctx, req, res, req.matches[1])) return;
+    ctx.store->set_description(req.matches[1], req.matches[2], req.get_param_value("description"));
+    redirect(res, fmt::format("/projects/{}/models/{}", std::string(req.matches[1]), std::string(req.matches[2])));
+  });
+}
+
+void send_error_page(httplib::Response& res, int status, const std::string& message) {
+  send_page(res, "error", std::nullopt,
+            fmt::format("<h1>{}</h1><p class=\"error\">{}</p><p><a href=\"/\">back to the dashboard</a></p>\n",
+                        status, esc(message)),
+            status);
 }
 
 }  // namespace trtlens::serve

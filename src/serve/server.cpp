@@ -11,7 +11,9 @@
 #include <cerrno>
 #include <csignal>
 #include <cstring>
+#include <ctime>
 #include <memory>
+#include <nlohmann/json.hpp>
 
 #include "serve/context.h"
 #include "serve/front_door.h"
@@ -176,6 +178,26 @@ int status_of(std::exception_ptr ep, std::string& message) {
   return 500;
 }
 
+thread_local int64_t t_request_start_ms = 0;
+
+// One line per request in the common log format, and the time it took:
+// 127.0.0.1 - alice [24/Nov/2026:21:10:00 +0000] "GET /api/projects HTTP/1.1" 200 154 3ms
+void log_request(const httplib::Request& req, const httplib::Response& res) {
+  const std::string& user = request_user();
+  std::string path = req.path;
+  for (char& c : path)  // one line, whatever the client sent
+    if (static_cast<unsigned char>(c) < 0x20 || c == '"' || c == 0x7f) c = '?';
+  fmt::print(stderr, "{} - {} [{}] \"{} {} {}\" {} {} {}ms\n", req.remote_addr.empty() ? "-" : req.remote_addr,
+             user.empty() ? "-" : user, utc_time(std::time(nullptr), "%d/%b/%Y:%H:%M:%S +0000"), req.method, path,
+             req.version, res.status, res.body.size(), t_request_start_ms ? monotonic_ms() - t_request_start_ms : 0);
+  t_request_start_ms = 0;
+}
+
+// A person's browser on a page (not /api/, asking for HTML) gets an error page, not JSON.
+bool wants_html(const httplib::Request& req) {
+  return req.path.rfind("/api/", 0) != 0 && req.get_header_value("Accept").find("text/html") != std::string::npos;
+}
+
 }  // namespace
 
 void run_server(const ServeOptions& options) {
@@ -192,6 +214,12 @@ void run_server(const ServeOptions& options) {
   // cpp-httplib's own pool only hands accepted connections to the front door.
   server.new_task_queue = [] { return new httplib::ThreadPool(2); };
   server.set_payload_max_length(options.max_upload_bytes);
+  server.set_pre_routing_handler([](const httplib::Request&, httplib::Response&) {
+    t_request_start_ms = monotonic_ms();
+    note_request_user("");
+    return httplib::Server::HandlerResponse::Unhandled;
+  });
+  server.set_logger(log_request);
   server.set_exception_handler([](const httplib::Request& req, httplib::Response& res, std::exception_ptr ep) {
     std::string message;
     int status = status_of(ep, message);
@@ -200,12 +228,23 @@ void run_server(const ServeOptions& options) {
   });
   server.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
     // Handlers that answered already have a body; this fills the bare ones
-    // (no route: 404; httplib's own 413 and 400).
-    if (!res.body.empty()) return;
-    std::string message = res.status == 404   ? "no such page: " + req.path
-                          : res.status == 413 ? "upload too large"
-                                              : "bad request";
-    send_error(res, res.status, message);
+    // (no route: 404; httplib's own 413 and 400), and turns JSON errors into pages for people.
+    std::string message;
+    if (res.body.empty()) {
+      message = res.status == 404 ? "no such page: " + req.path : res.status == 413 ? "upload too large" : "bad request";
+    } else if (wants_html(req) && res.get_header_value("Content-Type") == "application/json") {
+      try {
+        message = nlohmann::json::parse(res.body).value("error", std::string());
+      } catch (const nlohmann::json::exception&) {
+      }
+      if (message.empty()) return;
+    } else {
+      return;
+    }
+    if (wants_html(req))
+      send_error_page(res, res.status, message);
+    else
+      send_error(res, res.status, message);
   });
 
   add_api_routes(server, ctx);

@@ -11,6 +11,7 @@
 #include "trtlens/engine.h"
 #include "trtlens/error.h"
 #include "trtlens/model.h"
+#include "trtlens/overlay.h"
 
 namespace trtlens::serve {
 
@@ -64,6 +65,28 @@ std::string opsets_text(const Model& m) {
   return out;
 }
 
+// "x FLOAT[1,3,224,224], mask BOOL[N] -> y FLOAT[1,1000]": what a version diff compares.
+std::string io_text(const Model& m) {
+  if (m.graphs.empty()) return "";
+  const Graph& g = m.graphs.front();
+  auto list = [&](const std::vector<std::string>& names) {
+    std::string out;
+    for (const std::string& n : names) {
+      const TensorInfo* t = g.local(n);
+      if (t && t->origin == TensorOrigin::Initializer) continue;
+      std::string shape;
+      if (t && t->rank >= 0) {
+        for (const Dim& d : t->dims)
+          shape += (shape.empty() ? "" : ",") + (d.fixed() ? std::to_string(d.value) : d.param.empty() ? "?" : d.param);
+        shape = "[" + shape + "]";
+      }
+      out += fmt::format("{}{} {}{}", out.empty() ? "" : ", ", n, t ? elem_type_name(t->type) : "?", shape);
+    }
+    return out;
+  };
+  return list(g.inputs) + " -> " + list(g.outputs);
+}
+
 uint64_t tree_bytes(const Tree& t) {
   uint64_t total = 0;
   for (const std::string& f : t.files) total += fs::file_size(t.dir / f);
@@ -91,48 +114,106 @@ struct TreeGuard {
   }
 };
 
+// The release an attached engine records, and where from: its metadata ("TensorRT version",
+// as trtexec's build metadata or `trtlens build` writes it), else the major its graph.json
+// layout implies (the newest release of that major). {"", ""} when neither tells.
+std::pair<std::string, std::string> recorded_release(const EnginePlan& plan, const KnowledgeBase& kb) {
+  if (std::string v = engine_trt_version(plan); !v.empty()) {
+    try {
+      return {kb.resolve(v).name, "engine metadata (TensorRT " + v + ")"};
+    } catch (const UsageError&) {
+    }
+  }
+  const std::string major = plan.layout.substr(0, plan.layout.find('.'));
+  const Release* newest = nullptr;
+  for (const Release& r : kb.releases())
+    if (!major.empty() && r.name.rfind(major + ".", 0) == 0) newest = &r;
+  if (newest)
+    return {newest->name, fmt::format("graph.json layout {}: the newest {}.x release (give the release when "
+                                      "attaching if it was another)",
+                                      plan.layout, major)};
+  return {"", ""};
+}
+
 }  // namespace
 
-store::Version store_model_upload(Context& ctx, const Upload& u, const std::string& project, const std::string& model,
-                                  const Caller& caller) {
+PushResult store_model_upload(Context& ctx, const Upload& u, const std::string& project, const std::string& model,
+                              const Caller& caller, const PushOptions& options) {
+  if (!options.tag.empty() && !store::valid_name(options.tag))
+    throw InputError("tag", "1 to 64 letters, digits, '.', '_' or '-', not starting with '.'");
   TreeGuard received{u.dir};
   Tree tree = unpack(ctx, u);
   TreeGuard guard{tree.dir};
   std::string main = find_main_model(tree.files, u.main_hint, u.file_name);
   // The model must load now: a file that is not ONNX gets its error line at
   // push time, not a version that can never be analysed.
-  Model m;
-  LiveAnalyses::Turn turn(*ctx.live);  // a model in memory per push, like /check: bounded the same way
-  try {
-    m = load_model((tree.dir / main).string());
-  } catch (const InputError& e) {
-    throw InputError(u.file_name, e.problem());
+  store::NewVersion nv{"", main, "", tree_bytes(tree), options.git_sha, options.git_branch, ""};
+  {
+    // A model in memory per push, like /check: bounded the same way, and only while it is read
+    // (storing and recording below need no turn).
+    LiveAnalyses::Turn turn(*ctx.live);
+    Model m;
+    try {
+      m = load_model((tree.dir / main).string());
+    } catch (const InputError& e) {
+      throw InputError(u.file_name, e.problem());
+    }
+    nv.opsets = opsets_text(m);
+    nv.io = io_text(m);
   }
   // Everything about the upload is checked above; only then is it stored and recorded.
-  store::NewVersion nv{"", main, opsets_text(m), tree_bytes(tree)};
   nv.tree_hash = ctx.store->objects().adopt_tree(tree.dir);
   guard.dir.clear();
-  store::Version v = ctx.store->add_version(project, model, nv, caller.user_id);
-  queue_analysis([&] { ctx.analyzer->ensure(v); });
-  return v;
+  PushResult out;
+  // The same files as the newest version: no new version unless asked (W&B's "no change").
+  std::vector<store::Version> newest;
+  try {
+    newest = ctx.store->versions(project, model, 1);
+  } catch (const store::StoreError& e) {
+    if (e.kind != store::StoreError::Kind::NotFound) throw;  // a first push
+  }
+  if (!options.force && !newest.empty() && newest[0].tree_hash == nv.tree_hash && newest[0].main_file == main) {
+    out.version = newest[0];
+    out.unchanged = true;
+  } else {
+    out.version = ctx.store->add_version(project, model, nv, caller.user_id);
+  }
+  if (!options.tag.empty()) {
+    ctx.store->set_tag(project, model, options.tag, out.version.number);
+    out.version = *ctx.store->version(project, model, out.version.number);
+  }
+  queue_analysis([&] { ctx.analyzer->ensure(out.version); });
+  return out;
 }
 
 store::Engine store_engine_upload(Context& ctx, const Upload& u, const store::Version& v, const std::string& label,
-                                  const Caller& caller) {
+                                  const Caller& caller, const std::string& release) {
+  const KnowledgeBase& kb = KnowledgeBase::builtin();
+  std::string trt, source;
+  if (!release.empty()) {
+    try {
+      trt = kb.resolve(release).name;
+    } catch (const UsageError& e) {
+      throw InputError("release", e.what());
+    }
+    source = "given when the engine was attached";
+  }
   TreeGuard received{u.dir};
   Tree tree = unpack(ctx, u);
   TreeGuard guard{tree.dir};
   // find_plan_files takes a folder with exactly one *.graph.json, or one .json file.
   std::string prefix;
   if (tree.files.size() == 1) prefix = tree.files[0];
+  EnginePlan plan;
   try {
-    load_plan(find_plan_files((prefix.empty() ? tree.dir : tree.dir / prefix).string()));
+    plan = load_plan(find_plan_files((prefix.empty() ? tree.dir : tree.dir / prefix).string()));
   } catch (const InputError& e) {
     throw InputError(u.file_name, e.problem());
   }
+  if (trt.empty()) std::tie(trt, source) = recorded_release(plan, kb);
   std::string hash = ctx.store->objects().adopt_tree(tree.dir);
   guard.dir.clear();
-  store::Engine e = ctx.store->add_engine(v.id, label, hash, prefix, caller.user_id);
+  store::Engine e = ctx.store->add_engine(v.id, label, hash, prefix, caller.user_id, trt, source);
   queue_analysis([&] { ctx.analyzer->ensure(v, e); });
   return e;
 }

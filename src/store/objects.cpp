@@ -179,6 +179,8 @@ std::string ObjectStore::adopt_tree(const fs::path& dir) {
   make_dirs(target.parent_path());
   if (fs::exists(target, ec)) {
     fs::remove_all(dir, ec);
+    // Fresh again: a garbage collection running now keeps it for the version about to name it.
+    ::utimensat(AT_FDCWD, target.c_str(), nullptr, 0);
     return hash;
   }
   if (::rename(dir.c_str(), target.c_str()) != 0) {
@@ -242,6 +244,43 @@ std::string ObjectStore::get_blob(const std::string& hash) const {
   read_chunks(fd, path, [&out](const char* data, size_t size) { out.append(data, size); });
   ::close(fd);
   return out;
+}
+
+std::pair<int, int> ObjectStore::collect(const std::vector<std::string>& keep_trees,
+                                         const std::vector<std::string>& keep_blobs, std::chrono::seconds tree_min_age,
+                                         std::chrono::seconds blob_min_age) {
+  const time_t now = ::time(nullptr);
+  std::vector<std::string> trees = keep_trees, blobs = keep_blobs;
+  std::sort(trees.begin(), trees.end());
+  std::sort(blobs.begin(), blobs.end());
+  auto old_enough = [&](const fs::path& p, std::chrono::seconds min_age) {
+    struct stat st {};
+    return ::lstat(p.c_str(), &st) == 0 && st.st_mtime <= now - static_cast<time_t>(min_age.count());
+  };
+  std::pair<int, int> removed{0, 0};
+  std::error_code ec;
+  // objects/<2 hex>/<hash> are trees, objects/blobs/<2 hex>/<hash> blobs.
+  for (fs::directory_iterator fan(root_ / "objects", ec), end; !ec && fan != end; fan.increment(ec)) {
+    const bool blob_dir = fan->path().filename() == "blobs";
+    std::vector<fs::path> dirs;
+    if (!blob_dir) dirs.push_back(fan->path());
+    std::error_code sub;
+    if (blob_dir)
+      for (fs::directory_iterator b(fan->path(), sub); !sub && b != end; b.increment(sub)) dirs.push_back(b->path());
+    for (const fs::path& d : dirs) {
+      std::error_code walk;
+      for (fs::directory_iterator it(d, walk); !walk && it != end; it.increment(walk)) {
+        const std::string name = it->path().filename().string();
+        const auto& keep = blob_dir ? blobs : trees;
+        if (!is_digest_hex(name) || std::binary_search(keep.begin(), keep.end(), name) || !old_enough(it->path(), blob_dir ? blob_min_age : tree_min_age))
+          continue;
+        std::error_code rm;
+        fs::remove_all(it->path(), rm);
+        if (!rm) ++(blob_dir ? removed.second : removed.first);
+      }
+    }
+  }
+  return removed;
 }
 
 int ObjectStore::remove_stale_temp(std::chrono::seconds max_age) {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <ctime>
+#include <map>
 #include <mutex>
 #include <type_traits>
 
@@ -114,6 +115,19 @@ const std::vector<std::vector<std::string>>& migrations() {
       "DROP TABLE sessions",
       "CREATE TABLE sessions (hash TEXT PRIMARY KEY, user_id BIGINT NOT NULL REFERENCES users(id),"
       " expires_at BIGINT NOT NULL)",
+  }, {
+      // Administration and what a push records (issue 22): token hints for listing, the git
+      // commit and branch of a version, model descriptions, tags, and the release an engine
+      // is judged against. Existing rows get empty values.
+      "ALTER TABLE tokens ADD COLUMN hint TEXT NOT NULL DEFAULT ''",
+      "ALTER TABLE versions ADD COLUMN git_sha TEXT NOT NULL DEFAULT ''",
+      "ALTER TABLE versions ADD COLUMN git_branch TEXT NOT NULL DEFAULT ''",
+      "ALTER TABLE versions ADD COLUMN io TEXT NOT NULL DEFAULT ''",
+      "ALTER TABLE models ADD COLUMN description TEXT NOT NULL DEFAULT ''",
+      "ALTER TABLE engines ADD COLUMN trt_release TEXT NOT NULL DEFAULT ''",
+      "ALTER TABLE engines ADD COLUMN trt_release_source TEXT NOT NULL DEFAULT ''",
+      "CREATE TABLE tags (model_id BIGINT NOT NULL REFERENCES models(id), name TEXT NOT NULL,"
+      " version_id BIGINT NOT NULL REFERENCES versions(id), PRIMARY KEY (model_id, name))",
   }};
   return m;
 }
@@ -134,7 +148,9 @@ bool token_shape(const std::string& token) {
 
 // The columns every version query selects, in Version order, and where they come from.
 const std::string kVersionSelect =
-    "SELECT v.id, p.name, m.name, v.number, v.tree_hash, v.main_file, v.size_bytes, v.opsets, v.created_at, u.name";
+    "SELECT v.id, p.name, m.name, v.number, v.tree_hash, v.main_file, v.size_bytes, v.opsets, v.created_at, u.name,"
+    " v.git_sha, v.git_branch, v.io";
+constexpr size_t kVersionColumns = 13;
 const std::string kVersionFrom =
     " FROM versions v JOIN models m ON m.id = v.model_id JOIN projects p ON p.id = m.project_id"
     " JOIN users u ON u.id = v.created_by ";
@@ -151,12 +167,15 @@ Version version_of(const Row& r) {
   v.opsets = r.text(7);
   v.created_at = r.integer(8);
   v.created_by = r.text(9);
+  v.git_sha = r.text(10);
+  v.git_branch = r.text(11);
+  v.io = r.text(12);
   return v;
 }
 
 const std::string kEngineColumns =
-    "SELECT e.id, e.version_id, e.number, e.label, e.tree_hash, e.prefix, e.created_at, u.name"
-    " FROM engines e JOIN users u ON u.id = e.created_by ";
+    "SELECT e.id, e.version_id, e.number, e.label, e.tree_hash, e.prefix, e.created_at, u.name, e.trt_release,"
+    " e.trt_release_source FROM engines e JOIN users u ON u.id = e.created_by ";
 
 Engine engine_of(const Row& r) {
   Engine e;
@@ -168,6 +187,8 @@ Engine engine_of(const Row& r) {
   e.prefix = r.text(5);
   e.created_at = r.integer(6);
   e.created_by = r.text(7);
+  e.release = r.text(8);
+  e.release_source = r.text(9);
   return e;
 }
 
@@ -215,7 +236,8 @@ class SqlStore : public Store {
     std::string hash = blake2b_hex(token);
     tx(true, [&] {
       int64_t uid = user_id(user_name);
-      db_->exec("INSERT INTO tokens (user_id, hash, created_at) VALUES (?, ?, ?)", {uid, hash, now()});
+      db_->exec("INSERT INTO tokens (user_id, hash, created_at, hint) VALUES (?, ?, ?, ?)",
+                {uid, hash, now(), "…" + token.substr(token.size() - 4)});
     });
     return token;
   }
@@ -341,10 +363,13 @@ class SqlStore : public Store {
       v.opsets = display_text(nv.opsets);
       v.created_at = t;
       v.created_by = users[0].text(0);
+      v.git_sha = display_text(nv.git_sha.substr(0, 200));
+      v.git_branch = display_text(nv.git_branch.substr(0, 200));
+      v.io = display_text(nv.io.substr(0, 4000));
       v.id = db_->query("INSERT INTO versions (model_id, number, tree_hash, main_file, size_bytes, opsets, created_at,"
-                        " created_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+                        " created_by, git_sha, git_branch, io) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
                         {m[0].integer(0), static_cast<int64_t>(v.number), v.tree_hash, v.main_file,
-                         static_cast<int64_t>(v.size_bytes), v.opsets, t, user_id})[0]
+                         static_cast<int64_t>(v.size_bytes), v.opsets, t, user_id, v.git_sha, v.git_branch, v.io})[0]
                  .integer(0);
       return v;
     });
@@ -352,17 +377,26 @@ class SqlStore : public Store {
 
   std::vector<ModelSummary> models(const std::string& project) override {
     return tx(false, [&] {
-      project_id(project);
+      const int64_t pid = project_id(project);
+      std::map<int64_t, std::vector<std::string>> tags;  // by version id, one query for the project
+      for (const auto& r : db_->query("SELECT t.version_id, t.name FROM tags t JOIN models m ON m.id = t.model_id"
+                                      " WHERE m.project_id = ? ORDER BY t.name",
+                                      {pid}))
+        tags[r.integer(0)].push_back(r.text(1));
       std::vector<ModelSummary> out;
-      auto rows = db_->query(kVersionSelect + ", (SELECT COUNT(*) FROM versions c WHERE c.model_id = m.id)" +
-                                 kVersionFrom + "WHERE p.name = ? AND v.number = m.last_number ORDER BY m.name",
+      // The newest version is the highest number left (a deleted one leaves last_number behind).
+      auto rows = db_->query(kVersionSelect + ", (SELECT COUNT(*) FROM versions c WHERE c.model_id = m.id), m.description" +
+                                 kVersionFrom + "WHERE p.name = ? AND v.number = (SELECT MAX(c.number) FROM versions c"
+                                                " WHERE c.model_id = m.id) ORDER BY m.name",
                              {project});
       for (const auto& r : rows) {
         ModelSummary s;
         s.latest = version_of(r);
         s.project = s.latest.project;
         s.name = s.latest.model;
-        s.versions = static_cast<int>(r.integer(10));
+        s.versions = static_cast<int>(r.integer(kVersionColumns));
+        s.description = r.text(kVersionColumns + 1);
+        if (auto it = tags.find(s.latest.id); it != tags.end()) s.latest.tags = it->second;
         out.push_back(std::move(s));
       }
       return out;
@@ -379,6 +413,14 @@ class SqlStore : public Store {
                                                                      " ORDER BY v.number DESC LIMIT ?",
                                       {project, model, std::max<int64_t>(limit, 0)}))
         out.push_back(version_of(r));
+      // The model's tags in one query (a page lists 50 versions; a query each held the store's lock 50 times).
+      std::map<int64_t, std::vector<std::string>> tags;
+      for (const auto& r : db_->query("SELECT t.version_id, t.name FROM tags t JOIN models m ON m.id = t.model_id"
+                                      " WHERE m.project_id = ? AND m.name = ? ORDER BY t.name",
+                                      {pid, model}))
+        tags[r.integer(0)].push_back(r.text(1));
+      for (Version& v : out)
+        if (auto it = tags.find(v.id); it != tags.end()) v.tags = it->second;
       return out;
     });
   }
@@ -388,12 +430,15 @@ class SqlStore : public Store {
       auto rows = db_->query(kVersionSelect + kVersionFrom + "WHERE p.name = ? AND m.name = ? AND v.number = ?",
                              {project, model, static_cast<int64_t>(number)});
       if (rows.empty()) return std::nullopt;
-      return version_of(rows[0]);
+      Version v = version_of(rows[0]);
+      v.tags = tags_of(v.id);
+      return v;
     });
   }
 
   Engine add_engine(int64_t version_id, const std::string& label, const std::string& tree_hash,
-                    const std::string& prefix, int64_t user_id) override {
+                    const std::string& prefix, int64_t user_id, const std::string& release,
+                    const std::string& release_source) override {
     if (!is_digest_hex(tree_hash)) throw StoreError(Kind::Invalid, "invalid tree hash '" + tree_hash.substr(0, 80) + "'");
     check_exact_text("the engine prefix", prefix);
     return tx(true, [&] {
@@ -410,9 +455,12 @@ class SqlStore : public Store {
       e.prefix = prefix;
       e.created_at = now();
       e.created_by = users[0].text(0);
-      e.id = db_->query("INSERT INTO engines (version_id, number, label, tree_hash, prefix, created_at, created_by)"
-                        " VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id",
-                        {version_id, static_cast<int64_t>(e.number), e.label, tree_hash, prefix, e.created_at, user_id})[0]
+      e.release = display_text(release.substr(0, 64));
+      e.release_source = display_text(release_source.substr(0, 400));
+      e.id = db_->query("INSERT INTO engines (version_id, number, label, tree_hash, prefix, created_at, created_by,"
+                        " trt_release, trt_release_source) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+                        {version_id, static_cast<int64_t>(e.number), e.label, tree_hash, prefix, e.created_at, user_id,
+                         e.release, e.release_source})[0]
                  .integer(0);
       return e;
     });
@@ -426,6 +474,175 @@ class SqlStore : public Store {
         out.push_back(engine_of(r));
       return out;
     });
+  }
+
+  std::vector<UserInfo> users() override {
+    return tx(false, [&] {
+      std::vector<UserInfo> out;
+      for (const auto& r : db_->query("SELECT u.name, u.created_at, (SELECT COUNT(*) FROM tokens t WHERE t.user_id = u.id),"
+                                      " u.id FROM users u ORDER BY u.name")) {
+        UserInfo info{r.text(0), r.integer(1), static_cast<int>(r.integer(2)), {}};
+        for (const auto& g : db_->query("SELECT p.name, g.role FROM grants g JOIN projects p ON p.id = g.project_id"
+                                        " WHERE g.user_id = ? ORDER BY p.name",
+                                        {r.integer(3)}))
+          info.grants.emplace_back(g.text(0), g.integer(1) >= 2 ? Role::Write : Role::Read);
+        out.push_back(std::move(info));
+      }
+      return out;
+    });
+  }
+
+  std::vector<ProjectInfo> projects() override {
+    return tx(false, [&] {
+      std::vector<ProjectInfo> out;
+      for (const auto& r : db_->query("SELECT p.name, p.created_at, (SELECT COUNT(*) FROM models m WHERE m.project_id = p.id)"
+                                      " FROM projects p ORDER BY p.name"))
+        out.push_back({r.text(0), r.integer(1), static_cast<int>(r.integer(2))});
+      return out;
+    });
+  }
+
+  std::vector<TokenInfo> tokens(const std::string& user_name) override {
+    return tx(false, [&] {
+      std::vector<TokenInfo> out;
+      std::vector<Row> rows;
+      const std::string sql = "SELECT t.id, u.name, t.hint, t.created_at FROM tokens t JOIN users u ON u.id = t.user_id";
+      if (user_name.empty())
+        rows = db_->query(sql + " ORDER BY t.id");
+      else
+        rows = db_->query(sql + " WHERE t.user_id = ? ORDER BY t.id", {user_id(user_name)});
+      for (const auto& r : rows) out.push_back({r.integer(0), r.text(1), r.text(2), r.integer(3)});
+      return out;
+    });
+  }
+
+  void revoke_token(int64_t id) override {
+    tx(true, [&] {
+      if (db_->exec("DELETE FROM tokens WHERE id = ?", {id}) == 0)
+        throw StoreError(Kind::NotFound, "no token with id " + std::to_string(id));
+    });
+  }
+
+  void set_description(const std::string& project, const std::string& model, const std::string& text) override {
+    tx(true, [&] { db_->exec("UPDATE models SET description = ? WHERE id = ?", {display_text(text.substr(0, 4000)),
+                                                                                  model_id(project, model)}); });
+  }
+
+  void rename_model(const std::string& project, const std::string& model, const std::string& new_name) override {
+    check_name("model", new_name);
+    tx(true, [&] {
+      int64_t mid = model_id(project, model);
+      if (!db_->query("SELECT id FROM models WHERE project_id = ? AND name = ?", {project_id(project), new_name}).empty())
+        throw StoreError(Kind::Conflict, "project " + project + " already has a model " + new_name);
+      db_->exec("UPDATE models SET name = ? WHERE id = ?", {new_name, mid});
+    });
+  }
+
+  void set_tag(const std::string& project, const std::string& model, const std::string& tag, int number) override {
+    check_name("tag", tag);
+    tx(true, [&] {
+      int64_t mid = model_id(project, model);
+      auto v = db_->query("SELECT id FROM versions WHERE model_id = ? AND number = ?", {mid, static_cast<int64_t>(number)});
+      if (v.empty()) throw StoreError(Kind::NotFound, project + "/" + model + " has no version " + std::to_string(number));
+      db_->exec("INSERT INTO tags (model_id, name, version_id) VALUES (?, ?, ?)"
+                " ON CONFLICT (model_id, name) DO UPDATE SET version_id = excluded.version_id",
+                {mid, tag, v[0].integer(0)});
+    });
+  }
+
+  void remove_tag(const std::string& project, const std::string& model, const std::string& tag) override {
+    tx(true, [&] {
+      if (db_->exec("DELETE FROM tags WHERE model_id = ? AND name = ?", {model_id(project, model), tag}) == 0)
+        throw StoreError(Kind::NotFound, project + "/" + model + " has no tag " + tag.substr(0, 80));
+    });
+  }
+
+  void relabel_engine(int64_t version_id, int number, const std::string& label) override {
+    tx(true, [&] {
+      if (db_->exec("UPDATE engines SET label = ? WHERE version_id = ? AND number = ?",
+                    {display_text(label.substr(0, 200)), version_id, static_cast<int64_t>(number)}) == 0)
+        throw StoreError(Kind::NotFound, "no engine " + std::to_string(number));
+    });
+  }
+
+  void delete_model(const std::string& project, const std::string& model) override {
+    tx(true, [&] {
+      int64_t mid = model_id(project, model);
+      db_->exec("DELETE FROM tags WHERE model_id = ?", {mid});
+      db_->exec("DELETE FROM engines WHERE version_id IN (SELECT id FROM versions WHERE model_id = ?)", {mid});
+      db_->exec("DELETE FROM versions WHERE model_id = ?", {mid});
+      db_->exec("DELETE FROM models WHERE id = ?", {mid});
+    });
+  }
+
+  void delete_version(const std::string& project, const std::string& model, int number) override {
+    tx(true, [&] {
+      int64_t mid = model_id(project, model);
+      auto v = db_->query("SELECT id FROM versions WHERE model_id = ? AND number = ?", {mid, static_cast<int64_t>(number)});
+      if (v.empty()) throw StoreError(Kind::NotFound, project + "/" + model + " has no version " + std::to_string(number));
+      int64_t vid = v[0].integer(0);
+      db_->exec("DELETE FROM tags WHERE version_id = ?", {vid});
+      db_->exec("DELETE FROM engines WHERE version_id = ?", {vid});
+      db_->exec("DELETE FROM versions WHERE id = ?", {vid});
+      // A model without versions is gone too (its numbers start again at 1).
+      if (db_->query("SELECT id FROM versions WHERE model_id = ?", {mid}).empty())
+        db_->exec("DELETE FROM models WHERE id = ?", {mid});
+    });
+  }
+
+  void delete_engine(int64_t version_id, int number) override {
+    tx(true, [&] {
+      if (db_->exec("DELETE FROM engines WHERE version_id = ? AND number = ?", {version_id, static_cast<int64_t>(number)}) == 0)
+        throw StoreError(Kind::NotFound, "no engine " + std::to_string(number));
+    });
+  }
+
+  std::pair<int, int> collect_garbage(std::chrono::seconds tree_min_age, std::chrono::seconds blob_min_age) override {
+    // Mark: trees named by a version or an engine; results of cached analyses and the
+    // blobs they name. Analyses keyed by a tree no row names any more are dropped first.
+    std::vector<std::string> trees, blobs;
+    tx(true, [&] {
+      for (const auto& r : db_->query("SELECT tree_hash FROM versions UNION SELECT tree_hash FROM engines"))
+        trees.push_back(r.text(0));
+      std::sort(trees.begin(), trees.end());
+      for (const auto& r : db_->query("SELECT cache_key, kb FROM analyses")) {
+        const std::string& key = r.text(0);
+        // "<tree>/<main>" or "engine:<engine tree>[@<release>]+<tree>/<main>" (the server's
+        // keys, analyzer.cpp); hashed long keys are kept.
+        std::vector<std::string> named;
+        if (key.rfind("engine:", 0) == 0) {
+          named.push_back(key.substr(7, 64));
+          if (size_t plus = key.find('+', 7 + 64); plus != std::string::npos) named.push_back(key.substr(plus + 1, 64));
+        } else if (key.rfind("blake2b:", 0) != 0) {
+          named.push_back(key.substr(0, 64));
+        }
+        for (const std::string& t : named)
+          if (is_digest_hex(t) && !std::binary_search(trees.begin(), trees.end(), t)) {
+            db_->exec("DELETE FROM analyses WHERE cache_key = ? AND kb = ?", {key, r.text(1)});
+            break;
+          }
+      }
+      for (const auto& r : db_->query("SELECT result_hash FROM analyses WHERE result_hash <> ''"))
+        blobs.push_back(r.text(0));
+    });
+    // A result names its page, checks and diff rows: every digest-shaped string in it.
+    const size_t results = blobs.size();
+    for (size_t i = 0; i < results; ++i) {
+      std::string doc;
+      try {
+        doc = objects_.get_blob(blobs[i]);
+      } catch (const StoreError&) {
+        continue;
+      }
+      for (size_t q = doc.find('"'); q != std::string::npos; q = doc.find('"', q + 1)) {
+        std::string_view word(doc.data() + q + 1, std::min<size_t>(64, doc.size() - q - 1));
+        if (word.size() == 64 && q + 65 < doc.size() && doc[q + 65] == '"' && is_digest_hex(word)) {
+          blobs.emplace_back(word);
+          q += 65;
+        }
+      }
+    }
+    return objects_.collect(trees, blobs, tree_min_age, blob_min_age);
   }
 
   std::optional<Analysis> analysis(const std::string& key, const std::string& kb) override {
@@ -528,6 +745,19 @@ class SqlStore : public Store {
     auto rows = db_->query("SELECT id FROM users WHERE name = ?", {name});
     if (rows.empty()) throw StoreError(Kind::NotFound, "no user named " + name.substr(0, 80));
     return rows[0].integer(0);
+  }
+
+  int64_t model_id(const std::string& project, const std::string& model) {
+    auto rows = db_->query("SELECT id FROM models WHERE project_id = ? AND name = ?", {project_id(project), model});
+    if (rows.empty()) throw StoreError(Kind::NotFound, "no model " + model.substr(0, 80) + " in project " + project);
+    return rows[0].integer(0);
+  }
+
+  std::vector<std::string> tags_of(int64_t version_id) {
+    std::vector<std::string> out;
+    for (const auto& r : db_->query("SELECT name FROM tags WHERE version_id = ? ORDER BY name", {version_id}))
+      out.push_back(r.text(0));
+    return out;
   }
 
   int64_t project_id(const std::string& name) {

@@ -45,6 +45,30 @@ struct User {
   std::string name;
 };
 
+// What `admin users` lists.
+struct UserInfo {
+  std::string name;
+  int64_t created_at = 0;
+  int tokens = 0;
+  std::vector<std::pair<std::string, Role>> grants;  // (project, role), by project
+};
+
+// An API token as `admin tokens` lists it: never the token, only its id and its last
+// four characters (tokens issued before schema 3 have no hint).
+struct TokenInfo {
+  int64_t id = 0;
+  std::string user;
+  std::string hint;  // "…1a2b" or ""
+  int64_t created_at = 0;
+};
+
+// What `admin projects` lists.
+struct ProjectInfo {
+  std::string name;
+  int64_t created_at = 0;
+  int models = 0;
+};
+
 // A browser session: created at sign-in (with a token), carried in a cookie.
 struct Session {
   int64_t user_id = 0;
@@ -65,17 +89,23 @@ struct Version {
   std::string opsets;         // e.g. "ai.onnx:17, com.microsoft:1"
   int64_t created_at = 0;     // Unix time, seconds
   std::string created_by;     // user name
+  std::string git_sha, git_branch;  // as the push recorded them ("" when not given)
+  std::string io;  // the main graph's inputs and outputs, "x FLOAT[1,3,224,224] -> y FLOAT[1,1000]" ("" before schema 3)
+  std::vector<std::string> tags;    // tags naming this version (by name); filled by version() and versions()
 };
 
 struct NewVersion {
   std::string tree_hash, main_file, opsets;
   uint64_t size_bytes = 0;
+  std::string git_sha, git_branch;  // at most 200 bytes each, repaired as display text
+  std::string io;                   // as Version::io, at most 4000 bytes
 };
 
 struct ModelSummary {
   std::string project, name;
   Version latest;
   int versions = 0;
+  std::string description;
 };
 
 // trtexec output attached to a model version (the files `trtlens engine` reads).
@@ -88,6 +118,9 @@ struct Engine {
   std::string prefix;       // the trtexec prefix inside the tree (e.g. "resnet.onnx.engine")
   int64_t created_at = 0;
   std::string created_by;
+  // The TensorRT release the overlay judges against ("8.6"; "" = not known: the overlay
+  // shows no disagreements), and where it came from ("the attach form", "engine metadata", ...).
+  std::string release, release_source;
 };
 
 // Analysis of one model tree by one knowledge base: cached, with progress.
@@ -129,6 +162,12 @@ class ObjectStore {
   // Small results (analysis pages): stored whole, by hex SHA-256 of `bytes`.
   std::string put_blob(const std::string& bytes);
   std::string get_blob(const std::string& hash) const;  // StoreError(NotFound)
+
+  // Removes stored trees not in `keep_trees` and blobs not in `keep_blobs`, each only when
+  // older than its min age (a push or analysis in flight stores its objects before the
+  // database names them). Returns {trees, blobs} removed.
+  std::pair<int, int> collect(const std::vector<std::string>& keep_trees, const std::vector<std::string>& keep_blobs,
+                              std::chrono::seconds tree_min_age, std::chrono::seconds blob_min_age);
 
   // Removes entries of DATA/tmp whose newest file or folder time is older than
   // `max_age` (left by a server killed mid-upload; a live upload in another
@@ -201,8 +240,33 @@ class Store {
   virtual std::optional<Version> version(const std::string& project, const std::string& model, int number) = 0;
 
   virtual Engine add_engine(int64_t version_id, const std::string& label, const std::string& tree_hash,
-                            const std::string& prefix, int64_t user_id) = 0;  // NotFound (version, user), Invalid (hash)
+                            const std::string& prefix, int64_t user_id, const std::string& release = "",
+                            const std::string& release_source = "") = 0;  // NotFound (version, user), Invalid (hash)
   virtual std::vector<Engine> engines(int64_t version_id) = 0;  // by number
+
+  // Administration (schema 3). Each throws StoreError NotFound for an unknown name or number.
+  virtual std::vector<UserInfo> users() = 0;                         // by name
+  virtual std::vector<ProjectInfo> projects() = 0;                   // by name
+  virtual std::vector<TokenInfo> tokens(const std::string& user_name = "") = 0;  // "" = every user's; by id
+  virtual void revoke_token(int64_t id) = 0;  // the token gets 401 from then on
+  virtual void set_description(const std::string& project, const std::string& model, const std::string& text) = 0;
+  virtual void rename_model(const std::string& project, const std::string& model, const std::string& new_name) = 0;
+  // A tag names one version of a model; setting it again moves it. Names as valid_name.
+  virtual void set_tag(const std::string& project, const std::string& model, const std::string& tag, int number) = 0;
+  virtual void remove_tag(const std::string& project, const std::string& model, const std::string& tag) = 0;
+  virtual void relabel_engine(int64_t version_id, int number, const std::string& label) = 0;
+  // Deletions remove the rows (a version's engines and tags with it, a model's versions);
+  // the files go with the next collect_garbage(), which keeps what any other row names.
+  virtual void delete_model(const std::string& project, const std::string& model) = 0;
+  virtual void delete_version(const std::string& project, const std::string& model, int number) = 0;
+  virtual void delete_engine(int64_t version_id, int number) = 0;
+  // Removes stored trees no version or engine names, cached analyses of trees gone, and
+  // blobs no cached analysis names. Younger objects stay: trees for `tree_min_age` (a push
+  // stores its tree a moment before its version names it; storing the same tree again
+  // makes it young), blobs for `blob_min_age` (an analysis stores its pages before its
+  // result names them). Returns {trees, blobs} removed.
+  virtual std::pair<int, int> collect_garbage(std::chrono::seconds tree_min_age = std::chrono::minutes(1),
+                                              std::chrono::seconds blob_min_age = std::chrono::hours(1)) = 0;
 
   // Analysis cache, keyed by (key, knowledge-base fingerprint).
   // claim_analysis inserts a Queued row and returns true when none existed,

@@ -2,7 +2,7 @@
 // server on 127.0.0.1; a user signs in with a token, uploads a model through
 // the page, watches it analysed, opens the report in its frame, switches
 // precision, opens a node's drawer, uploads a second version, compares the
-// two, and attaches an engine.
+// two, attaches an engine, and administers (tag, filter, delete, error pages).
 // Usage: node serve.mjs <trtlens binary> <source dir> <artifact dir>
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -128,6 +128,52 @@ test('attach an engine; its report card and overlay open', async () => {
   await page.waitForSelector('body[data-ready="true"]', { timeout: 30000 });
   check(await page.locator('select[name="engine-color"]').count() === 1, 'engine overlay controls on the model page');
   eq(trouble.join('; '), '', 'trouble');
+});
+
+test('engines: the release field is filled from the metadata and shown in the list', async () => {
+  await page.goto(base + '/projects/vision/models/demo/versions/2');
+  await page.click('details.engines summary');
+  const fixtures = path.join(source, 'tests', 'fixtures', 'engine', 'overlay');
+  const form = page.locator('details.engines form.upload');
+  await form.locator('input[name="files"]').setInputFiles(fs.readdirSync(fixtures).map((f) => path.join(fixtures, f)));
+  await page.waitForFunction(() => document.querySelector('details.engines input[name="release"]').value !== '');
+  eq(await form.locator('input[name="release"]').inputValue(), '8.6', 'release from the build metadata');
+  // The engine attached above went with the field the page filled in.
+  check((await page.textContent('details.engines ul')).includes('TensorRT 8.6 (given when the engine was attached)'),
+    'the attached engine says its release: ' + (await page.textContent('details.engines ul')));
+});
+
+test('the report links back; pins link to the failing nodes', async () => {
+  const frame = await reportFrame();
+  eq(await frame.locator('a.trtlens-back').count(), 1, 'a link back to the dashboard in the served report');
+  const pin = page.locator('.converts a.pin-link').first();
+  await pin.click();
+  check(new URL(page.url()).pathname.endsWith('/versions/2/nodes'), 'pin opens the nodes page: ' + page.url());
+  check((await page.textContent('h1')).includes('at TensorRT'), 'nodes page heading');
+});
+
+test('administration: tag, filter the list, delete a version, error pages', async () => {
+  await page.goto(base + '/projects/vision/models/demo/versions/2');
+  await page.click('details.admin summary');
+  await page.fill('details.admin input[name="tag"]', 'production');
+  await page.click('details.admin form[action$="/tag"] button');
+  check((await page.textContent('h1')).includes('production'), 'tag shown on the version');
+  await page.goto(base + '/?q=production');
+  check((await page.textContent('table.models')).includes('demo'), 'filter by tag finds the model');
+  await page.goto(base + '/?q=no-such-model');
+  check((await page.textContent('main')).includes('No model matches.'), 'filter with no match');
+  // Deleting asks first; accepted, the version is gone and its page is an error page with a way back.
+  page.removeAllListeners('dialog');
+  page.once('dialog', (d) => d.accept());
+  await page.goto(base + '/projects/vision/models/demo/versions/1');
+  await page.click('details.admin summary');
+  await page.click('details.admin form.confirm button');
+  eq(new URL(page.url()).pathname, '/projects/vision', 'back on the project after the deletion');
+  const gone = await page.goto(base + '/projects/vision/models/demo/versions/1');
+  eq(gone.status(), 404, 'deleted version');
+  check((await page.textContent('main')).includes('has no version 1'), 'an error page, not JSON');
+  eq(await page.locator('main a[href="/"]').count(), 1, 'the error page links back');
+  await page.screenshot({ path: path.join(artifacts, 'serve-admin.png') });
 });
 
 await run(artifacts);

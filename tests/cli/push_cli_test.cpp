@@ -21,8 +21,12 @@
 #include <string_view>
 #include <thread>
 
+#include <fcntl.h>
+#include <onnx/onnx_pb.h>
+
 #include "support/onnx_builder.h"
 #include "support/paths.h"
+#include "support/serve_process.h"
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
@@ -47,6 +51,8 @@ class FakeDashboard {
   int push_status = 201;
   json push_error = {{"error", "unused"}};
   std::string push_body;  // when set: the body of the 201 reply, in place of push_reply()
+  std::atomic<int> preflights{0};  // GET .../upload-check requests
+  std::string preflight_size;      // the last one's size_bytes
   // Analysis replies, served in order; the last one repeats.
   std::vector<json> analysis = {{{"status", "done"}, {"progress_percent", 100}, {"converts", json::array()}}};
 
@@ -62,6 +68,18 @@ class FakeDashboard {
       res.status = 201;
       res.set_content(push_body.empty() ? push_reply(req.matches[1], req.matches[2], req.body.size()).dump() : push_body,
                       "application/json");
+    });
+    // The push's pre-flight answers what the upload would (not recorded: requests() are the uploads and polls).
+    server_.Get(R"(/api/projects/([^/]+)/models/([^/]+)/upload-check)", [this](const httplib::Request& req,
+                                                                              httplib::Response& res) {
+      ++preflights;
+      preflight_size = req.get_param_value("size_bytes");
+      if (push_status != 201) {
+        res.status = push_status;
+        res.set_content(push_error.dump(), "application/json");
+        return;
+      }
+      res.set_content(R"({"schema_version": 1, "ok": true})", "application/json");
     });
     server_.Get(R"(/api/projects/([^/]+)/models/([^/]+)/versions/(\d+)/analysis)",
                 [this](const httplib::Request& req, httplib::Response& res) {
@@ -160,6 +178,8 @@ TEST(PushCli, UploadsTheOnnxFileItselfWithTheTokenFromTheEnvironment) {
   RunResult r = run_trtlens(push_args(model, d), kToken);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto reqs = d.requests();
+  EXPECT_EQ(d.preflights, 1);  // asked first, with the size it was about to send
+  EXPECT_EQ(d.preflight_size, std::to_string(std::filesystem::file_size(model)));
   ASSERT_EQ(reqs.size(), 1u);
   const Request& q = reqs[0];
   EXPECT_EQ(q.method, "POST");
@@ -244,6 +264,8 @@ TEST(PushCli, ServerErrorsExitTwoWithTheUrlAndTheServersLine) {
     EXPECT_EQ(r.err, "trtlens: " + d.url() + "/api/projects/vision/models/detector/versions: HTTP " +
                          std::to_string(status) + ": " + d.push_error["error"].get<std::string>() + "\n");
     EXPECT_TRUE(r.out.empty());
+    EXPECT_EQ(d.preflights, 1);
+    EXPECT_TRUE(d.requests().empty());  // refused by the pre-flight: no byte of the model was sent
   }
 }
 
@@ -471,7 +493,15 @@ class RawServer {
         if (n <= 0) break;
         got += static_cast<size_t>(n);
       }
-      reply_(fd, stopping_);
+      // The push's pre-flight gets what an older trtlens serve answers (no such route),
+      // so the upload itself meets the reply under test.
+      if (head.rfind("GET ", 0) == 0 && head.find("/upload-check") != std::string::npos) {
+        std::string missing = R"({"error": "no such page: /upload-check"})";
+        send_all(fd, "HTTP/1.1 404 Not Found\r\nContent-Type: application/json\r\nConnection: close\r\n"
+                     "Content-Length: " + std::to_string(missing.size()) + "\r\n\r\n" + missing);
+      } else {
+        reply_(fd, stopping_);
+      }
       ::close(fd);
     }
   }
@@ -603,6 +633,104 @@ TEST(PushCli, AServerThatRefusesBeforeReadingTheUploadIsOneLine) {
     EXPECT_EQ(r.exit_code, 2) << r.err;
     EXPECT_EQ(r.err, "trtlens: " + server.url() + versions + "HTTP 401: unknown or revoked token\n");
   }
+}
+
+}  // namespace trtlens::test
+
+namespace trtlens::test {
+namespace {
+
+void put_varint(std::string& out, uint64_t v) {
+  while (v >= 0x80) {
+    out += static_cast<char>((v & 0x7f) | 0x80);
+    v >>= 7;
+  }
+  out += static_cast<char>(v);
+}
+
+size_t varint_size(uint64_t v) {
+  std::string s;
+  put_varint(s, v);
+  return s.size();
+}
+
+// A model of about `bytes` bytes that costs nothing to write: x -> Relu -> y whose
+// graph also holds an unused FLOAT initializer of zeros. The graph field is written
+// last, its initializer last in it and the initializer's raw_data last in that, so
+// the zeros are the file's tail and come from ftruncate (a sparse file).
+std::string save_sparse_model(const std::string& path, uint64_t bytes) {
+  ModelBuilder mb(13);
+  auto g = mb.graph();
+  g.input("x", kFloat, {1, 4});
+  g.node("Relu", {"x"}, {"y"});
+  g.output("y", kFloat, {1, 4});
+  onnx::ModelProto model;
+  EXPECT_TRUE(model.ParseFromString(mb.bytes()));
+  std::string graph = model.graph().SerializeAsString();
+  model.clear_graph();
+  const uint64_t raw = bytes / 4 * 4;
+  std::string tensor_head;
+  tensor_head += '\x08';  // dims
+  put_varint(tensor_head, raw / 4);
+  tensor_head += "\x10\x01";        // data_type FLOAT
+  tensor_head += "\x42\x03pad";     // name
+  tensor_head += '\x4a';            // raw_data
+  put_varint(tensor_head, raw);
+  const uint64_t tensor_size = tensor_head.size() + raw;
+  std::string graph_tail = "\x2a";  // initializer
+  put_varint(graph_tail, tensor_size);
+  const uint64_t graph_size = graph.size() + graph_tail.size() + tensor_size;
+  std::string head = model.SerializeAsString() + "\x3a";  // graph
+  put_varint(head, graph_size);
+  head += graph + graph_tail + tensor_head;
+  EXPECT_EQ(tensor_head.size(), 1 + varint_size(raw / 4) + 2 + 5 + 1 + varint_size(raw));
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  EXPECT_GE(fd, 0);
+  EXPECT_EQ(::write(fd, head.data(), head.size()), static_cast<ssize_t>(head.size()));
+  EXPECT_EQ(::ftruncate(fd, static_cast<off_t>(head.size() + raw)), 0);
+  ::close(fd);
+  return path;
+}
+
+}  // namespace
+
+// Issue 21, item 7: a real `trtlens serve` refusing a 50 MB push (token, role, project,
+// size) gives one line naming the URL and the server's reason, exit 2, for every refusal;
+// the push's pre-flight hears the refusal before a byte of the model is sent.
+TEST(PushCli, EveryRefusalOfARealServerIsOneLineWhateverTheModelsSize) {
+  const std::string dir = temp_dir("push_real_refusals");
+  const std::string model = save_sparse_model(dir + "/big.onnx", uint64_t{50} << 20);
+  ASSERT_GE(std::filesystem::file_size(model), uint64_t{50} << 20);
+  const std::string data = dir + "/data";
+  const std::string writer = make_user(data, "alice", {"vision"});
+  const std::string reader = make_user(data, "bob", {"vision"}, "read");
+  ServeProcess server(data, {"--max-upload-mb", "10"});
+  struct Case {
+    int status;
+    std::string token, project, reason;
+  };
+  const std::vector<Case> cases = {
+      {401, "trt_" + std::string(64, '0'), "vision", "sign in"},
+      {403, reader, "vision", "may only read"},
+      {404, writer, "nosuch", "nosuch"},
+      {413, writer, "vision", "at most 10000000"},
+  };
+  for (const Case& c : cases) {
+    RunResult r = run_trtlens({"push", model, "--to", server.url(), "--project", c.project, "--name", "detector"},
+                              {"TRTLENS_TOKEN=" + c.token}, RunLimits{120, 0});
+    EXPECT_EQ(r.exit_code, 2) << c.status << ": " << r.err;  // was 141 (SIGPIPE) and nothing printed
+    const std::string prefix = "trtlens: " + server.url() + "/api/projects/" + c.project +
+                               "/models/detector/versions: HTTP " + std::to_string(c.status) + ": ";
+    EXPECT_EQ(r.err.substr(0, prefix.size()), prefix) << r.err;
+    EXPECT_NE(r.err.find(c.reason), std::string::npos) << r.err;
+    EXPECT_TRUE(one_line(r.err)) << r.err;
+    EXPECT_TRUE(r.out.empty());
+  }
+  // Nothing was stored.
+  httplib::Client client("127.0.0.1", server.port());
+  auto list = client.Get("/api/projects/vision/models", {{"Authorization", "Bearer " + writer}});
+  ASSERT_TRUE(list);
+  EXPECT_EQ(nlohmann::json::parse(list->body)["models"].size(), 0u) << list->body;
 }
 
 }  // namespace trtlens::test

@@ -435,7 +435,10 @@ TEST(ServeCli, TheDataFolderIsTheServersAlone) {
 // An engine whose layers name no node of the model fails its analysis; that
 // line, the API's error for its overlay and every page and reply about it name
 // the files as they were uploaded, never where the server keeps them.
-TEST(ServeCli, FailedEngineAnalysesNameNoServerPath) {
+// An engine whose layers name no node of the version (another model's, or another export's)
+// is no dead entry: its report card is made from the engine alone, the note says why there is
+// no overlay (naming no server folder), and it can be retried or deleted.
+TEST(ServeCli, AnEngineOfAnotherModelGetsItsCardANoteAndRetryOrDelete) {
   Served s("serve_engine_paths");
   ASSERT_EQ(s.push(model_bytes())->status, 201);
   const std::string base = "/api/projects/vision/models/detector/versions/1/engines";
@@ -452,29 +455,42 @@ TEST(ServeCli, FailedEngineAnalysesNameNoServerPath) {
     if (engine["analysis"]["status"] == "failed" || engine["analysis"]["status"] == "done") break;
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
-  ASSERT_EQ(engine["analysis"]["status"], "failed") << listing;
-  const std::string message = engine["analysis"]["message"];
+  ASSERT_EQ(engine["analysis"]["status"], "done") << listing;  // was: failed, a dead entry
+  const std::string note = engine["note"];
   EXPECT_EQ(server_path_in(listing, s.data), "") << listing;
   // It names the engine's file and the model as pushed.
-  EXPECT_EQ(message.rfind("overlay.onnx.engine.graph.json: ", 0), 0u) << message;
-  EXPECT_NE(message.find("of model.onnx"), std::string::npos) << message;
+  EXPECT_EQ(note.rfind("overlay.onnx.engine.graph.json: ", 0), 0u) << note;
+  EXPECT_NE(note.find("of model.onnx"), std::string::npos) << note;
 
   auto overlay = s.client().Get((base + "/1/overlay").c_str(), bearer(s.token));
-  EXPECT_EQ(overlay->status, 400) << overlay->body;
+  EXPECT_EQ(overlay->status, 422) << overlay->body;
   EXPECT_EQ(server_path_in(overlay->body, s.data), "") << overlay->body;
 
   auto c = s.client();
   const auto session = sign_in(c, s.token);
+  auto card = c.Get("/projects/vision/models/detector/versions/1/engines/1", {{"Cookie", session.first}});
+  ASSERT_TRUE(card);
+  EXPECT_EQ(card->status, 200);  // the engine's own report card
+  EXPECT_EQ(server_path_in(card->body, s.data), "");
+  EXPECT_NE(card->body.find("trtlens-back"), std::string::npos);  // a way back to the dashboard
   for (const std::string path : {"/projects/vision/models/detector/versions/1",
-                                 "/projects/vision/models/detector/versions/1/engines/1",
                                  "/projects/vision/models/detector/versions/1/engines/1/overlay"}) {
     auto page = c.Get(path.c_str(), {{"Cookie", session.first}});
     ASSERT_TRUE(page) << path;
     EXPECT_NE(page->body.find("overlay.onnx.engine.graph.json: "), std::string::npos) << path;
     EXPECT_EQ(server_path_in(page->body, s.data), "") << path << ": " << page->body;
   }
-  // The server's log has the failure too.
-  EXPECT_NE(s.server->log().find("failed: overlay.onnx.engine.graph.json: "), std::string::npos) << s.server->log();
+  auto version_page = c.Get("/projects/vision/models/detector/versions/1", {{"Cookie", session.first}});
+  EXPECT_NE(version_page->body.find("/engines/1/delete"), std::string::npos);
+
+  // Retry (API) answers the engine; delete removes it.
+  auto retried = s.client().Post((base + "/1/retry").c_str(), bearer(s.token), "", "text/plain");
+  ASSERT_EQ(retried->status, 200) << retried->body;
+  EXPECT_EQ(json::parse(retried->body)["engine"], 1);
+  auto deleted = s.client().Delete((base + "/1").c_str(), bearer(s.token));
+  ASSERT_EQ(deleted->status, 200) << deleted->body;
+  EXPECT_TRUE(json::parse(s.client().Get(base.c_str(), bearer(s.token))->body)["engines"].empty());
+  EXPECT_EQ(s.client().Delete((base + "/1").c_str(), bearer(s.token))->status, 404);
 }
 
 // What an analysis stores (the report page, each pin's check, the engine's
@@ -720,7 +736,7 @@ TEST(ServeCli, KillNineDuringAnUploadKeepsEveryAcknowledgedVersion) {
   for (size_t i = 0; i < vs.size(); ++i) EXPECT_EQ(vs[i]["tree_hash"], acknowledged[2 - i]);
   // Their files are whole: each still analyses, and new pushes number on.
   EXPECT_EQ(s.wait_analysis(3)["status"], "done");
-  auto next = s.push(model_bytes());
+  auto next = s.push(model_bytes(), "detector", "filename=model.onnx&force=1");  // v3's files again
   ASSERT_EQ(next->status, 201);
   EXPECT_EQ(json::parse(next->body)["version"], 4);
 }
@@ -735,7 +751,8 @@ TEST(ServeCli, TwoServersOnOneDataFolderNumberVersionsTogether) {
       httplib::Client c("127.0.0.1", i % 2 ? second.port() : s.server->port());
       c.set_read_timeout(60);
       for (int k = 0; k < 3; ++k) {
-        auto r = c.Post("/api/projects/vision/models/detector/versions?filename=m.onnx", bearer(s.token),
+        // force: pushers race, so a push may follow one of the same files (no change otherwise)
+        auto r = c.Post("/api/projects/vision/models/detector/versions?filename=m.onnx&force=1", bearer(s.token),
                         model_bytes(k % 2 == 0), "application/octet-stream");
         if (r && r->status == 201) ++created;
       }
@@ -764,7 +781,7 @@ TEST(ServeCli, TwoServersShareOnePostgresDatabase) {
       httplib::Client c("127.0.0.1", i % 2 ? two.port() : one.port());
       c.set_read_timeout(60);
       for (int k = 0; k < 3; ++k) {
-        auto r = c.Post("/api/projects/vision/models/detector/versions?filename=m.onnx", bearer(token),
+        auto r = c.Post("/api/projects/vision/models/detector/versions?filename=m.onnx&force=1", bearer(token),
                         model_bytes(k % 2 == 0), "application/octet-stream");
         if (r && r->status == 201) ++created;
       }
@@ -827,6 +844,274 @@ TEST(ServeCli, AdminRefusesBadNamesWithOneLine) {
   r = run_trtlens({"serve", "--data", data, "--db", "postgresql://nobody@/none?host=/nonexistent"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+}
+
+// Issue 22: an engine is judged at the release given when it is attached, else the one its
+// metadata records, else the newest of its graph.json layout's major; an unknown one is 400.
+TEST(ServeCli, EnginesAreJudgedAtTheReleaseGivenOrRecorded) {
+  Served s("serve_engine_release");
+  const std::string model = temp_dir("serve_engine_release_model") + "/overlay.onnx";
+  ASSERT_EQ(s.push(read_text(save_overlay_fixture_model(model)), "detector", "filename=overlay.onnx")->status, 201);
+  const std::string base = "/api/projects/vision/models/detector/versions/1/engines";
+  auto attach = [&](const std::string& query, const std::string& body, const std::string& type) {
+    return s.client().Post((base + "?" + query).c_str(), bearer(s.token), body, type);
+  };
+  auto given = attach("filename=engine.zip&label=a&release=10.0", overlay_engine_zip(), "application/zip");
+  ASSERT_EQ(given->status, 201) << given->body;
+  EXPECT_EQ(json::parse(given->body)["release"], "10.0");
+  EXPECT_EQ(json::parse(given->body)["release_source"], "given when the engine was attached");
+  auto recorded = attach("filename=engine.zip&label=b", overlay_engine_zip(), "application/zip");
+  ASSERT_EQ(recorded->status, 201) << recorded->body;
+  EXPECT_EQ(json::parse(recorded->body)["release"], "8.6");
+  EXPECT_EQ(json::parse(recorded->body)["release_source"], "engine metadata (TensorRT 8.6.1)");
+  auto layout = attach("filename=overlay.onnx.engine.graph.json&label=c",
+                       read_text(engine_fixture("overlay/overlay.onnx.engine.graph.json")), "application/octet-stream");
+  ASSERT_EQ(layout->status, 201) << layout->body;
+  const json l = json::parse(layout->body);
+  EXPECT_FALSE(l["release"].get<std::string>().empty()) << l.dump();
+  EXPECT_EQ(l["release_source"].get<std::string>().rfind("graph.json layout ", 0), 0u) << l.dump();
+  auto unknown = attach("filename=engine.zip&label=d&release=7.9", overlay_engine_zip(), "application/zip");
+  EXPECT_EQ(unknown->status, 400) << unknown->body;
+  EXPECT_NE(unknown->body.find("release: "), std::string::npos) << unknown->body;
+  EXPECT_EQ(json::parse(s.client().Get(base.c_str(), bearer(s.token))->body)["engines"].size(), 3u);
+
+  // The overlay is judged at that release and says where it came from.
+  auto overlay = s.client().Get((base + "/1/overlay").c_str(), bearer(s.token));
+  ASSERT_EQ(overlay->status, 200) << overlay->body;
+  const json o = json::parse(overlay->body);
+  EXPECT_EQ(o["runtime"]["release"], "10.0");
+  EXPECT_EQ(o["runtime"]["release_source"], "given when the engine was attached");
+
+  // The attach form takes the release too.
+  auto c = s.client();
+  const auto session = sign_in(c, s.token);
+  auto page = c.Get("/projects/vision/models/detector/versions/1", {{"Cookie", session.first}});
+  EXPECT_NE(page->body.find("name=\"release\""), std::string::npos);
+  EXPECT_NE(page->body.find("TensorRT 10.0 (given when the engine was attached)"), std::string::npos);
+}
+
+// Issue 22: the same files pushed again are "no change: same as vN" unless forced; a push
+// records its git commit, branch and tag (push --tag/--git-sha/--branch, or the CI's variables).
+TEST(ServeCli, SameFilesAreNoChangeAndPushesRecordGitAndTags) {
+  Served s("serve_same_bytes");
+  ASSERT_EQ(s.push(model_bytes())->status, 201);
+  auto again = s.push(model_bytes());
+  ASSERT_EQ(again->status, 200) << again->body;
+  json j = json::parse(again->body);
+  EXPECT_EQ(j["version"], 1);
+  EXPECT_EQ(j["unchanged"], true);
+  EXPECT_EQ(j["message"].get<std::string>().rfind("no change: same as version 1", 0), 0u) << j.dump();
+  auto forced = s.push(model_bytes(), "detector", "filename=model.onnx&force=1");
+  ASSERT_EQ(forced->status, 201) << forced->body;
+  EXPECT_EQ(json::parse(forced->body)["version"], 2);
+
+  const std::string file = temp_dir("serve_same_bytes_model") + "/model.onnx";
+  write_text(file, model_bytes(true));
+  const std::vector<std::string> push = {"push", file, "--to", s.server->url(), "--project", "vision",
+                                         "--name", "detector", "--tag", "production"};
+  auto with = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = push;
+    args.insert(args.end(), extra.begin(), extra.end());
+    return args;
+  };
+  RunResult r = run_trtlens(push, {"TRTLENS_TOKEN=" + s.token, "GITHUB_SHA=0123456789abcdef0123",
+                                   "GITHUB_REF_NAME=main"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("pushed vision/detector version 3 ", 0), 0u) << r.out;
+  auto v3 = json::parse(s.client().Get("/api/projects/vision/models/detector/versions/3", bearer(s.token))->body);
+  EXPECT_EQ(v3["git_sha"], "0123456789abcdef0123");
+  EXPECT_EQ(v3["branch"], "main");
+  EXPECT_EQ(v3["tags"], json::array({"production"}));
+  EXPECT_NE(v3["io"].get<std::string>().find("x FLOAT[1,3,8,8] -> s FLOAT"), std::string::npos) << v3.dump();
+  r = run_trtlens(with({"--git-sha", "fedcba", "--branch", "release/2"}),
+                  {"TRTLENS_TOKEN=" + s.token, "GITHUB_SHA=ignored"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("no change: same as vision/detector version 3 ", 0), 0u) << r.out;
+  EXPECT_EQ(json::parse(s.client().Get("/api/projects/vision/models/detector/versions", bearer(s.token))->body)
+                ["versions"].size(),
+            3u);
+  r = run_trtlens(with({"--force", "--git-sha", "fedcba", "--branch", "release/2"}),
+                  {"TRTLENS_TOKEN=" + s.token, "GITHUB_SHA=ignored"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto v4 = json::parse(s.client().Get("/api/projects/vision/models/detector/versions/4", bearer(s.token))->body);
+  EXPECT_EQ(v4["git_sha"], "fedcba");
+  EXPECT_EQ(v4["branch"], "release/2");
+  EXPECT_EQ(v4["tags"], json::array({"production"}));  // the tag moved
+  EXPECT_TRUE(json::parse(s.client().Get("/api/projects/vision/models/detector/versions/3", bearer(s.token))->body)
+                  ["tags"].empty());
+  std::vector<std::string> bad_tag = push;
+  bad_tag.back() = "bad tag";
+  r = run_trtlens(bad_tag, {"TRTLENS_TOKEN=" + s.token});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+}
+
+// Issue 22: the diff says what changed by op type, opset, inputs and outputs, and per pin.
+TEST(ServeCli, TheDiffSummarisesByOpTypeOpsetAndPin) {
+  Served s("serve_diff_summary");
+  ASSERT_EQ(s.push(model_bytes())->status, 201);
+  ModelBuilder mb(17);
+  auto g = mb.graph();
+  g.input("x", kFloat, {1, 3, 8, 8});
+  g.node("Sigmoid", {"x"}, {"s"}, "sigmoid");
+  g.node("Sigmoid", {"s"}, {"t"}, "sigmoid2");
+  g.output("t");
+  ASSERT_EQ(s.push(mb.bytes())->status, 201);
+  ASSERT_EQ(s.wait_analysis(1)["status"], "done");
+  ASSERT_EQ(s.wait_analysis(2)["status"], "done");
+  json a = s.wait_analysis(2);
+  const std::string pin = a["converts"][0]["runtime"];
+  auto diff = s.client().Get(("/api/projects/vision/models/detector/versions/2/diff?against=1&trt=" +
+                              pin.substr(0, pin.find(' ')) + "&precision=fp16").c_str(),
+                             bearer(s.token));
+  ASSERT_EQ(diff->status, 200) << diff->body;
+  const json sum = json::parse(diff->body)["summary"];
+  EXPECT_EQ(sum["text"], "+2 Sigmoid, -1 Relu") << sum.dump();
+  EXPECT_EQ(sum["opsets"]["before"], "ai.onnx:13");
+  EXPECT_EQ(sum["opsets"]["after"], "ai.onnx:17");
+  EXPECT_EQ(sum["opsets"]["changed"], true);
+  EXPECT_EQ(sum["inputs_outputs"]["changed"], true) << sum.dump();
+  ASSERT_EQ(sum["pins"].size(), a["converts"].size());
+  EXPECT_EQ(sum["pins"][0]["converts_after"], true);
+  auto c = s.client();
+  const auto session = sign_in(c, s.token);
+  auto page = c.Get("/projects/vision/models/detector/versions/2/diff?against=1", {{"Cookie", session.first}});
+  ASSERT_EQ(page->status, 200);
+  EXPECT_NE(page->body.find("+2 Sigmoid, -1 Relu"), std::string::npos);
+  EXPECT_NE(page->body.find("opsets: ai.onnx:13 → ai.onnx:17"), std::string::npos);
+}
+
+// Issue 22: administration. Tokens are listed and revoked (a revoked token gets 401), users
+// and projects listed, models described, renamed and deleted, versions deleted without losing
+// files another version shares.
+TEST(ServeCli, AdminRevokesTokensAndDeletesWithoutLosingSharedFiles) {
+  Served s("serve_admin_actions");
+  const std::string second = run_trtlens({"admin", "--data", s.data, "token", "alice"}).out;
+  ASSERT_EQ(second.size(), 69u) << second;
+  RunResult listed = run_trtlens({"admin", "--data", s.data, "tokens"});
+  ASSERT_EQ(listed.exit_code, 0) << listed.err;
+  EXPECT_EQ(std::count(listed.out.begin(), listed.out.end(), '\n'), 2) << listed.out;
+  EXPECT_EQ(listed.out.find(s.token), std::string::npos);  // never the token itself
+  EXPECT_NE(listed.out.find("2\talice\t…" + second.substr(64, 4)), std::string::npos) << listed.out;
+  const std::string revoked = second.substr(0, 68);
+  ASSERT_EQ(s.client().Get("/api/projects", bearer(revoked))->status, 200);
+  ASSERT_EQ(run_trtlens({"admin", "--data", s.data, "revoke", "2"}).exit_code, 0);
+  EXPECT_EQ(s.client().Get("/api/projects", bearer(revoked))->status, 401);  // revoked: 401
+  EXPECT_EQ(s.client().Get("/api/projects", bearer(s.token))->status, 200);
+  RunResult again = run_trtlens({"admin", "--data", s.data, "revoke", "2"});
+  EXPECT_EQ(again.exit_code, 2);
+  EXPECT_EQ(again.err, "trtlens: no token with id 2\n");
+
+  RunResult users = run_trtlens({"admin", "--data", s.data, "users"});
+  EXPECT_NE(users.out.find("alice\t1 token(s)\t"), std::string::npos) << users.out;
+  EXPECT_NE(users.out.find("vision:write"), std::string::npos) << users.out;
+
+  // v1 and v3 share their files; deleting v1 keeps them for v3.
+  ASSERT_EQ(s.push(model_bytes())->status, 201);
+  ASSERT_EQ(s.push(model_bytes(true))->status, 201);
+  ASSERT_EQ(s.push(model_bytes(), "detector", "filename=model.onnx&force=1")->status, 201);
+  const std::string shared = json::parse(s.push(model_bytes(), "detector", "filename=model.onnx")->body)["tree_hash"];
+  const fs::path shared_dir = fs::path(s.data) / "objects" / shared.substr(0, 2) / shared;
+  RunResult projects = run_trtlens({"admin", "--data", s.data, "projects"});
+  EXPECT_NE(projects.out.find("vision\t1 model(s)"), std::string::npos) << projects.out;
+  RunResult del = run_trtlens({"admin", "--data", s.data, "delete", "vision", "detector", "1"});
+  ASSERT_EQ(del.exit_code, 0) << del.err;
+  ASSERT_EQ(run_trtlens({"admin", "--data", s.data, "gc", "--min-age", "0"}).exit_code, 0);
+  EXPECT_TRUE(fs::is_directory(shared_dir));  // v3 names it
+  EXPECT_EQ(s.client().Get("/api/projects/vision/models/detector/versions/1", bearer(s.token))->status, 404);
+  EXPECT_EQ(s.wait_analysis(3)["status"], "done");
+  auto v3 = s.client().Get("/projects/vision/models/detector/versions/3/files/model.onnx", bearer(s.token));
+  ASSERT_EQ(v3->status, 200);
+  EXPECT_EQ(v3->body, model_bytes());  // the stored file downloads
+  EXPECT_EQ(s.client().Get("/projects/vision/models/detector/versions/3/files/..%2Ftrtlens.db", bearer(s.token))->status,
+            404);
+  // API: deleting v3 too leaves the files to the next collection.
+  auto gone = s.client().Delete("/api/projects/vision/models/detector/versions/3", bearer(s.token));
+  ASSERT_EQ(gone->status, 200) << gone->body;
+  ASSERT_EQ(run_trtlens({"admin", "--data", s.data, "gc", "--min-age", "0"}).exit_code, 0);
+  EXPECT_FALSE(fs::exists(shared_dir));
+
+  // Describe, tag and rename through the API; read-only callers may not.
+  const std::string reader = make_user(s.data, "bob", {"vision"}, "read");
+  auto described = s.client().Post("/api/projects/vision/models/detector", bearer(s.token),
+                                   "description=front+camera&tag=production&version=2&name=front", 
+                                   "application/x-www-form-urlencoded");
+  ASSERT_EQ(described->status, 200) << described->body;
+  const json d = json::parse(described->body);
+  EXPECT_EQ(d["name"], "front");
+  EXPECT_EQ(d["description"], "front camera");
+  EXPECT_EQ(d["latest"]["tags"], json::array({"production"}));
+  EXPECT_EQ(s.client().Post("/api/projects/vision/models/front", bearer(reader), "description=x",
+                            "application/x-www-form-urlencoded")->status,
+            403);
+  EXPECT_EQ(s.client().Delete("/api/projects/vision/models/front", bearer(reader))->status, 403);
+  ASSERT_EQ(s.client().Delete("/api/projects/vision/models/front", bearer(s.token))->status, 200);
+  EXPECT_TRUE(json::parse(s.client().Get("/api/projects/vision/models", bearer(s.token))->body)["models"].empty());
+}
+
+// Issue 22: one access-log line per request (method, path, status, user, ms) in the common log
+// style; error pages for people; the served report opens at the first pin and links back.
+TEST(ServeCli, AccessLogErrorPagesAndLinksBack) {
+  Served s("serve_access_log", {"--pin", "8.6:fp16"});
+  ASSERT_EQ(s.client().Get("/api/projects", bearer(s.token))->status, 200);
+  ASSERT_EQ(s.client().Get("/api/projects")->status, 401);
+  // Refused at the front door (a body over 16 KiB on a route that is not an upload): logged too.
+  auto big = s.client().Post("/api/projects", std::string(20000, 'x'), "text/plain");
+  ASSERT_TRUE(big);
+  EXPECT_EQ(big->status, 413);
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  const std::string log = s.server->log();
+  // The line of a request: it holds `request` and `status`.
+  auto line_of = [&](const std::string& request, const std::string& status) {
+    for (size_t at = log.find(request); at != std::string::npos; at = log.find(request, at + 1)) {
+      size_t begin = log.rfind('\n', at) + 1, end = log.find('\n', at);
+      std::string line = log.substr(begin, end - begin);
+      if (line.find(request + " " + status + " ") != std::string::npos) return line;
+    }
+    return std::string();
+  };
+  const std::string ok = line_of("\"GET /api/projects HTTP/1.1\"", "200");
+  EXPECT_EQ(ok.rfind("127.0.0.1 - alice [", 0), 0u) << log;
+  EXPECT_NE(ok.find(" +0000] \"GET"), std::string::npos) << ok;
+  EXPECT_EQ(ok.substr(ok.size() - 2), "ms") << ok;
+  EXPECT_EQ(line_of("\"GET /api/projects HTTP/1.1\"", "401").rfind("127.0.0.1 - - [", 0), 0u) << log;
+  const std::string refused = line_of("\"POST /api/projects HTTP/1.1\"", "413");
+  ASSERT_GT(refused.size(), 9u) << log;
+  EXPECT_EQ(refused.rfind("127.0.0.1 - - [", 0), 0u) << log;
+  EXPECT_EQ(refused.substr(refused.size() - 9), "413 0 0ms") << refused;
+
+  ASSERT_EQ(s.push(model_bytes(false, "custom"))->status, 201);
+  ASSERT_EQ(s.wait_analysis(1)["status"], "done");
+  auto c = s.client();
+  const auto session = sign_in(c, s.token);
+  const httplib::Headers browser = {{"Cookie", session.first}, {"Accept", "text/html,application/xhtml+xml"}};
+  auto missing = c.Get("/projects/vision/models/detector/versions/9", browser);
+  EXPECT_EQ(missing->status, 404);
+  EXPECT_NE(missing->get_header_value("Content-Type").find("text/html"), std::string::npos);
+  EXPECT_NE(missing->body.find("has no version 9"), std::string::npos) << missing->body;
+  EXPECT_NE(missing->body.find("href=\"/\""), std::string::npos);
+  // Scripts still get JSON.
+  auto api = c.Get("/api/projects/vision/models/detector/versions/9", {{"Cookie", session.first}});
+  EXPECT_EQ(api->get_header_value("Content-Type"), "application/json");
+
+  // The pins link to the failing nodes; the report opens at the first pin and links back.
+  auto page = c.Get("/projects/vision/models/detector/versions/1", {{"Cookie", session.first}});
+  EXPECT_NE(page->body.find("/versions/1/nodes?trt=8.6&amp;precision=fp16"), std::string::npos) << page->body;
+  auto nodes = c.Get("/projects/vision/models/detector/versions/1/nodes?trt=8.6&precision=fp16",
+                     {{"Cookie", session.first}});
+  ASSERT_EQ(nodes->status, 200);
+  EXPECT_NE(nodes->body.find("<code>custom</code>"), std::string::npos) << nodes->body;
+  EXPECT_NE(nodes->body.find("1 node(s) UNSUPPORTED or UNKNOWN"), std::string::npos);
+  auto report = c.Get("/projects/vision/models/detector/versions/1/report", {{"Cookie", session.first}});
+  ASSERT_EQ(report->status, 200);
+  EXPECT_NE(report->body.find("trtlens-back"), std::string::npos);
+  EXPECT_NE(report->body.find("target=\"_top\""), std::string::npos);
+  auto found = c.Get("/?q=detector", {{"Cookie", session.first}});
+  EXPECT_NE(found->body.find(">detector</a>"), std::string::npos);
+  auto none = c.Get("/?q=nothing-like-it", {{"Cookie", session.first}});
+  EXPECT_NE(none->body.find("No model matches."), std::string::npos);
+  auto failing = c.Get("/projects/vision?q=converts:no", {{"Cookie", session.first}});
+  EXPECT_NE(failing->body.find(">detector</a>"), std::string::npos);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // Store on both databases: one typed suite, run on SQLite and on a real PostgreSQL.
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 
 #include <algorithm>
 #include <fstream>
@@ -17,7 +18,7 @@ namespace fs = std::filesystem;
 using Kind = StoreError::Kind;
 
 
-NewVersion tree(char fill) { return NewVersion{std::string(64, fill), "model.onnx", "ai.onnx:17", 1234}; }
+NewVersion tree(char fill) { return NewVersion{std::string(64, fill), "model.onnx", "ai.onnx:17", 1234, "", "", ""}; }
 
 enum class Backend { Sqlite, Postgres };
 
@@ -231,7 +232,7 @@ TEST_P(StoreTest, VersionsAreNumberedPerModel) {
 
   EXPECT_EQ(error_kind([&] { s.add_version("nope", "resnet", tree('a'), u.id); }), Kind::NotFound);
   EXPECT_EQ(error_kind([&] { s.add_version("p", "../etc", tree('a'), u.id); }), Kind::Invalid);
-  EXPECT_EQ(error_kind([&] { s.add_version("p", "m", NewVersion{"xyz", "m.onnx", "", 1}, u.id); }), Kind::Invalid);
+  EXPECT_EQ(error_kind([&] { s.add_version("p", "m", NewVersion{"xyz", "m.onnx", "", 1, "", "", ""}, u.id); }), Kind::Invalid);
   EXPECT_EQ(error_kind([&] { s.add_version("p", "m", tree('a'), u.id + 100); }), Kind::NotFound);
   EXPECT_EQ(error_kind([&] { s.models("nope"); }), Kind::NotFound);
   EXPECT_EQ(error_kind([&] { s.versions("p", "nothing"); }), Kind::NotFound);
@@ -485,6 +486,281 @@ TEST(Store, ADatabaseFileThatIsNotSqliteIsRefused) {
     EXPECT_EQ(msg.rfind((dir / "trtlens.db").string() + ": ", 0), 0u) << msg;
     EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
   }
+}
+
+}  // namespace
+}  // namespace trtlens::store
+
+namespace trtlens::store {
+namespace {
+
+using namespace trtlens::store::test;
+
+// A tree stored in `s` holding one file with `content`; its hash.
+std::string stored_tree(Store& s, const std::string& content) {
+  fs::path dir = s.objects().make_temp_dir();
+  std::ofstream(dir / "model.onnx") << content;
+  return s.objects().adopt_tree(dir);
+}
+
+bool tree_exists(Store& s, const std::string& hash) {
+  try {
+    s.objects().tree_path(hash);
+    return true;
+  } catch (const StoreError&) {
+    return false;
+  }
+}
+
+bool blob_exists(Store& s, const std::string& hash) {
+  try {
+    s.objects().get_blob(hash);
+    return true;
+  } catch (const StoreError&) {
+    return false;
+  }
+}
+
+TEST_P(StoreTest, AdminListsUsersProjectsAndTokensAndARevokedTokenFindsNoUser) {
+  Store& s = *this->store_;
+  s.create_user("alice");
+  s.create_user("bob");
+  s.create_project("vision");
+  s.create_project("audio");
+  s.grant("alice", "vision", Role::Write);
+  s.grant("bob", "vision", Role::Read);
+  std::string t1 = s.issue_token("alice"), t2 = s.issue_token("alice"), t3 = s.issue_token("bob");
+  s.add_version("vision", "detector", tree('a'), s.user_for_token(t1)->id);
+
+  auto users = s.users();
+  ASSERT_EQ(users.size(), 2u);
+  EXPECT_EQ(users[0].name, "alice");
+  EXPECT_EQ(users[0].tokens, 2);
+  ASSERT_EQ(users[0].grants.size(), 1u);
+  EXPECT_EQ(users[0].grants[0], std::make_pair(std::string("vision"), Role::Write));
+  EXPECT_EQ(users[1].grants[0].second, Role::Read);
+  auto projects = s.projects();
+  ASSERT_EQ(projects.size(), 2u);
+  EXPECT_EQ(projects[0].name, "audio");
+  EXPECT_EQ(projects[0].models, 0);
+  EXPECT_EQ(projects[1].models, 1);
+
+  auto tokens = s.tokens();
+  ASSERT_EQ(tokens.size(), 3u);
+  EXPECT_EQ(tokens[0].user, "alice");
+  EXPECT_EQ(tokens[0].hint, "…" + t1.substr(t1.size() - 4));  // the last characters, never the token
+  EXPECT_EQ(tokens[2].user, "bob");
+  EXPECT_EQ(s.tokens("bob").size(), 1u);
+  EXPECT_EQ(error_kind([&] { s.tokens("nobody"); }), Kind::NotFound);
+
+  s.revoke_token(tokens[1].id);
+  EXPECT_TRUE(s.user_for_token(t1));
+  EXPECT_FALSE(s.user_for_token(t2));  // revoked
+  EXPECT_TRUE(s.user_for_token(t3));
+  EXPECT_EQ(s.tokens().size(), 2u);
+  EXPECT_EQ(error_kind([&] { s.revoke_token(tokens[1].id); }), Kind::NotFound);
+}
+
+TEST_P(StoreTest, DeletingAVersionKeepsObjectsAnotherVersionShares) {
+  Store& s = *this->store_;
+  User u = s.create_user("u");
+  s.create_project("p");
+  const std::string shared = stored_tree(s, "shared bytes"), own = stored_tree(s, "v3 bytes"),
+                    engine = stored_tree(s, "engine bytes");
+  auto version = [&](const std::string& hash) { return NewVersion{hash, "model.onnx", "ai.onnx:17", 12, "", "", ""}; };
+  Version v1 = s.add_version("p", "m", version(shared), u.id);
+  Version v2 = s.add_version("p", "m", version(shared), u.id);
+  Version v3 = s.add_version("p", "m", version(own), u.id);
+  s.add_engine(v2.id, "fp16", engine, "", u.id, "8.6", "given");
+  // Cached analyses: v3's result names a page; an orphan blob names nothing.
+  const std::string page = s.objects().put_blob("<html>v3</html>");
+  const std::string result = s.objects().put_blob("{\"page\": \"" + page + "\"}");
+  const std::string orphan = s.objects().put_blob("left behind");
+  ASSERT_TRUE(s.claim_analysis(own + "/model.onnx", "kb"));
+  s.update_analysis(own + "/model.onnx", "kb", Analysis{Analysis::Status::Done, 100, "done", result});
+
+  s.delete_version("p", "m", v1.number);
+  auto removed = s.collect_garbage(std::chrono::seconds(0), std::chrono::seconds(0));
+  EXPECT_EQ(removed.first, 0);   // v2 still names the shared tree
+  EXPECT_EQ(removed.second, 1);  // the orphan blob
+  EXPECT_TRUE(tree_exists(s, shared));
+  EXPECT_TRUE(blob_exists(s, page));
+  EXPECT_TRUE(blob_exists(s, result));
+  EXPECT_FALSE(blob_exists(s, orphan));
+  EXPECT_FALSE(s.version("p", "m", v1.number));
+  EXPECT_EQ(s.versions("p", "m").size(), 2u);
+
+  // The newest version deleted: the list shows the one left as the latest, its engine with it.
+  s.delete_version("p", "m", v3.number);
+  s.collect_garbage(std::chrono::seconds(0), std::chrono::seconds(0));
+  EXPECT_FALSE(tree_exists(s, own));
+  EXPECT_FALSE(s.analysis(own + "/model.onnx", "kb"));  // the cached analysis of a tree gone
+  EXPECT_FALSE(blob_exists(s, page));
+  auto models = s.models("p");
+  ASSERT_EQ(models.size(), 1u);
+  EXPECT_EQ(models[0].latest.number, v2.number);
+  EXPECT_EQ(models[0].versions, 1);
+
+  // The engine's cached analysis (the server's key: engine tree, release, model key) goes with it.
+  const std::string engine_key = "engine:" + engine + "@8.6+" + shared + "/model.onnx";
+  ASSERT_TRUE(s.claim_analysis(engine_key, "kb"));
+  ASSERT_TRUE(s.claim_analysis(shared + "/model.onnx", "kb"));
+  s.delete_engine(v2.id, 1);
+  EXPECT_TRUE(s.engines(v2.id).empty());
+  s.collect_garbage(std::chrono::seconds(0), std::chrono::seconds(0));
+  EXPECT_FALSE(tree_exists(s, engine));
+  EXPECT_TRUE(tree_exists(s, shared));
+  EXPECT_FALSE(s.analysis(engine_key, "kb"));
+  EXPECT_TRUE(s.analysis(shared + "/model.onnx", "kb"));
+
+  // Young objects stay (a push stores its tree a moment before its version names it).
+  const std::string young = stored_tree(s, "in flight");
+  EXPECT_EQ(s.collect_garbage().first, 0);
+  EXPECT_TRUE(tree_exists(s, young));
+
+  s.delete_model("p", "m");
+  EXPECT_TRUE(s.models("p").empty());
+  EXPECT_EQ(error_kind([&] { s.versions("p", "m"); }), Kind::NotFound);
+  s.collect_garbage(std::chrono::seconds(0), std::chrono::seconds(0));
+  EXPECT_FALSE(tree_exists(s, shared));
+  EXPECT_EQ(error_kind([&] { s.delete_version("p", "m", 1); }), Kind::NotFound);
+}
+
+TEST_P(StoreTest, TagsDescriptionsRenamesAndGitAreRecorded) {
+  Store& s = *this->store_;
+  User u = s.create_user("u");
+  s.create_project("p");
+  NewVersion first = tree('a');
+  first.git_sha = "0123456789abcdef";
+  first.git_branch = "main";
+  Version v1 = s.add_version("p", "m", first, u.id);
+  Version v2 = s.add_version("p", "m", tree('b'), u.id);
+  EXPECT_EQ(v1.git_sha, "0123456789abcdef");
+  EXPECT_EQ(s.version("p", "m", 1)->git_branch, "main");
+  EXPECT_EQ(s.version("p", "m", 2)->git_sha, "");
+
+  s.set_tag("p", "m", "production", v1.number);
+  EXPECT_EQ(s.version("p", "m", 1)->tags, std::vector<std::string>{"production"});
+  s.set_tag("p", "m", "production", v2.number);  // a tag moves
+  EXPECT_TRUE(s.version("p", "m", 1)->tags.empty());
+  EXPECT_EQ(s.versions("p", "m")[0].tags, std::vector<std::string>{"production"});
+  EXPECT_EQ(error_kind([&] { s.set_tag("p", "m", "bad tag", 1); }), Kind::Invalid);
+  EXPECT_EQ(error_kind([&] { s.set_tag("p", "m", "x", 9); }), Kind::NotFound);
+  s.remove_tag("p", "m", "production");
+  EXPECT_TRUE(s.version("p", "m", 2)->tags.empty());
+  EXPECT_EQ(error_kind([&] { s.remove_tag("p", "m", "production"); }), Kind::NotFound);
+
+  s.set_description("p", "m", "the detector of the front camera");
+  EXPECT_EQ(s.models("p")[0].description, "the detector of the front camera");
+  s.add_version("p", "other", tree('c'), u.id);
+  EXPECT_EQ(error_kind([&] { s.rename_model("p", "m", "other"); }), Kind::Conflict);
+  EXPECT_EQ(error_kind([&] { s.rename_model("p", "m", "../x"); }), Kind::Invalid);
+  s.rename_model("p", "m", "detector");
+  EXPECT_EQ(s.versions("p", "detector").size(), 2u);
+  EXPECT_EQ(error_kind([&] { s.versions("p", "m"); }), Kind::NotFound);
+
+  Engine e = s.add_engine(v1.id, "fp16", std::string(64, '1'), "", u.id, "8.6", "engine metadata");
+  EXPECT_EQ(s.engines(v1.id)[0].release, "8.6");
+  EXPECT_EQ(s.engines(v1.id)[0].release_source, "engine metadata");
+  s.relabel_engine(v1.id, e.number, "fp16 A100");
+  EXPECT_EQ(s.engines(v1.id)[0].label, "fp16 A100");
+}
+
+}  // namespace
+}  // namespace trtlens::store
+
+namespace trtlens::store {
+namespace {
+
+using namespace trtlens::store::test;
+
+// A data folder as trtlens with schema 2 left it (the tables as migrations 1 and 2 made them,
+// one user with a token, a project, a version and an engine).
+void write_schema_2(const fs::path& dir, const std::string& token_hash) {
+  fs::create_directories(dir);
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open((dir / "trtlens.db").c_str(), &db), SQLITE_OK);
+  const std::string sql =
+      "CREATE TABLE schema_version (version INTEGER NOT NULL); INSERT INTO schema_version VALUES (2);"
+      "CREATE TABLE users (id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL UNIQUE, created_at BIGINT NOT NULL);"
+      "CREATE TABLE tokens (id INTEGER PRIMARY KEY AUTOINCREMENT, user_id BIGINT NOT NULL REFERENCES users(id),"
+      " hash TEXT NOT NULL UNIQUE, created_at BIGINT NOT NULL);"
+      "CREATE TABLE projects (id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL UNIQUE, created_at BIGINT NOT NULL);"
+      "CREATE TABLE grants (user_id BIGINT NOT NULL REFERENCES users(id), project_id BIGINT NOT NULL REFERENCES "
+      " projects(id), role INTEGER NOT NULL, PRIMARY KEY (user_id, project_id));"
+      "CREATE TABLE models (id INTEGER PRIMARY KEY AUTOINCREMENT, project_id BIGINT NOT NULL REFERENCES projects(id),"
+      " name TEXT NOT NULL, last_number INTEGER NOT NULL DEFAULT 0, created_at BIGINT NOT NULL, UNIQUE (project_id, name));"
+      "CREATE TABLE versions (id INTEGER PRIMARY KEY AUTOINCREMENT, model_id BIGINT NOT NULL REFERENCES models(id),"
+      " number INTEGER NOT NULL, tree_hash TEXT NOT NULL, main_file TEXT NOT NULL, size_bytes BIGINT NOT NULL,"
+      " opsets TEXT NOT NULL, created_at BIGINT NOT NULL, created_by BIGINT NOT NULL REFERENCES users(id),"
+      " last_engine INTEGER NOT NULL DEFAULT 0, UNIQUE (model_id, number));"
+      "CREATE TABLE engines (id INTEGER PRIMARY KEY AUTOINCREMENT, version_id BIGINT NOT NULL REFERENCES versions(id),"
+      " number INTEGER NOT NULL, label TEXT NOT NULL, tree_hash TEXT NOT NULL, prefix TEXT NOT NULL,"
+      " created_at BIGINT NOT NULL, created_by BIGINT NOT NULL REFERENCES users(id), UNIQUE (version_id, number));"
+      "CREATE TABLE analyses (cache_key TEXT NOT NULL, kb TEXT NOT NULL, status TEXT NOT NULL, progress INTEGER NOT NULL,"
+      " message TEXT NOT NULL, result_hash TEXT NOT NULL, updated_at BIGINT NOT NULL, PRIMARY KEY (cache_key, kb));"
+      "CREATE TABLE sessions (hash TEXT PRIMARY KEY, user_id BIGINT NOT NULL REFERENCES users(id),"
+      " expires_at BIGINT NOT NULL);"
+      "INSERT INTO users (name, created_at) VALUES ('alice', 1);"
+      "INSERT INTO projects (name, created_at) VALUES ('vision', 1);"
+      "INSERT INTO grants VALUES (1, 1, 2);"
+      "INSERT INTO models (project_id, name, last_number, created_at) VALUES (1, 'detector', 1, 1);"
+      "INSERT INTO versions (model_id, number, tree_hash, main_file, size_bytes, opsets, created_at, created_by,"
+      " last_engine) VALUES (1, 1, '" + std::string(64, 'a') + "', 'model.onnx', 10, 'ai.onnx:17', 1, 1, 1);"
+      "INSERT INTO engines (version_id, number, label, tree_hash, prefix, created_at, created_by) VALUES (1, 1, 'fp16',"
+      " '" + std::string(64, 'b') + "', 'm.onnx.engine', 1, 1);";
+  std::string all = sql;
+  all += "INSERT INTO tokens (user_id, hash, created_at) VALUES (1, '" + token_hash + "', 1);";
+  char* error = nullptr;
+  EXPECT_EQ(sqlite3_exec(db, all.c_str(), nullptr, nullptr, &error), SQLITE_OK) << (error ? error : "");
+  sqlite3_free(error);
+  sqlite3_close(db);
+}
+
+TEST(Store, MigrationFromSchema2KeepsEverythingAndAddsTheAdministration) {
+  // A token made by a store of today, its hash written into a schema-2 database.
+  const fs::path scratch = fresh_dir("store-migration-token");
+  std::string token, hash;
+  {
+    auto s = Store::open(scratch);
+    s->create_user("alice");
+    token = s->issue_token("alice");
+  }
+  {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open((scratch / "trtlens.db").c_str(), &db), SQLITE_OK);
+    sqlite3_stmt* st = nullptr;
+    ASSERT_EQ(sqlite3_prepare_v2(db, "SELECT hash FROM tokens", -1, &st, nullptr), SQLITE_OK);
+    ASSERT_EQ(sqlite3_step(st), SQLITE_ROW);
+    hash = reinterpret_cast<const char*>(sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+  }
+  const fs::path dir = fresh_dir("store-migration-2-3");
+  write_schema_2(dir, hash);
+  auto s = Store::open(dir);
+  auto user = s->user_for_token(token);
+  ASSERT_TRUE(user);  // tokens of schema 2 still sign in
+  EXPECT_EQ(s->role(user->id, "vision"), Role::Write);
+  auto v = s->version("vision", "detector", 1);
+  ASSERT_TRUE(v);
+  EXPECT_EQ(v->git_sha, "");
+  EXPECT_TRUE(v->tags.empty());
+  auto engines = s->engines(v->id);
+  ASSERT_EQ(engines.size(), 1u);
+  EXPECT_EQ(engines[0].release, "");  // not known: the overlay shows no disagreement
+  auto tokens = s->tokens();
+  ASSERT_EQ(tokens.size(), 1u);
+  EXPECT_EQ(tokens[0].hint, "");  // issued before hints
+  // The new columns and table work on the migrated database.
+  s->set_tag("vision", "detector", "production", 1);
+  s->set_description("vision", "detector", "front camera");
+  EXPECT_EQ(s->models("vision")[0].description, "front camera");
+  EXPECT_EQ(s->version("vision", "detector", 1)->tags, std::vector<std::string>{"production"});
+  s->revoke_token(tokens[0].id);
+  EXPECT_FALSE(s->user_for_token(token));
+  s.reset();
+  EXPECT_NO_THROW(Store::open(dir));  // migrated once: opening again changes nothing
 }
 
 }  // namespace
