@@ -365,9 +365,10 @@ std::string check_markdown(const Model& m, const Annotations& a, const CheckView
   }));
   if (first.empty() && rest.empty()) out += "Every node is SUPPORTED.\n";
   if (!first.empty()) add_table(first);
-  // Rows of SUPPORTED nodes only when asked for (--only SUPPORTED): the summary counts them.
+  // Rows of SUPPORTED nodes for small models or when asked for (--only): else the summary counts them.
+  constexpr size_t kSupportedRowsUpTo = 500;
   std::vector<Row> supported;
-  if (!view.only.empty()) supported = group_rows(nodes_where(a, [&](const NodeVerdict& v) {
+  if (a.nodes.size() <= kSupportedRowsUpTo || !view.only.empty()) supported = group_rows(nodes_where(a, [&](const NodeVerdict& v) {
     return v.verdict == Verdict::SUPPORTED && shown(view, v.verdict);
   }));
   for (const auto* part : {&rest, &supported}) {

@@ -36,7 +36,9 @@ std::string check_json(const Model& m, const Annotations& a, const KnowledgeBase
 void check_json(const Model& m, const Annotations& a, const KnowledgeBase& kb,
                 const std::function<void(std::string_view)>& write);
 // For a pull-request comment: the summary, the UNSUPPORTED and UNKNOWN rows, the
-// other rows in a <details> block; at most kMarkdownMaxBytes, then "N more rows in the JSON".
+// FALLBACK and IMPLICIT_CAST rows in a <details> block, then (models of at most 500
+// nodes, or with view.only) the SUPPORTED rows in another; at most kMarkdownMaxBytes,
+// then "N more rows in the JSON".
 std::string check_markdown(const Model& m, const Annotations& a, const CheckView& view);
 // SARIF 2.1.0 for GitHub code scanning (docs/check-json.md): one result per node
 // that is not SUPPORTED (at most 25,000, GitHub's limit per run, the most severe
