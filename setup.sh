@@ -18,6 +18,7 @@ PACKAGES=(
   hyperfine time
   libsqlite3-dev libpq-dev libsodium-dev postgresql
   python3-torch python3-torchvision
+  python3-jsonschema
 )
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -1,5 +1,5 @@
 # Writes OUT: a C++ file defining trtlens::embedded_files(), a table of
-# (path relative to ROOT, contents) for every file of ROOT/data/trt and ROOT/web.
+# (path relative to ROOT, contents, hex SHA-256) for every file of ROOT/data/trt and ROOT/web.
 file(GLOB FILES ${ROOT}/data/trt/* ${ROOT}/web/*)
 list(SORT FILES)
 set(body "#include \"util/embedded.h\"\nnamespace trtlens {\nnamespace {\n")
@@ -11,11 +11,12 @@ foreach(f IN LISTS FILES)
   endif()
   file(RELATIVE_PATH rel ${ROOT} ${f})
   file(READ ${f} hex HEX)
+  file(SHA256 ${f} digest)
   string(LENGTH "${hex}" hexlen)
   math(EXPR size "${hexlen} / 2")
   string(REGEX REPLACE "([0-9a-f][0-9a-f])" "'\\\\x\\1'," bytes "${hex}")
   string(APPEND body "const char file${i}[] = {${bytes}0};\n")
-  string(APPEND table "  {\"${rel}\", std::string_view(file${i}, ${size})},\n")
+  string(APPEND table "  {\"${rel}\", std::string_view(file${i}, ${size}), \"${digest}\"},\n")
   math(EXPR i "${i} + 1")
 endforeach()
 string(APPEND body "}  // namespace\n\nconst std::vector<EmbeddedFile>& embedded_files() {\n  static const std::vector<EmbeddedFile> files = {\n${table}  };\n  return files;\n}\n}  // namespace trtlens\n")

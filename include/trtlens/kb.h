@@ -159,9 +159,22 @@ class KnowledgeBase {
   };
   KnowledgeBase with_plugins(const std::vector<DeclaredPlugin>& plugins) const;
 
+  // Identifies the facts judged with (64 lowercase hex digits): the SHA-256 of the
+  // manifest "SHA256  NAME\n" of the release files in name order, which for the
+  // built-in knowledge base is `sha256sum data/trt/*.tsv | sha256sum` in the source
+  // tree (C locale order); with declared plugins, the SHA-256 of that and each
+  // plugin's NAME:VERSIONS. Every JSON output carries it (docs/check-json.md).
+  const std::string& fingerprint() const { return fingerprint_; }
+
  private:
+  static KnowledgeBase parse_tables(const std::vector<std::pair<std::string_view, std::string_view>>& files);
   std::vector<Release> releases_;
+  std::string fingerprint_;
 };
+
+// This build of trtlens: the CMake project version ("0.1.0"). Every JSON output
+// carries it beside the knowledge-base fingerprint.
+std::string_view trtlens_version();
 
 // Outcome of checking one rule on one node.
 enum class RuleOutcome { Holds, Fails, Unknown };

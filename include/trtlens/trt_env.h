@@ -257,10 +257,6 @@ LoadVerdict calib_usable(const CalibCache& cache, const TrtVersion& target);
 // not an executable file.
 std::string find_trtexec(const std::string& explicit_path, const SearchOptions& options);
 
-// Lowercase hex SHA-256 of a file's contents (streamed). Throws InputError.
-std::string sha256_file(const std::string& path);
-std::string sha256_hex(std::string_view data);
-
 // trtexec's console log is read by parse_trtexec_log (trtlens/engine.h).
 
 }  // namespace trtlens

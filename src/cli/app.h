@@ -14,6 +14,8 @@ namespace trtlens::cli {
 // 2 bad input or usage.
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitNotConverting = 1;
+// check, matrix, partition, engine lint: analysed, and what --fail-on names was found.
+inline constexpr int kExitFailOn = 1;
 inline constexpr int kExitBadInput = 2;
 
 // Adds one subcommand to `app`. Its callback stores the command's exit code in

@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "cli/app.h"
+#include "cli/output.h"
 #include "render/engine_render.h"
 #include "render/table.h"
 #include "trtlens/analysis.h"
@@ -79,14 +80,6 @@ std::vector<EnginePlan>& load_plans(const PlanArgs& a, size_t min_count) {
   plans->reserve(files.size());
   for (const auto& f : files) plans->push_back(load_plan(f, LoadOptions{a.opt_profile}));
   return *plans;
-}
-
-void emit(const std::string& text, const std::string& output) {
-  if (output.empty() || output == "-") {
-    fmt::print("{}", text);
-  } else {
-    write_file_atomic(output, text);
-  }
 }
 
 bool want_color(const std::string& output) { return (output.empty() || output == "-") && stdout_wants_color(); }
@@ -227,17 +220,16 @@ void add_engine_command(CLI::App& app, int& exit_code) {
         return;
       }
       auto f = parse_output_format(*format);
-      int threshold = -1;
-      if (*fail_on == "info") threshold = 0;
-      else if (*fail_on == "warning") threshold = 1;
-      else if (*fail_on == "error") threshold = 2;
-      else if (*fail_on != "none") throw UsageError("--fail-on " + *fail_on + ": expected none, info, warning or error");
+      // The least severe level named is the threshold.
+      std::vector<bool> levels = parse_choices("--fail-on", *fail_on, {"info", "warning", "error"});
+      int threshold = static_cast<int>(std::find(levels.begin(), levels.end(), true) - levels.begin());
+      if (threshold == 3) threshold = -1;
       auto& plans = load_plans(*a, 1);
       auto findings = lint(plans[0], *only);
       emit(render_engine_lint(plans[0], findings, f, want_color(*output)), *output);
       exit_code = kExitOk;
       for (const auto& x : findings)
-        if (threshold >= 0 && static_cast<int>(x.severity) >= threshold) exit_code = kExitNotConverting;
+        if (threshold >= 0 && static_cast<int>(x.severity) >= threshold) exit_code = kExitFailOn;
     });
   }
   // compare

@@ -1,11 +1,13 @@
 // trtlens partition MODEL --trt R --precision P [-o DIR]: the regions TensorRT
 // would take, and optionally each part written as an ONNX model.
 #include <CLI/CLI.hpp>
+#include <fmt/core.h>
 
 #include "cli/app.h"
 #include "cli/knowledge.h"
 #include "cli/model_options.h"
 #include "cli/output.h"
+#include "render/check_output.h"
 #include "render/partition_output.h"
 #include "trtlens/error.h"
 #include "trtlens/partition.h"
@@ -15,7 +17,7 @@ namespace trtlens::cli {
 namespace {
 
 struct PartitionCliOptions {
-  std::string model, release, precision = "fp32", format = "text", dir;
+  std::string model, release, precision = "fp32", format = "text", dir, fail_on = "unsupported";
   int min_nodes = 1;
   std::string exclude_ops;
   bool force = false;
@@ -29,7 +31,7 @@ void add_partition_command(CLI::App& app, int& exit_code) {
   auto opt = std::make_shared<PartitionCliOptions>();
   CLI::App* cmd = app.add_subcommand(
       "partition", "Split an ONNX model into the regions TensorRT would take and the rest; optionally write each "
-                   "part as an ONNX model (exit 0: the model converts, 1: it does not, 2: bad input)");
+                   "part as an ONNX model (exit 0: no node has a --fail-on verdict, 1: some node has one, 2: bad input or usage)");
   add_model_runtime_options(cmd, opt->model, opt->release, opt->precision);
   cmd->add_option("--min-nodes", opt->min_nodes, "leave TensorRT regions with fewer nodes to the other runtime")
       ->check(CLI::PositiveNumber)
@@ -40,6 +42,7 @@ void add_partition_command(CLI::App& app, int& exit_code) {
       "trt_op_types_to_exclude (default: the provider's, NonMaxSuppression,NonZero,RoiAlign from TensorRT 8.5 on; "
       "\"\" for none)");
   add_format_option(cmd, opt->format);
+  add_fail_on_option(cmd, opt->fail_on);
   cmd->add_option("-o,--output", opt->dir, "write every part as an ONNX model, the weights and manifest.json into this folder");
   cmd->add_flag("--force", opt->force, "replace the output folder when it exists and is not empty");
   add_plugin_option(cmd, opt->plugins);
@@ -47,6 +50,7 @@ void add_partition_command(CLI::App& app, int& exit_code) {
   cmd->callback([opt, exclude, &exit_code]() {
     const KnowledgeBase& kb = knowledge_base(opt->plugins);
     Runtime runtime = runtime_of(kb, opt->release, opt->precision);
+    std::vector<Verdict> fail_on = fail_on_verdicts(opt->fail_on);
     bool unknown_unsupported = unknown_as_unsupported(opt->model_options);
     Model model = load_with_options(opt->model, opt->model_options);
     Annotations a = annotate(model, kb, *runtime.release, runtime.precision);
@@ -61,12 +65,16 @@ void add_partition_command(CLI::App& app, int& exit_code) {
       }
     }
     Partition p = partition_model(model, a, po);
-    if (!opt->dir.empty()) write_partition(model, p, partition_json(model, a, p, true), opt->dir, opt->force);
-    std::string text = opt->format == "json"       ? partition_json(model, a, p, false)
+    if (!opt->dir.empty()) {
+      Progress progress("partition");
+      progress.stage(fmt::format("writing {} parts to {}", p.parts.size(), opt->dir));
+      write_partition(model, p, partition_json(model, a, p, kb, true), opt->dir, opt->force);
+    }
+    std::string text = opt->format == "json"       ? partition_json(model, a, p, kb, false)
                        : opt->format == "markdown" ? partition_markdown(model, a, p)
                                                    : partition_text(model, a, p, color_for(""));
     emit(text, "");
-    exit_code = a.converts ? kExitOk : kExitNotConverting;
+    exit_code = has_verdict(a, fail_on) ? kExitFailOn : kExitOk;
   });
 }
 

@@ -61,7 +61,7 @@ int run_report(const ReportArgs& a) {
     initial_precision = eo->check.runtime.precision;
   }
   if (a.format != "html") {
-    OverlayView view{&model, &*plan, &eo->overlay, &eo->check, &eo->predicted};
+    OverlayView view{&model, &*plan, &eo->overlay, &eo->check, &eo->predicted, &kb};
     std::string out = a.format == "json"       ? overlay_json(view)
                       : a.format == "markdown" ? overlay_markdown(view)
                                                : overlay_text(view, color_for(a.output == "-" ? "" : a.output));
@@ -72,7 +72,17 @@ int run_report(const ReportArgs& a) {
   options.initial_precision = initial_precision;
   options.region_nodes = a.region_nodes;
   options.title = std::filesystem::path(a.model).filename().string();
-  std::string page = render_report(model, kb, options);
+  std::string page;
+  {
+    // The sweep over every runtime takes seconds on a large model: say how far it is, on a terminal.
+    Progress progress("report");
+    ReportPage report(model, kb, options);
+    AnalysisRequest request = report.request(2);
+    if (progress.on()) request.progress = [&progress](size_t done, size_t total) { progress.update(done, total); };
+    ModelAnalysis analysis = analyze_model(model, kb, request);
+    progress.stage("laying out and writing the page");
+    page = report.html(analysis);
+  }
   // Without -o: MODEL.html in the current folder, as a first run expects something to open.
   const std::string output =
       a.output.empty() ? std::filesystem::path(a.model).stem().string() + ".html" : a.output;

@@ -9,13 +9,14 @@
 
 #include "cli/app.h"
 #include "trtlens/error.h"
+#include "trtlens/kb.h"
 #include "util/utf8.h"
 
 namespace trtlens::cli {
 
 int run(const std::vector<std::string>& args) {
   CLI::App app{"trtlens: TensorRT compatibility of ONNX models and analysis of built engines, offline.", "trtlens"};
-  app.set_version_flag("--version", "trtlens 0.1.0");
+  app.set_version_flag("--version", "trtlens " + std::string(trtlens_version()));
   app.require_subcommand(1);
   int exit_code = kExitOk;
   for (CommandAdder add : commands()) add(app, exit_code);

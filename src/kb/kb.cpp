@@ -14,6 +14,7 @@
 
 #include "trtlens/error.h"
 #include "util/embedded.h"
+#include "util/sha256.h"
 
 namespace trtlens {
 namespace {
@@ -334,7 +335,29 @@ KnowledgeBase KnowledgeBase::parse(const std::vector<std::pair<std::string, std:
   return parse_views(views);
 }
 
+namespace {
+
+// "SHA256  NAME\n" per file in name order, as sha256sum prints them, hashed (KnowledgeBase::fingerprint).
+std::string manifest_fingerprint(std::vector<std::pair<std::string_view, std::string>> name_digest) {
+  std::sort(name_digest.begin(), name_digest.end());
+  std::string manifest;
+  for (const auto& [name, digest] : name_digest) manifest += digest + "  " + std::string(name) + "\n";
+  return sha256_hex(manifest);
+}
+
+}  // namespace
+
+std::string_view trtlens_version() { return TRTLENS_VERSION; }
+
 KnowledgeBase KnowledgeBase::parse_views(const std::vector<std::pair<std::string_view, std::string_view>>& files) {
+  KnowledgeBase kb = parse_tables(files);
+  std::vector<std::pair<std::string_view, std::string>> digests;
+  for (const auto& [name, contents] : files) digests.emplace_back(name, sha256_hex(contents));
+  kb.fingerprint_ = manifest_fingerprint(std::move(digests));
+  return kb;
+}
+
+KnowledgeBase KnowledgeBase::parse_tables(const std::vector<std::pair<std::string_view, std::string_view>>& files) {
   KnowledgeBase kb;
   RuleCache rule_cache;  // keys point into `files`, which outlive this call
   kb.releases_.reserve(files.size());
@@ -358,10 +381,16 @@ KnowledgeBase KnowledgeBase::parse_views(const std::vector<std::pair<std::string
 const KnowledgeBase& KnowledgeBase::builtin() {
   static const KnowledgeBase kb = [] {
     std::vector<std::pair<std::string_view, std::string_view>> files;
+    std::vector<std::pair<std::string_view, std::string>> digests;  // from the build: no hashing at start-up
     for (const EmbeddedFile& f : embedded_files())
-      if (f.path.starts_with("data/trt/") && f.path.ends_with(".tsv")) files.emplace_back(f.path, f.contents);
+      if (f.path.starts_with("data/trt/") && f.path.ends_with(".tsv")) {
+        files.emplace_back(f.path, f.contents);
+        digests.emplace_back(f.path, std::string(f.sha256));
+      }
     try {
-      return parse_views(files);
+      KnowledgeBase parsed = parse_tables(files);
+      parsed.fingerprint_ = manifest_fingerprint(std::move(digests));
+      return parsed;
     } catch (const InputError& e) {
       // Embedded data is checked by the tests; reaching this is a build bug.
       throw std::runtime_error(std::string("embedded knowledge base: ") + e.what());
@@ -444,6 +473,12 @@ KnowledgeBase KnowledgeBase::with_plugins(const std::vector<DeclaredPlugin>& plu
       r.ops.insert_or_assign(d.name, std::move(e));
     }
   }
+  std::string declared = fingerprint_;
+  for (const DeclaredPlugin& d : plugins) {
+    declared += "\nplugin " + d.name + ":";
+    for (const auto& v : d.versions) declared += v + "|";
+  }
+  kb.fingerprint_ = sha256_hex(declared);
   return kb;
 }
 

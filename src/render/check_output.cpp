@@ -3,10 +3,14 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <cctype>
+#include <map>
 #include <functional>
 #include <nlohmann/json.hpp>
 
 #include "render/table.h"
+#include "util/sha256.h"
+#include "util/strings.h"
 #include "util/utf8.h"
 
 namespace trtlens {
@@ -153,18 +157,125 @@ std::string node_id(const Model& m, int graph, int index) {
   return fmt::format("{}/{}", m.graphs[static_cast<size_t>(graph)].path, index);
 }
 
+namespace {
+
+// The kind of a reason: its fact name ("status", "int64", ...) or the name of its
+// rule ("rank" of "rank(0,3..5)@opset(>=11)"). SARIF rule ids and grouping use it.
+std::string reason_kind(const Reason& r) {
+  return r.rule.substr(0, r.rule.find_first_of("(@"));
+}
+
+// Rows for people: a node, or a group of more than kGroupAfter nodes sharing
+// verdict, reason kinds and hints (640 INT64 rows of one model say one thing).
+struct Row {
+  std::vector<const NodeVerdict*> nodes;  // one, or the group in node order
+};
+
+std::vector<Row> group_rows(const std::vector<const NodeVerdict*>& shown_nodes) {
+  std::map<std::string, std::vector<const NodeVerdict*>> by_key;
+  auto key_of = [](const NodeVerdict& v) {
+    std::string key(verdict_name(v.verdict));
+    for (const auto& r : v.reasons) key += '\0' + reason_kind(r);
+    key += '\1';
+    for (const auto& h : v.hints) key += '\0' + h;
+    return key;
+  };
+  for (const NodeVerdict* v : shown_nodes)
+    if (!v->reasons.empty()) by_key[key_of(*v)].push_back(v);
+  std::vector<Row> rows;
+  for (const NodeVerdict* v : shown_nodes) {
+    if (v->reasons.empty()) {
+      rows.push_back({{v}});
+      continue;
+    }
+    const auto& members = by_key[key_of(*v)];
+    if (members.size() <= kGroupAfter) rows.push_back({{v}});
+    else if (members.front() == v) rows.push_back({members});
+  }
+  return rows;
+}
+
+// What a group's nodes share, in words: "narrow INT64 data of unknown range" for
+// the kinds that say the same thing on every node, else the first node's reasons.
+std::vector<std::string> group_reasons(const Model& m, const Row& row) {
+  const NodeVerdict& first = *row.nodes.front();
+  std::vector<std::string> out;
+  if (row.nodes.size() == 1) {
+    for (const auto& r : first.reasons) out.push_back(r.message);
+    return out;
+  }
+  for (const auto& r : first.reasons) {
+    std::string kind = reason_kind(r);
+    if (kind == "int64") out.push_back(fmt::format("{} nodes narrow INT64 data of unknown range to INT32", row.nodes.size()));
+    else if (kind == "double") out.push_back(fmt::format("{} nodes narrow DOUBLE data to FP32", row.nodes.size()));
+    else out.push_back(fmt::format("{} nodes, e.g. {}: {}", row.nodes.size(), node_label(node_of(m, first)), r.message));
+  }
+  return out;
+}
+
+std::string row_node_cell(const Model& m, const Row& row) {
+  if (row.nodes.size() == 1) return graph_cell(m, *row.nodes.front());
+  return fmt::format("{} nodes", row.nodes.size());
+}
+
+std::string row_name_cell(const Model& m, const Row& row) {
+  std::string names;
+  for (size_t i = 0; i < row.nodes.size() && i < kGroupAfter; ++i)
+    names += (i ? ", " : "") + node_label(node_of(m, *row.nodes[i]));
+  if (row.nodes.size() > kGroupAfter) names += fmt::format(" and {} more", row.nodes.size() - kGroupAfter);
+  return names;
+}
+
+std::string row_op_cell(const Model& m, const Row& row) {
+  std::vector<std::string> ops;
+  for (const NodeVerdict* v : row.nodes) {
+    const Node& n = node_of(m, *v);
+    std::string op = n.domain.empty() ? n.op_type : n.domain + ":" + n.op_type;
+    if (std::find(ops.begin(), ops.end(), op) == ops.end()) ops.push_back(op);
+  }
+  std::string out;
+  for (size_t i = 0; i < ops.size() && i < 4; ++i) out += (i ? ", " : "") + ops[i];
+  if (ops.size() > 4) out += fmt::format(" and {} more", ops.size() - 4);
+  return out;
+}
+
+std::string row_precision_cell(const Row& row) {
+  for (const NodeVerdict* v : row.nodes)
+    if (v->precision != row.nodes.front()->precision) return "mixed";
+  return std::string(row.nodes.front()->precision);
+}
+
+std::vector<const NodeVerdict*> nodes_where(const Annotations& a, const std::function<bool(const NodeVerdict&)>& keep) {
+  std::vector<const NodeVerdict*> out;
+  for (const auto& v : a.nodes)
+    if (keep(v)) out.push_back(&v);
+  return out;
+}
+
+// JSON string literal of `s` (invalid UTF-8 replaced).
+std::string json_quoted(std::string_view s) {
+  std::string out;
+  append_quoted(out, s);
+  return out;
+}
+
+void append_provenance(json& doc, const KnowledgeBase& kb) {
+  doc["trtlens_version"] = trtlens_version();
+  doc["kb_fingerprint"] = kb.fingerprint();
+}
+
+}  // namespace
+
 std::string check_text(const Model& m, const Annotations& a, const CheckView& view) {
   std::string out = fmt::format("{} — {}\n\n", escape_controls(m.path), runtime_label(a));
   Table t{{"node", "name", "op_type", "verdict", "precision", "reasons and hints"}, {}, {}};
-  for (const auto& v : a.nodes) {
-    if (!shown(view, v.verdict)) continue;
-    const Node& n = node_of(m, v);
-    std::string op = n.domain.empty() ? n.op_type : n.domain + ":" + n.op_type;
+  for (const Row& row : group_rows(nodes_where(a, [&](const NodeVerdict& v) { return shown(view, v.verdict); }))) {
+    const NodeVerdict& v = *row.nodes.front();
     Cell verdict(std::string(verdict_name(v.verdict)), view.color ? verdict_color(v.verdict) : nullptr);
-    std::vector<std::string> lines;
-    for (const auto& r : v.reasons) lines.push_back(r.message);
+    std::vector<std::string> lines = group_reasons(m, row);
     for (const auto& h : v.hints) lines.push_back("hint: " + h);
-    t.rows.push_back({graph_cell(m, v), node_label(node_of(m, v)), op, verdict, std::string(v.precision), lines.empty() ? "" : lines[0]});
+    t.rows.push_back({row_node_cell(m, row), row_name_cell(m, row), row_op_cell(m, row), verdict, row_precision_cell(row),
+                      lines.empty() ? "" : lines[0]});
     for (size_t i = 1; i < lines.size(); ++i) t.rows.push_back({"", "", "", "", "", lines[i]});
   }
   if (!t.rows.empty()) out += to_text(t);
@@ -175,19 +286,19 @@ std::string check_text(const Model& m, const Annotations& a, const CheckView& vi
   return out;
 }
 
-void check_json(const Model& m, const Annotations& a, const std::function<void(std::string_view)>& write) {
-  json doc = {{"schema_version", kCheckSchemaVersion},
-              {"tool", "trtlens"},
-              {"model", model_json(m)},
-              {"runtime",
-               {{"type", "TensorRT"},
-                {"release", a.release->name},
-                {"precision", precision_name(a.precision)},
-                {"source", a.release->citation()}}},
-              {"converts", a.converts},
-              {"summary", summary_json(a.summary)},
-              {"notes", a.notes},
-              {"nodes", json::array()}};
+void check_json(const Model& m, const Annotations& a, const KnowledgeBase& kb,
+                const std::function<void(std::string_view)>& write) {
+  json doc = {{"schema_version", kCheckSchemaVersion}, {"tool", "trtlens"}};
+  append_provenance(doc, kb);
+  doc["model"] = model_json(m);
+  doc["runtime"] = {{"type", "TensorRT"},
+                    {"release", a.release->name},
+                    {"precision", precision_name(a.precision)},
+                    {"source", a.release->citation()}};
+  doc["converts"] = a.converts;
+  doc["summary"] = summary_json(a.summary);
+  doc["notes"] = a.notes;
+  doc["nodes"] = json::array();
   // The nodes are streamed one compact object per line: a DOM of every node
   // of a 100k-node model would cost more than the analysis itself.
   std::string head = doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
@@ -207,9 +318,9 @@ void check_json(const Model& m, const Annotations& a, const std::function<void(s
   write("\n");
 }
 
-std::string check_json(const Model& m, const Annotations& a) {
+std::string check_json(const Model& m, const Annotations& a, const KnowledgeBase& kb) {
   std::string out;
-  check_json(m, a, [&out](std::string_view s) { out += s; });
+  check_json(m, a, kb, [&out](std::string_view s) { out += s; });
   return out;
 }
 
@@ -225,31 +336,303 @@ std::string check_markdown(const Model& m, const Annotations& a, const CheckView
   out += to_markdown(s) + "\n";
   for (const auto& note : a.notes) out += "> " + md_escape(note) + "\n";
   if (!a.notes.empty()) out += "\n";
-  auto rows = [&](bool (*keep)(const NodeVerdict&, const CheckView&)) {
+  auto table_of = [&](const std::vector<Row>& rows) {
     Table t{{"node", "name", "op_type", "verdict", "precision", "reasons", "hints"}, {}, {}};
-    for (const auto& v : a.nodes) {
-      if (!keep(v, view)) continue;
+    for (const Row& row : rows) {
+      const NodeVerdict& v = *row.nodes.front();
       std::string reasons, hints;
-      for (const auto& r : v.reasons) reasons += (reasons.empty() ? "" : "<br>") + md_escape(r.message);
+      for (const auto& r : group_reasons(m, row)) reasons += (reasons.empty() ? "" : "<br>") + md_escape(r);
       for (const auto& h : v.hints) hints += (hints.empty() ? "" : "<br>") + md_escape(h);
-      const Node& n = node_of(m, v);
-      t.rows.push_back({"`" + graph_cell(m, v) + "`", md_escape(node_label(node_of(m, v))), md_escape(n.op_type),
-                        std::string(verdict_name(v.verdict)), std::string(v.precision), reasons, hints});
+      t.rows.push_back({"`" + row_node_cell(m, row) + "`", md_escape(row_name_cell(m, row)), md_escape(row_op_cell(m, row)),
+                        std::string(verdict_name(v.verdict)), row_precision_cell(row), reasons, hints});
     }
     return t;
   };
-  Table issues = rows([](const NodeVerdict& v, const CheckView& cv) {
-    return v.verdict != Verdict::SUPPORTED && shown(cv, v.verdict);
-  });
-  if (issues.rows.empty()) out += "Every node is SUPPORTED.\n";
-  else out += to_markdown(issues);
-  constexpr size_t kMaxDetailsRows = 500;
-  if (a.nodes.size() <= kMaxDetailsRows) {
-    Table all = rows([](const NodeVerdict& v, const CheckView& cv) { return shown(cv, v.verdict); });
-    out += "\n<details><summary>All " + std::to_string(all.rows.size()) + " nodes</summary>\n\n" + to_markdown(all) +
-           "\n</details>\n";
+  // Rows are added while they fit: the budget keeps room for the closing lines.
+  constexpr size_t kTail = 400;
+  size_t left_out = 0;
+  auto add_table = [&](const std::vector<Row>& rows) {
+    std::string text = to_markdown(table_of(rows));
+    size_t pos = 0;
+    for (int line = 0; pos < text.size(); ++line) {
+      size_t end = text.find('\n', pos) + 1;
+      if (line >= 2 && out.size() + (end - pos) + kTail > kMarkdownMaxBytes) {
+        left_out += static_cast<size_t>(std::count(text.begin() + static_cast<long>(pos), text.end(), '\n'));
+        break;
+      }
+      out.append(text, pos, end - pos);
+      pos = end;
+    }
+  };
+  auto serious = [&](const NodeVerdict& v) {
+    return (v.verdict == Verdict::UNSUPPORTED || v.verdict == Verdict::UNKNOWN) && shown(view, v.verdict);
+  };
+  std::vector<Row> first = group_rows(nodes_where(a, serious));
+  std::vector<Row> rest = group_rows(nodes_where(a, [&](const NodeVerdict& v) {
+    return !serious(v) && v.verdict != Verdict::SUPPORTED && shown(view, v.verdict);
+  }));
+  if (first.empty() && rest.empty()) out += "Every node is SUPPORTED.\n";
+  if (!first.empty()) add_table(first);
+  // Rows of SUPPORTED nodes for small models or when asked for (--only): else the summary counts them.
+  constexpr size_t kSupportedRowsUpTo = 500;
+  std::vector<Row> supported;
+  if (a.nodes.size() <= kSupportedRowsUpTo || !view.only.empty()) supported = group_rows(nodes_where(a, [&](const NodeVerdict& v) {
+    return v.verdict == Verdict::SUPPORTED && shown(view, v.verdict);
+  }));
+  for (const auto* part : {&rest, &supported}) {
+    if (part->empty()) continue;
+    size_t nodes = 0;
+    for (const Row& r : *part) nodes += r.nodes.size();
+    bool fallback = part == &rest;
+    out += fmt::format("\n<details><summary>{} {} node{}</summary>\n\n", nodes,
+                       fallback ? "FALLBACK and IMPLICIT_CAST" : "SUPPORTED", nodes == 1 ? "" : "s");
+    add_table(*part);
+    out += "\n</details>\n";
+  }
+  if (left_out)
+    out += fmt::format("\n{} more row{} in the JSON (`--format json`).\n", left_out, left_out == 1 ? "" : "s");
+  return out;
+}
+
+bool has_verdict(const Annotations& a, const std::vector<Verdict>& verdicts) {
+  for (Verdict v : verdicts)
+    if (a.summary[static_cast<size_t>(v)] > 0) return true;
+  return false;
+}
+
+// ---------------------------------------------------------------- SARIF
+
+namespace {
+
+// GitHub code scanning refuses a run with more results than this.
+constexpr size_t kSarifMaxResults = 25000;
+
+const char* sarif_level(Verdict v) {
+  switch (v) {
+    case Verdict::UNSUPPORTED: return "error";
+    case Verdict::UNKNOWN: return "warning";
+    case Verdict::IMPLICIT_CAST: return "warning";
+    default: return "note";
+  }
+}
+
+// Words for the rule of each reason kind (docs/check-json.md lists the kinds).
+std::pair<std::string, std::string> kind_description(const std::string& kind) {
+  static const std::map<std::string, std::pair<std::string, std::string>> facts = {
+      {"status", {"The op does not import in this TensorRT release",
+                  "The release's support matrix or importer does not list the op, or marks it not supported."}},
+      {"importer", {"The release's ONNX importer refuses the node",
+                    "The importer code of the release rejects this op or this use of it."}},
+      {"types", {"An element type the release does not accept",
+                 "An input or output has an element type the release's importer or support matrix does not accept."}},
+      {"int64", {"INT64 data narrowed to INT32",
+                 "The release has no native INT64: values outside the INT32 range would be clamped."}},
+      {"double", {"DOUBLE data narrowed to FP32", "The release computes DOUBLE tensors in FP32."}},
+      {"uint8", {"UINT8 tensor inside the network", "The release accepts UINT8 only at the network's inputs and outputs."}},
+      {"ignored", {"An input or attribute the importer ignores",
+                   "The node sets an input or attribute that the release's importer never reads: it imports but computes "
+                   "something else."}},
+      {"precision", {"The node runs at another precision than asked",
+                     "The release has no kernel for the op at the asked precision; it runs wider, with reformats."}},
+      {"domain", {"An op of a custom domain without a plugin",
+                  "Ops outside the ONNX domains import only through a plugin of the same name."}},
+      {"function", {"A local function whose body does not import", "A node of the function's body does not import."}},
+      {"plugin", {"The op imports through a TensorRT plugin", "The node becomes a plugin layer."}},
+      {"plugin_library", {"The op needs a plugin library", "The plugin must be loaded at build and run time."}},
+  };
+  auto it = facts.find(kind);
+  if (it != facts.end()) return it->second;
+  return {fmt::format("A condition of the release's importer ({}) fails or cannot be decided", kind),
+          fmt::format("The knowledge base's rule '{}' (data/trt/README.md) restricts how the op imports in this release; "
+                      "the result's message says what the node does and what would help.",
+                      kind)};
+}
+
+// A URI reference for a file path (RFC 3986): unreserved characters and '/' kept, the rest percent-encoded.
+std::string uri_of(std::string_view path) {
+  std::string out;
+  for (unsigned char c : path) {
+    if (std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~' || c == '/') out += static_cast<char>(c);
+    else out += fmt::format("%{:02X}", c);
   }
   return out;
+}
+
+std::string result_kind(const NodeVerdict& v) {
+  if (v.reasons.empty()) {
+    std::string kind(verdict_name(v.verdict));
+    std::transform(kind.begin(), kind.end(), kind.begin(), [](unsigned char c) { return std::tolower(c); });
+    return kind;
+  }
+  return reason_kind(v.reasons.front());
+}
+
+}  // namespace
+
+void check_sarif(const Model& m, const Annotations& a, const KnowledgeBase& kb,
+                 const std::function<void(std::string_view)>& write) {
+  // The most severe results when there are more than GitHub takes: errors, then warnings, then notes.
+  std::vector<const NodeVerdict*> results = nodes_where(a, [](const NodeVerdict& v) { return v.verdict != Verdict::SUPPORTED; });
+  auto severity = [](const NodeVerdict* v) {
+    std::string_view l = sarif_level(v->verdict);
+    return l == "error" ? 0 : l == "warning" ? 1 : 2;
+  };
+  size_t omitted = 0;
+  if (results.size() > kSarifMaxResults) {
+    std::stable_sort(results.begin(), results.end(), [&](auto* x, auto* y) { return severity(x) < severity(y); });
+    omitted = results.size() - kSarifMaxResults;
+    results.resize(kSarifMaxResults);
+    std::sort(results.begin(), results.end());  // back to node order (pointers into one array)
+  }
+  std::vector<std::string> kinds;
+  for (const NodeVerdict* v : results) {
+    std::string kind = result_kind(*v);
+    if (std::find(kinds.begin(), kinds.end(), kind) == kinds.end()) kinds.push_back(kind);
+  }
+  std::sort(kinds.begin(), kinds.end());
+  json rules = json::array();
+  for (const auto& kind : kinds) {
+    auto [short_text, full_text] = kind_description(kind);
+    rules.push_back({{"id", kind},
+                     {"name", kind},
+                     {"shortDescription", {{"text", short_text}}},
+                     {"fullDescription", {{"text", full_text}}},
+                     {"help", {{"text", full_text + " Each result names the node, the reason and, when one exists, a hint."}}},
+                     {"properties", {{"tags", {"tensorrt", "onnx"}}}}});
+  }
+  json run_properties = {{"trtlens_version", trtlens_version()},
+                         {"kb_fingerprint", kb.fingerprint()},
+                         {"runtime", {{"release", a.release->name}, {"precision", precision_name(a.precision)}}},
+                         {"summary", summary_json(a.summary)},
+                         {"converts", a.converts},
+                         {"results_omitted", omitted}};
+  json doc = {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
+              {"version", "2.1.0"},
+              {"runs",
+               {{{"tool",
+                  {{"driver",
+                    {{"name", "trtlens"},
+                     {"version", trtlens_version()},
+                     {"semanticVersion", trtlens_version()},
+                     {"rules", rules}}}}},
+                 // Separates the analyses of one model at several runtimes (GitHub's "category").
+                 {"automationDetails",
+                  {{"id", fmt::format("trtlens/TensorRT-{}/{}/", a.release->name, precision_name(a.precision))}}},
+                 {"artifacts", {{{"location", {{"uri", uri_of(m.path)}}}}}},
+                 {"properties", run_properties},
+                 {"results", json::array()}}}}};
+  std::string head = doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+  size_t close = head.rfind("[]");
+  write(std::string_view(head).substr(0, close));
+  write("[");
+  const std::string uri = json_quoted(uri_of(m.path));
+  std::string line;
+  const char* sep = "\n        ";
+  for (const NodeVerdict* v : results) {
+    const Node& n = node_of(m, *v);
+    std::string kind = result_kind(*v);
+    size_t rule_index = static_cast<size_t>(std::lower_bound(kinds.begin(), kinds.end(), kind) - kinds.begin());
+    std::string text = fmt::format("{} node {} ({}, {}): ", verdict_name(v->verdict), node_label(n),
+                                   n.domain.empty() ? n.op_type : n.domain + ":" + n.op_type, graph_cell(m, *v));
+    for (size_t i = 0; i < v->reasons.size(); ++i) text += (i ? " " : "") + v->reasons[i].message + ".";
+    if (v->reasons.empty()) text += "no reason recorded.";
+    for (const auto& h : v->hints) text += " Hint: " + h + ".";
+    // The node's identity, stable across commits: GitHub matches alerts of the same
+    // file and rule by it (every node shares the file's one "line").
+    std::string identity = sha256_hex(fmt::format("{}\n{}\n{}\n{}", m.graphs[static_cast<size_t>(v->graph)].path,
+                                                  n.name.empty() ? std::to_string(v->index) : n.name, n.op_type, kind));
+    line = sep;
+    line += R"({"ruleId":)" + json_quoted(kind) + R"(,"ruleIndex":)" + std::to_string(rule_index) + R"(,"level":")" +
+            sarif_level(v->verdict) + R"(","message":{"text":)" + json_quoted(text) +
+            R"(},"locations":[{"physicalLocation":{"artifactLocation":{"uri":)" + uri +
+            R"(,"index":0},"region":{"startLine":1}},"logicalLocations":[{"name":)" + json_quoted(n.name) +
+            R"(,"fullyQualifiedName":)" + json_quoted(node_id(m, v->graph, v->index)) + R"(,"kind":"function"}]}],)" +
+            R"("partialFingerprints":{"primaryLocationLineHash":")" + identity.substr(0, 16) + R"(:1"},)" +
+            R"("properties":{"verdict":")" + std::string(verdict_name(v->verdict)) + R"(","op_type":)" + json_quoted(n.op_type) +
+            R"(,"precision":)" + json_quoted(v->precision) + "}}";
+    write(line);
+    sep = ",\n        ";
+  }
+  write(results.empty() ? "]" : "\n      ]");
+  write(std::string_view(head).substr(close + 2));
+  write("\n");
+}
+
+// ---------------------------------------------------------------- JUnit
+
+namespace {
+
+// Text for XML content and attributes: valid UTF-8, control characters as \xNN
+// (XML 1.0 has no way to carry most of them), markup characters as entities.
+std::string xml_escape(std::string_view s) {
+  std::string out;
+  for (char c : escape_controls(s)) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&apos;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+// The same for element text of several lines: the line breaks kept.
+std::string xml_escape_lines(std::string_view s) {
+  std::vector<std::string_view> lines = split(s, '\n');
+  std::string out;
+  for (size_t i = 0; i < lines.size(); ++i) out += (i ? "\n" : "") + xml_escape(lines[i]);
+  return out;
+}
+
+}  // namespace
+
+std::string junit_testcase(const Model& m, const Annotations& a, const CheckView& view, std::string_view command,
+                           bool& failed) {
+  std::string name = fmt::format("TensorRT {} {}", a.release->name, precision_name(a.precision));
+  std::string out = fmt::format("    <testcase classname=\"trtlens.{}\" name=\"{}\" file=\"{}\" time=\"0\"", command,
+                                xml_escape(name), xml_escape(m.path));
+  failed = has_verdict(a, view.fail_on);
+  if (!failed) return out + "/>\n";
+  std::string counts, listed;
+  size_t n = 0, failing = 0;
+  for (Verdict v : view.fail_on) {
+    int c = a.summary[static_cast<size_t>(v)];
+    if (c) counts += fmt::format("{}{} {}", counts.empty() ? "" : ", ", c, verdict_name(v));
+  }
+  for (const auto& v : a.nodes) {
+    if (std::find(view.fail_on.begin(), view.fail_on.end(), v.verdict) == view.fail_on.end()) continue;
+    ++failing;
+    if (n++ >= kJunitMaxNodes) continue;
+    const Node& node = node_of(m, v);
+    listed += fmt::format("{} {} ({}) {}: {}\n", graph_cell(m, v), node_label(node), node.op_type, verdict_name(v.verdict),
+                          v.reasons.empty() ? "" : v.reasons.front().message);
+    for (const auto& h : v.hints) listed += "  hint: " + h + "\n";
+  }
+  if (failing > kJunitMaxNodes) listed += fmt::format("{} more nodes in the JSON\n", failing - kJunitMaxNodes);
+  return out + fmt::format(">\n      <failure message=\"{} node{}: {}\" type=\"{}\">{}</failure>\n    </testcase>\n", failing,
+                           failing == 1 ? "" : "s", xml_escape(counts), "trtlens.verdict", xml_escape_lines(listed));
+}
+
+std::string junit_document(const std::string& suite, const Model& m, const std::vector<std::string>& testcases,
+                           size_t failures) {
+  std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  out += fmt::format("<testsuites name=\"trtlens\" tests=\"{0}\" failures=\"{1}\" errors=\"0\" skipped=\"0\" time=\"0\">\n",
+                     testcases.size(), failures);
+  out += fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"0\" time=\"0\">\n",
+                     xml_escape(suite + " " + m.path), testcases.size(), failures);
+  out += fmt::format("    <properties>\n      <property name=\"trtlens_version\" value=\"{}\"/>\n    </properties>\n",
+                     xml_escape(trtlens_version()));
+  for (const auto& t : testcases) out += t;
+  return out + "  </testsuite>\n</testsuites>\n";
+}
+
+std::string check_junit(const Model& m, const Annotations& a, const CheckView& view) {
+  bool failed = false;
+  std::string testcase = junit_testcase(m, a, view, "check", failed);
+  return junit_document("trtlens check", m, {testcase}, failed ? 1 : 0);
 }
 
 // ---------------------------------------------------------------- matrix
@@ -310,7 +693,7 @@ std::string matrix_text(const Model& m, const Matrix& mx, bool color) {
          to_text(matrix_table(mx, color)) + "\n" + matrix_footer(mx, false);
 }
 
-std::string matrix_json(const Model& m, const Matrix& mx) {
+std::string matrix_json(const Model& m, const Matrix& mx, const KnowledgeBase& kb) {
   json cells = json::array();
   for (const auto& c : mx.cells)
     cells.push_back({{"release", c.release->name},
@@ -322,12 +705,12 @@ std::string matrix_json(const Model& m, const Matrix& mx) {
     const Release* r = min_release(mx, p);
     by_precision[std::string(precision_name(p))] = r ? json(r->name) : json(nullptr);
   }
-  json doc = {{"schema_version", kCheckSchemaVersion},
-              {"tool", "trtlens"},
-              {"model", model_json(m)},
-              {"min_converting_release", mx.min_converting ? json(mx.min_converting->name) : json(nullptr)},
-              {"min_converting_release_by_precision", by_precision},
-              {"cells", cells}};
+  json doc = {{"schema_version", kCheckSchemaVersion}, {"tool", "trtlens"}};
+  append_provenance(doc, kb);
+  doc["model"] = model_json(m);
+  doc["min_converting_release"] = mx.min_converting ? json(mx.min_converting->name) : json(nullptr);
+  doc["min_converting_release_by_precision"] = by_precision;
+  doc["cells"] = cells;
   return doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
@@ -368,7 +751,7 @@ std::string diff_text(const Model& m, const Annotations& a, const Annotations& b
   return out;
 }
 
-std::string diff_json(const Model& m, const Annotations& a, const Annotations& b) {
+std::string diff_json(const Model& m, const Annotations& a, const Annotations& b, const KnowledgeBase& kb) {
   json changes = json::array();
   for (const auto& c : diff_annotations(a, b)) {
     json before = node_json(m, *c.before), after = node_json(m, *c.after);
@@ -379,13 +762,13 @@ std::string diff_json(const Model& m, const Annotations& a, const Annotations& b
                       {"hints", after["hints"]}};
     changes.push_back(std::move(entry));
   }
-  json doc = {{"schema_version", kCheckSchemaVersion},
-              {"tool", "trtlens"},
-              {"model", model_json(m)},
+  json doc = {{"schema_version", kCheckSchemaVersion}, {"tool", "trtlens"}};
+  append_provenance(doc, kb);
+  doc.update(json{{"model", model_json(m)},
               {"precision", precision_name(a.precision)},
               {"from", {{"release", a.release->name}, {"converts", a.converts}, {"summary", summary_json(a.summary)}}},
               {"to", {{"release", b.release->name}, {"converts", b.converts}, {"summary", summary_json(b.summary)}}},
-              {"changes", changes}};
+              {"changes", changes}});
   return doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 

@@ -1,5 +1,6 @@
 // Output of `trtlens check` and `trtlens matrix`: text for people, json for
-// programs (schema in docs/check-json.md), markdown for pull-request comments.
+// programs (schema in docs/check-json.md, docs/schemas/), markdown for pull-request
+// comments, SARIF for code scanning and JUnit XML for CI test reports.
 #pragma once
 #include <functional>
 #include <string>
@@ -15,25 +16,60 @@ inline constexpr int kCheckSchemaVersion = 1;
 struct CheckView {
   bool color = false;                  // ANSI colour in text
   std::vector<Verdict> only;           // text/markdown: list only these verdicts (empty = all)
+  // junit: a test case fails when a node has one of these verdicts (--fail-on).
+  std::vector<Verdict> fail_on = {Verdict::UNSUPPORTED};
 };
 
-// Every node with verdict, precision, reasons and hints, then the summary.
+// Markdown is meant for a pull-request comment: GitHub refuses comments over
+// 65,536 characters; check_markdown stays under this many bytes.
+inline constexpr size_t kMarkdownMaxBytes = 60000;
+// Rows that share verdict, reason kinds and hints are one row in text and
+// markdown when there are more of them than this.
+inline constexpr size_t kGroupAfter = 3;
+
+// Every node with verdict, precision, reasons and hints (rows sharing them grouped), then the summary.
 std::string check_text(const Model& m, const Annotations& a, const CheckView& view);
-// The public JSON document (schema_version 1), pretty-printed.
-std::string check_json(const Model& m, const Annotations& a);
+// The public JSON document (schema_version 1, docs/check-json.md), pretty-printed.
+// `kb` is the knowledge base `a` was judged with: its fingerprint is recorded.
+std::string check_json(const Model& m, const Annotations& a, const KnowledgeBase& kb);
 // The same document handed to `write` piece by piece (one node per call), never held whole.
-void check_json(const Model& m, const Annotations& a, const std::function<void(std::string_view)>& write);
-// Summary, then the nodes that are not SUPPORTED (all nodes in a details block).
+void check_json(const Model& m, const Annotations& a, const KnowledgeBase& kb,
+                const std::function<void(std::string_view)>& write);
+// For a pull-request comment: the summary, the UNSUPPORTED and UNKNOWN rows, the
+// FALLBACK and IMPLICIT_CAST rows in a <details> block, then (models of at most 500
+// nodes, or with view.only) the SUPPORTED rows in another; at most kMarkdownMaxBytes,
+// then "N more rows in the JSON".
 std::string check_markdown(const Model& m, const Annotations& a, const CheckView& view);
+// SARIF 2.1.0 for GitHub code scanning (docs/check-json.md): one result per node
+// that is not SUPPORTED (at most 25,000, GitHub's limit per run, the most severe
+// kept), rule ids per reason kind, the model file as the location. Streamed to `write`.
+void check_sarif(const Model& m, const Annotations& a, const KnowledgeBase& kb,
+                 const std::function<void(std::string_view)>& write);
+// JUnit XML: one test suite with one test case for the runtime, failed when a node
+// has a verdict of view.fail_on; the failure lists those nodes.
+std::string check_junit(const Model& m, const Annotations& a, const CheckView& view);
+
+// One <testcase> of JUnit XML for one runtime (check_junit, matrix --format junit);
+// `failed` tells whether it failed; `command` names its class ("trtlens.check").
+// Lists at most kJunitMaxNodes nodes.
+inline constexpr size_t kJunitMaxNodes = 200;
+std::string junit_testcase(const Model& m, const Annotations& a, const CheckView& view, std::string_view command,
+                           bool& failed);
+// The JUnit document around `testcases` (junit_testcase), as one suite named `suite`.
+std::string junit_document(const std::string& suite, const Model& m, const std::vector<std::string>& testcases,
+                           size_t failures);
+
+// True when a node of `a` has one of `verdicts` (--fail-on).
+bool has_verdict(const Annotations& a, const std::vector<Verdict>& verdicts);
 
 // `matrix`: releases × precisions with verdict counts and converts yes/no.
 std::string matrix_text(const Model& m, const Matrix& mx, bool color);
-std::string matrix_json(const Model& m, const Matrix& mx);
+std::string matrix_json(const Model& m, const Matrix& mx, const KnowledgeBase& kb);
 std::string matrix_markdown(const Model& m, const Matrix& mx);
 
 // `matrix --diff A B`: the nodes whose verdict changes.
 std::string diff_text(const Model& m, const Annotations& a, const Annotations& b, bool color);
-std::string diff_json(const Model& m, const Annotations& a, const Annotations& b);
+std::string diff_json(const Model& m, const Annotations& a, const Annotations& b, const KnowledgeBase& kb);
 std::string diff_markdown(const Model& m, const Annotations& a, const Annotations& b);
 
 // Text for a markdown table cell: markdown's special characters escaped, control characters as \xNN.

@@ -369,6 +369,8 @@ std::string render_engine_report(const std::vector<const EngineAnalysis*>& engin
   const auto names = plan_labels(plans, labels);
   json data;
   data["schema_version"] = kEngineSchemaVersion;
+  data["trtlens_version"] = trtlens_version();
+  data["kb_fingerprint"] = KnowledgeBase::builtin().fingerprint();
   json ps = json::array();
   for (size_t i = 0; i < engines.size(); ++i) {
     const EngineAnalysis& e = *engines[i];

@@ -10,6 +10,7 @@
 #include "render/engine_render.h"
 #include "render/table.h"
 #include "trtlens/error.h"
+#include "trtlens/kb.h"
 #include "util/utf8.h"
 
 using json = nlohmann::ordered_json;
@@ -166,9 +167,17 @@ std::string si(double v) {
   return i == 0 ? fmt::format("{:.0f}", v) : fmt::format("{:.3g} {}", v, units[i]);
 }
 
+// trtlens_version and kb_fingerprint, as every JSON output carries them (an
+// engine is judged with the built-in knowledge base, where it is judged at all).
+void append_provenance(json& j) {
+  j["trtlens_version"] = trtlens_version();
+  j["kb_fingerprint"] = KnowledgeBase::builtin().fingerprint();
+}
+
 json summary_json(const EnginePlan& plan, const EngineSummary& s, const std::vector<Finding>* findings) {
   json j;
   j["schema_version"] = kEngineSchemaVersion;
+  append_provenance(j);
   j["plan"] = plan.name;
   j["files"] = {{"graph", plan.files.graph},
                 {"profile", plan.files.profile},
@@ -527,8 +536,10 @@ std::string render_engine_layers(const EnginePlan& plan, const LayerAnalysis& a,
                      {"memory_efficiency", opt(st.memory_efficiency)},
                      {"compute", compute_json(st.compute)}});
     }
-    json j = {{"schema_version", kEngineSchemaVersion}, {"plan", plan.name}, {"partial", plan.partial()},
-              {"notes", plan.notes}, {"device_peaks", peaks_json(a.peaks)}, {"layers", arr}};
+    json j = {{"schema_version", kEngineSchemaVersion}};
+    append_provenance(j);
+    j.update(json{{"plan", plan.name}, {"partial", plan.partial()}, {"notes", plan.notes},
+                  {"device_peaks", peaks_json(a.peaks)}, {"layers", arr}});
     return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   }
   const bool wide = f != OutputFormat::Text;
@@ -619,8 +630,9 @@ std::string render_engine_lint(const EnginePlan& plan, const std::vector<Finding
     for (const auto& x : findings)
       a.push_back({{"linter", x.linter}, {"layer", x.layer}, {"severity", severity_name(x.severity)},
                    {"message", x.message}, {"suggestion", x.suggestion}});
-    json j = {{"schema_version", kEngineSchemaVersion}, {"plan", plan.name}, {"partial", plan.partial()},
-              {"notes", plan.notes}, {"findings", a}};
+    json j = {{"schema_version", kEngineSchemaVersion}};
+    append_provenance(j);
+    j.update(json{{"plan", plan.name}, {"partial", plan.partial()}, {"notes", plan.notes}, {"findings", a}});
     return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   }
   if (f != OutputFormat::Text) {
@@ -687,6 +699,7 @@ std::string render_engine_compare(const PlanComparison& c, OutputFormat f, size_
   if (f == OutputFormat::Json) {
     json j;
     j["schema_version"] = kEngineSchemaVersion;
+    append_provenance(j);
     json plans = json::array();
     for (size_t p = 0; p < n; ++p) {
       const auto& e = c.end_to_end[p];

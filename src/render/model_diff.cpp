@@ -20,6 +20,8 @@ std::string first_reason(const NodeVerdict* v) { return v && !v->reasons.empty()
 std::string model_diff_json(const ModelDiffView& v) {
   const ModelDiff& d = *v.diff;
   json doc = {{"schema_version", kModelDiffSchemaVersion},
+              {"trtlens_version", trtlens_version()},
+              {"kb_fingerprint", KnowledgeBase::builtin().fingerprint()},
               {"runtime", v.runtime},
               {"before", {{"label", v.before_label}, {"converts", v.converts_before}}},
               {"after", {{"label", v.after_label}, {"converts", v.converts_after}}},

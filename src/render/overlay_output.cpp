@@ -126,6 +126,8 @@ json overlay_document(const OverlayView& v) {
   const Overlay& o = *v.overlay;
   json doc;
   doc["schema_version"] = kOverlaySchemaVersion;
+  doc["trtlens_version"] = trtlens_version();
+  doc["kb_fingerprint"] = v.kb ? v.kb->fingerprint() : KnowledgeBase::builtin().fingerprint();
   doc["model"] = m.path;
   doc["plan"] = plan.name;
   doc["graph_json"] = plan.files.graph;

@@ -21,6 +21,7 @@ struct OverlayView {
   const Overlay* overlay = nullptr;
   const PredictionCheck* check = nullptr;
   const Annotations* predicted = nullptr;  // annotate() for check->runtime
+  const KnowledgeBase* kb = nullptr;       // judged with (its fingerprint is recorded); null: the built-in one
 };
 
 std::string overlay_json(const OverlayView& v);

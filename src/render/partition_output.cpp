@@ -150,7 +150,8 @@ std::string partition_text(const Model& m, const Annotations& a, const Partition
   return out;
 }
 
-std::string partition_json(const Model& m, const Annotations& a, const Partition& p, bool with_files) {
+std::string partition_json(const Model& m, const Annotations& a, const Partition& p, const KnowledgeBase& kb,
+                           bool with_files) {
   Wiring w = wiring(p);
   json parts = json::array();
   for (size_t k = 0; k < p.parts.size(); ++k) {
@@ -198,6 +199,8 @@ std::string partition_json(const Model& m, const Annotations& a, const Partition
   }
   json doc = {{"schema_version", kPartitionSchemaVersion},
               {"tool", "trtlens"},
+              {"trtlens_version", trtlens_version()},
+              {"kb_fingerprint", kb.fingerprint()},
               {"model", m.path},
               {"runtime", {{"type", "TensorRT"}, {"release", a.release->name}, {"precision", precision_name(a.precision)}}},
               {"min_nodes", p.min_nodes},

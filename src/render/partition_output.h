@@ -14,8 +14,10 @@ inline constexpr int kPartitionSchemaVersion = 1;
 // Shares, the parts with their boundary tensors, then the nodes left outside.
 std::string partition_text(const Model& m, const Annotations& a, const Partition& p, bool color);
 // The public JSON document. `with_files`: each part names its file
-// (part_file_name), which makes it the manifest of an output folder.
-std::string partition_json(const Model& m, const Annotations& a, const Partition& p, bool with_files);
+// (part_file_name), which makes it the manifest of an output folder. `kb` is the
+// knowledge base `a` was judged with (its fingerprint is recorded).
+std::string partition_json(const Model& m, const Annotations& a, const Partition& p, const KnowledgeBase& kb,
+                           bool with_files);
 std::string partition_markdown(const Model& m, const Annotations& a, const Partition& p);
 
 }  // namespace trtlens

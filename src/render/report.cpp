@@ -26,10 +26,19 @@ const Model& checked_size(const Model& model) {
 
 }  // namespace
 
+namespace {
+
+ReportOptions with_fingerprint(ReportOptions options, const KnowledgeBase& kb) {
+  options.kb_fingerprint = kb.fingerprint();
+  return options;
+}
+
+}  // namespace
+
 ReportPage::ReportPage(const Model& model, const KnowledgeBase& kb, ReportOptions options)
     : initial_{options.initial_release ? options.initial_release : &kb.releases().back(), options.initial_precision},
       options_(options),
-      builder_(checked_size(model), releases_of(kb), std::move(options)) {}
+      builder_(checked_size(model), releases_of(kb), with_fingerprint(std::move(options), kb)) {}
 
 ReportPage::~ReportPage() {
   if (layout_.valid()) layout_.wait();

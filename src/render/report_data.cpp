@@ -580,6 +580,8 @@ Json ReportBuilder::Impl::op_table() {
 Json ReportBuilder::Impl::json_out() {
   Json out;
   out["schema_version"] = 1;
+  out["trtlens_version"] = trtlens_version();
+  out["kb_fingerprint"] = options.kb_fingerprint;
   out["title"] = options.title;
   Json m;
   m["path"] = model.path;

@@ -35,6 +35,8 @@ struct ReportOptions {
   // When set (and outliving the builder), the page carries the engine overlay:
   // `engine` in the page data (docs/report.md).
   const ReportEngine* engine = nullptr;
+  // KnowledgeBase::fingerprint of the knowledge base judged with (ReportPage sets it).
+  std::string kb_fingerprint;
 };
 
 // Folds the annotations of every runtime into the page data, one runtime at a

@@ -12,6 +12,7 @@
 #include "trtlens/overlay.h"
 #include "trtlens/trt_env.h"
 #include "util/embedded.h"
+#include "util/sha256.h"
 
 namespace trtlens::serve {
 
@@ -67,13 +68,11 @@ std::string what_of(std::exception_ptr error) noexcept {
 
 const std::string& analysis_fingerprint() {
   static const std::string fingerprint = [] {
-    // The stored result's layout is part of it: a new layout re-analyses (lazily).
-    std::string all = "result schema " + std::to_string(kResultSchema) + '\0';
-    for (const EmbeddedFile& f : embedded_files()) {
-      all.append(f.path);
-      all.push_back('\0');
-      all.append(f.contents);
-    }
+    // The stored result's layout and the page code are part of it: a new layout
+    // or page re-analyses (lazily). The knowledge base enters by its own fingerprint.
+    std::string all = "result schema " + std::to_string(kResultSchema) + '\0' + KnowledgeBase::builtin().fingerprint();
+    for (const EmbeddedFile& f : embedded_files())
+      if (f.path.starts_with("web/")) all += fmt::format("\n{}  {}", f.sha256, f.path);
     return sha256_hex(all);
   }();
   return fingerprint;
@@ -316,7 +315,7 @@ void Analyzer::analyse(const Job& job, Analysis& state) {
       converts.push_back({{"runtime", pins_[i].label},
                           {"converts", a.converts},
                           {"unsupported", a.summary[static_cast<int>(Verdict::UNSUPPORTED)]},
-                          {"check", store_.objects().put_blob(check_json(model, a))},
+                          {"check", store_.objects().put_blob(check_json(model, a, KnowledgeBase::builtin()))},
                           {"diff", store_.objects().put_blob(diff_rows_json(diff_rows(model, a)))}});
     }
     result = {{"schema_version", kResultSchema},

@@ -284,7 +284,7 @@ void add_api_routes(httplib::Server& http, Context& ctx) {
     }
     LiveAnalyses::Turn turn(*ctx.live);
     Model m = load_stored_model(ctx.store->objects(), v);
-    send_json(res, check_json(m, annotate(m, kb, r, p)));
+    send_json(res, check_json(m, annotate(m, kb, r, p), kb));
   });
 
   server.Get(V + "/diff", [&ctx](const httplib::Request& req, httplib::Response& res) {

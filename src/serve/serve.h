@@ -31,8 +31,8 @@ struct ServeOptions {
 void run_server(const ServeOptions& options);
 
 // Identifies the knowledge base and page code compiled into this binary (hex
-// SHA-256 over the embedded data/trt and web files): cached analyses are keyed
-// by it, so a new trtlens re-analyses on first view.
+// SHA-256 over the result schema, KnowledgeBase::fingerprint and the embedded web
+// files): cached analyses are keyed by it, so a new trtlens re-analyses on first view.
 const std::string& analysis_fingerprint();
 
 }  // namespace trtlens::serve

@@ -1,4 +1,5 @@
 #include "trt_env/build.h"
+#include "util/sha256.h"
 
 #include <re2/re2.h>
 #include <unistd.h>

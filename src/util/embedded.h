@@ -9,6 +9,7 @@ namespace trtlens {
 struct EmbeddedFile {
   std::string_view path;      // relative to the source tree, e.g. "data/trt/8.6.tsv"
   std::string_view contents;  // whole file, bytes as on disk
+  std::string_view sha256;    // of the contents, lowercase hex, computed at build time
 };
 
 // Every embedded file, in build order. Never throws.

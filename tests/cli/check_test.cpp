@@ -2,14 +2,20 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <onnx/onnx_pb.h>
+#include <regex>
 
 #include "support/bad_models.h"
 #include "support/onnx_builder.h"
 #include "support/paths.h"
+
+#include <fmt/core.h>
+#include <map>
+#include <set>
 
 namespace trtlens::test {
 namespace {
@@ -355,6 +361,359 @@ TEST(CheckHintsCli, DropoutInTrainingModeReadsInWordsEverywhere) {
   EXPECT_NE(html.find(hint), std::string::npos);
   EXPECT_EQ(html.find("value_in("), std::string::npos);
   EXPECT_EQ(html.find("attr_in("), std::string::npos);
+}
+
+// ---------------------------------------------------------------- CI outputs (issue 21)
+
+// One node of each verdict people act on at TensorRT 8.6 int8: HannWindow does not
+// import (UNSUPPORTED), BatchNormalization has no INT8 kernel (FALLBACK), and five
+// Adds on an INT64 graph input narrow data of unknown range (IMPLICIT_CAST, one group).
+std::string ci_model(const std::string& dir) {
+  ModelBuilder mb(17);
+  auto g = mb.graph();
+  g.input("x", kFloat, {1, 3, 8, 8});
+  g.input("ids", kInt64, {4});
+  g.input("n", kInt64, {});
+  g.init_float("w", {4, 3, 3, 3}, std::vector<float>(108, 0.1f));
+  g.init_float("scale", {4}, {1, 1, 1, 1}).init_float("bias", {4}, {0, 0, 0, 0});
+  g.init_float("mean", {4}, {0, 0, 0, 0}).init_float("var", {4}, {1, 1, 1, 1});
+  g.node("Conv", {"x", "w"}, {"c"}, "conv");
+  g.node("BatchNormalization", {"c", "scale", "bias", "mean", "var"}, {"bn"}, "bn");
+  g.node("HannWindow", {"n"}, {"window"}, "window");
+  std::string last = "ids";
+  for (int i = 0; i < 5; ++i) {
+    std::string out = "ids" + std::to_string(i);
+    g.node("Add", {last, "ids"}, {out}, "add" + std::to_string(i));
+    last = out;
+  }
+  g.output("bn").output("window").output(last);
+  return mb.save(dir + "/ci.onnx");
+}
+
+// The output with what depends on the checkout and the build replaced: the model's
+// path, the trtlens version and the knowledge-base fingerprint.
+std::string normalized(std::string text, const std::string& model) {
+  auto replace_all = [&](const std::string& from, const std::string& to) {
+    for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
+      text.replace(at, from.size(), to);
+  };
+  replace_all(model, "ci.onnx");
+  json version = json::parse(run_trtlens({"check", model, "--format", "json"}).out);
+  replace_all(version["kb_fingerprint"].get<std::string>(), "KB_FINGERPRINT");
+  replace_all("\"" + version["trtlens_version"].get<std::string>() + "\"", "\"VERSION\"");
+  return text;
+}
+
+void expect_golden_text(const std::string& text, const std::string& name) {
+  const std::string path = std::string(TRTLENS_SOURCE_DIR) + "/tests/cli/golden/" + name;
+  if (std::getenv("TRTLENS_UPDATE_GOLDEN")) {
+    write_text(path, text);
+    GTEST_SKIP() << "golden file rewritten";
+  }
+  EXPECT_EQ(text, read_text(path)) << name;
+}
+
+TEST(CheckCli, FailOnChoosesTheVerdictsThatExitOne) {
+  std::string dir = temp_dir("check_fail_on");
+  std::string model = ci_model(dir);
+  auto code = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = {"check", model, "--trt", "8.6", "--precision", "int8", "--format", "json"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return run_trtlens(args).exit_code;
+  };
+  EXPECT_EQ(code({}), 1);  // default: unsupported
+  EXPECT_EQ(code({"--fail-on", "none"}), 0);
+  EXPECT_EQ(code({"--fail-on", "unknown"}), 0);
+  EXPECT_EQ(code({"--fail-on", "FALLBACK"}), 1);
+  EXPECT_EQ(code({"--fail-on", "unknown,implicit_cast"}), 1);
+  // At 10.4 HannWindow imports and INT64 is native: only the BatchNormalization's FALLBACK is left.
+  auto at_10_4 = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = {"check", model, "--trt", "10.4", "--precision", "int8"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return run_trtlens(args).exit_code;
+  };
+  EXPECT_EQ(at_10_4({}), 0);
+  EXPECT_EQ(at_10_4({"--fail-on", "implicit_cast"}), 0);
+  EXPECT_EQ(at_10_4({"--fail-on", "fallback"}), 1);
+}
+
+TEST(CheckCli, FailOnRejectsOtherWordsInOneLine) {
+  std::string model = ci_model(temp_dir("check_fail_on_bad"));
+  for (const char* bad : {"bogus", "unsupported,bogus", "none,unsupported", ""}) {
+    for (const char* command : {"check", "partition", "matrix"}) {
+      RunResult r = run_trtlens({command, model, "--fail-on", bad});
+      EXPECT_EQ(r.exit_code, 2) << command << " " << bad;
+      EXPECT_TRUE(r.out.empty());
+      EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;
+      EXPECT_NE(r.err.find("--fail-on"), std::string::npos) << r.err;
+      EXPECT_NE(r.err.find("implicit_cast"), std::string::npos) << r.err;  // lists what it takes
+    }
+  }
+  // engine lint's --fail-on parses the same way (its own words).
+  RunResult lint = run_trtlens({"engine", "lint", std::string(TRTLENS_SOURCE_DIR) + "/tests/fixtures/engine/v8/tiny.onnx.engine",
+                                "--fail-on", "severe"});
+  EXPECT_EQ(lint.exit_code, 2);
+  EXPECT_NE(lint.err.find("info, warning, error"), std::string::npos) << lint.err;
+}
+
+TEST(CheckCli, HelpDocumentsTheExitCodes) {
+  for (const char* command : {"check", "matrix", "partition"}) {
+    RunResult r = run_trtlens({command, "--help"});
+    EXPECT_EQ(r.exit_code, 0);
+    EXPECT_NE(r.out.find("--fail-on"), std::string::npos) << command;
+    EXPECT_NE(r.out.find("exit 0"), std::string::npos) << command;
+    EXPECT_NE(r.out.find("2: bad input"), std::string::npos) << command;
+  }
+}
+
+TEST(MatrixCli, FailOnExitsOneWhenNoRuntimePasses) {
+  std::string dir = temp_dir("matrix_fail_on");
+  ModelBuilder mb(13);
+  mb.opset("com.example", 1);
+  auto g = mb.graph();
+  g.input("x", kFloat, {1, 4});
+  g.node("Mystery", {"x"}, {"y"}, "mystery", "com.example");
+  g.output("y", kFloat, {1, 4});
+  std::string custom = mb.save(dir + "/custom.onnx");
+  EXPECT_EQ(run_trtlens({"matrix", custom}).exit_code, 1);  // UNSUPPORTED everywhere
+  EXPECT_EQ(run_trtlens({"matrix", custom, "--fail-on", "none"}).exit_code, 0);
+  std::string hann = hann_model(dir);
+  EXPECT_EQ(run_trtlens({"matrix", hann}).exit_code, 0);  // 10.4 and later convert
+  // Every node has some verdict: naming them all fails every runtime.
+  EXPECT_EQ(run_trtlens({"matrix", hann, "--fail-on", "unsupported,supported,fallback,implicit_cast,unknown"}).exit_code, 1);
+}
+
+TEST(PartitionCli, FailOnSetsTheExitCode) {
+  std::string model = hann_model(temp_dir("partition_fail_on"));
+  EXPECT_EQ(run_trtlens({"partition", model, "--trt", "10.1"}).exit_code, 1);
+  EXPECT_EQ(run_trtlens({"partition", model, "--trt", "10.1", "--fail-on", "none"}).exit_code, 0);
+  EXPECT_EQ(run_trtlens({"partition", model, "--trt", "10.4", "--fail-on", "unsupported"}).exit_code, 0);
+}
+
+TEST(CheckCli, EveryJsonOutputCarriesVersionAndFingerprint) {
+  std::string dir = temp_dir("check_provenance");
+  std::string model = ci_model(dir);
+  RunResult version = run_trtlens({"--version"});
+  std::vector<std::vector<std::string>> commands = {
+      {"check", model, "--trt", "8.6", "--format", "json"},
+      {"matrix", model, "--format", "json"},
+      {"matrix", model, "--diff", "8.6", "10.4", "--format", "json"},
+      {"partition", model, "--trt", "8.6", "--format", "json"},
+  };
+  std::string fingerprint;
+  for (const auto& c : commands) {
+    RunResult r = run_trtlens(c);
+    ASSERT_LE(r.exit_code, 1) << r.err;
+    json doc = json::parse(r.out);
+    EXPECT_EQ(version.out, "trtlens " + doc["trtlens_version"].get<std::string>() + "\n") << c[0];
+    std::string f = doc["kb_fingerprint"];
+    EXPECT_TRUE(std::regex_match(f, std::regex("[0-9a-f]{64}"))) << f;
+    if (fingerprint.empty()) fingerprint = f;
+    EXPECT_EQ(f, fingerprint) << c[0];
+  }
+  // A declared plugin changes what is judged, so it changes the fingerprint.
+  json with_plugin = json::parse(run_trtlens({"check", model, "--trt", "8.6", "--plugin", "HannWindow", "--format", "json"}).out);
+  EXPECT_NE(with_plugin["kb_fingerprint"], fingerprint);
+}
+
+// The fingerprint is what `sha256sum data/trt/*.tsv | sha256sum` prints in the source tree.
+TEST(CheckCli, FingerprintIsTheDigestOfTheTables) {
+  std::string dir = temp_dir("check_fingerprint");
+  std::string model = small_model(dir);
+  json doc = json::parse(run_trtlens({"check", model, "--format", "json"}).out);
+  std::string cmd = "cd '" + std::string(TRTLENS_SOURCE_DIR) + "' && LC_ALL=C sha256sum data/trt/*.tsv | sha256sum > '" + dir + "/digest'";
+  ASSERT_EQ(std::system(cmd.c_str()), 0);
+  EXPECT_EQ(read_text(dir + "/digest").substr(0, 64), doc["kb_fingerprint"]);
+}
+
+TEST(CheckCli, SarifMatchesTheGoldenFileAndWhatCodeScanningReads) {
+  std::string model = ci_model(temp_dir("check_sarif"));
+  RunResult r = run_trtlens({"check", model, "--trt", "8.6", "--precision", "int8", "--format", "sarif"});
+  ASSERT_EQ(r.exit_code, 1) << r.err;
+  json doc = json::parse(r.out);
+  // GitHub code scanning: version 2.1.0, a driver name, per result a ruleId, a
+  // message text and at least one location with an artifact URI and a start line,
+  // rules described (id, short and full description, help text).
+  EXPECT_EQ(doc["version"], "2.1.0");
+  ASSERT_EQ(doc["runs"].size(), 1u);
+  const json& run = doc["runs"][0];
+  EXPECT_EQ(run["tool"]["driver"]["name"], "trtlens");
+  const json& results = run["results"];
+  ASSERT_EQ(results.size(), 7u);  // every node but the Conv
+  std::map<std::string, std::string> level_of;
+  std::set<std::string> fingerprints;
+  for (const auto& res : results) {
+    level_of[res["properties"]["verdict"]] = res["level"];
+    EXPECT_FALSE(res["message"]["text"].get<std::string>().empty());
+    ASSERT_EQ(res["locations"].size(), 1u);
+    EXPECT_EQ(res["locations"][0]["physicalLocation"]["artifactLocation"]["uri"], model);
+    EXPECT_EQ(res["locations"][0]["physicalLocation"]["region"]["startLine"], 1);
+    const json& rule = run["tool"]["driver"]["rules"][res["ruleIndex"].get<size_t>()];
+    EXPECT_EQ(rule["id"], res["ruleId"]);
+    for (const char* field : {"shortDescription", "fullDescription", "help"})
+      EXPECT_FALSE(rule[field]["text"].get<std::string>().empty()) << field;
+    fingerprints.insert(res["partialFingerprints"]["primaryLocationLineHash"]);
+  }
+  EXPECT_EQ(fingerprints.size(), results.size());  // one alert per node, never merged
+  EXPECT_EQ(level_of["UNSUPPORTED"], "error");
+  EXPECT_EQ(level_of["IMPLICIT_CAST"], "warning");
+  EXPECT_EQ(level_of["FALLBACK"], "note");
+  expect_golden_text(normalized(r.out, model), "check_sarif.json");
+}
+
+TEST(CheckCli, JunitMatchesTheGoldenFileAndNamesTheFailingNodes) {
+  std::string model = ci_model(temp_dir("check_junit"));
+  RunResult r = run_trtlens({"check", model, "--trt", "8.6", "--precision", "int8", "--format", "junit"});
+  ASSERT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(r.out.rfind("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find("tests=\"1\" failures=\"1\""), std::string::npos);
+  EXPECT_NE(r.out.find("<testcase classname=\"trtlens.check\" name=\"TensorRT 8.6 int8\""), std::string::npos);
+  EXPECT_NE(r.out.find("<failure message=\"1 node: 1 UNSUPPORTED\""), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("window (HannWindow) UNSUPPORTED"), std::string::npos) << r.out;
+  // --fail-on decides what fails: the five INT64 Adds too.
+  RunResult casts = run_trtlens({"check", model, "--trt", "8.6", "--precision", "int8", "--format", "junit", "--fail-on",
+                                 "unsupported,implicit_cast"});
+  EXPECT_NE(casts.out.find("<failure message=\"6 nodes: 5 IMPLICIT_CAST, 1 UNSUPPORTED\""), std::string::npos) << casts.out;
+  RunResult pass = run_trtlens({"check", model, "--trt", "8.6", "--format", "junit", "--fail-on", "none"});
+  EXPECT_EQ(pass.exit_code, 0);
+  EXPECT_NE(pass.out.find("failures=\"0\""), std::string::npos);
+  EXPECT_EQ(pass.out.find("<failure"), std::string::npos);
+  expect_golden_text(normalized(r.out, model), "check_junit.xml");
+}
+
+// Names are XML-escaped and control characters cannot break the document.
+TEST(CheckCli, JunitEscapesHostileNames) {
+  std::string dir = temp_dir("check_junit_escape");
+  ModelBuilder mb(17);
+  auto g = mb.graph();
+  g.input("n", kInt64, {});
+  g.node("HannWindow", {"n"}, {"w"}, "a<b>&\"c'\x01");
+  g.output("w");
+  std::string model = mb.save(dir + "/hostile.onnx");
+  RunResult r = run_trtlens({"check", model, "--trt", "10.1", "--format", "junit"});
+  ASSERT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.out.find("a&lt;b&gt;&amp;&quot;c&apos;\\x01"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find('\x01'), std::string::npos);
+}
+
+TEST(MatrixCli, JunitHasOneTestCasePerRuntime) {
+  std::string model = hann_model(temp_dir("matrix_junit"));
+  RunResult r = run_trtlens({"matrix", model, "--format", "junit"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  size_t cases = 0, failures = 0;
+  for (size_t at = r.out.find("<testcase "); at != std::string::npos; at = r.out.find("<testcase ", at + 1)) ++cases;
+  for (size_t at = r.out.find("<failure "); at != std::string::npos; at = r.out.find("<failure ", at + 1)) ++failures;
+  EXPECT_EQ(cases, 37u * 6u);
+  json doc = json::parse(run_trtlens({"matrix", model, "--format", "json"}).out);
+  size_t failing_cells = 0;
+  for (const auto& c : doc["cells"]) failing_cells += c["summary"]["UNSUPPORTED"].get<int>() > 0;
+  EXPECT_EQ(failures, failing_cells);
+  EXPECT_NE(r.out.find(fmt::format("tests=\"{}\" failures=\"{}\"", cases, failures)), std::string::npos);
+  EXPECT_TRUE(std::regex_search(r.out, std::regex("name=\"TensorRT 10.1 fp16\"[^>]*>\n +<failure message=\"1 node: 1 UNSUPPORTED\""))) << r.out.substr(0, 2000);
+  EXPECT_NE(r.out.find("<testcase classname=\"trtlens.matrix\" name=\"TensorRT 10.4 fp16\" file="), std::string::npos);
+  EXPECT_EQ(run_trtlens({"matrix", model, "--diff", "8.6", "10.4", "--format", "junit"}).exit_code, 2);
+}
+
+TEST(CheckCli, MarkdownMatchesTheGoldenFileSeriousRowsFirstAndGroups) {
+  std::string model = ci_model(temp_dir("check_md_golden"));
+  RunResult r = run_trtlens({"check", model, "--trt", "8.6", "--precision", "int8", "--format", "markdown"});
+  ASSERT_EQ(r.exit_code, 1) << r.err;
+  size_t unsupported = r.out.find("| UNSUPPORTED |"), details = r.out.find("<details>"),
+         fallback = r.out.find("| FALLBACK | FP32 |");
+  ASSERT_NE(unsupported, std::string::npos) << r.out;
+  EXPECT_LT(unsupported, details);
+  EXPECT_LT(details, fallback);
+  // The five INT64 Adds are one row with one hint.
+  EXPECT_NE(r.out.find("5 nodes narrow INT64 data of unknown range"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("| add1 |"), std::string::npos);
+  RunResult text = run_trtlens({"check", model, "--trt", "8.6", "--precision", "int8"});
+  EXPECT_NE(text.out.find("5 nodes narrow INT64 data of unknown range"), std::string::npos) << text.out;
+  expect_golden_text(normalized(r.out, model), "check_markdown.md");
+}
+
+TEST(CheckCli, MarkdownOfAWideModelStaysUnderTheCommentLimit) {
+  std::string dir = temp_dir("check_md_cap");
+  ModelBuilder mb(17);
+  mb.opset("com.example", 1);
+  auto g = mb.graph();
+  g.input("x", kFloat, {1, 4});
+  // 3000 custom ops of 3000 op_types: each hint names its own plugin, so no row groups with another.
+  for (int i = 0; i < 3000; ++i) {
+    std::string id = std::to_string(i);
+    g.node("CustomOp" + id, {"x"}, {"y" + id}, "custom_op_with_a_rather_long_name_" + id, "com.example");
+    g.output("y" + id, kFloat, {1, 4});
+  }
+  std::string model = mb.save(dir + "/wide.onnx");
+  RunResult r = run_trtlens({"check", model, "--trt", "10.1", "--format", "markdown"});
+  ASSERT_EQ(r.exit_code, 1);
+  EXPECT_LT(r.out.size(), 60000u);
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(r.out, m, std::regex("\n(\\d+) more rows in the JSON"))) << r.out.substr(r.out.size() - 500);
+  size_t rows = 0;
+  for (size_t at = r.out.find("| UNSUPPORTED | - |"); at != std::string::npos; at = r.out.find("| UNSUPPORTED | - |", at + 1)) ++rows;
+  EXPECT_EQ(rows + std::stoul(m[1]), 3000u);
+}
+
+// swin_t at 8.6 (issue 21): 275 KB of markdown before; the Dropouts come first now.
+TEST(CheckCli, MarkdownOfSwinTFitsACommentAndListsTheDropoutsFirst) {
+  std::string model = std::string(TRTLENS_TEST_TMP) + "/../model-cache/swin_t_op17.onnx";
+  if (!std::filesystem::exists(model)) GTEST_SKIP() << "no model cache: " << model;
+  RunResult r = run_trtlens({"check", model, "--trt", "8.6", "--format", "markdown"});
+  ASSERT_LE(r.exit_code, 1) << r.err;
+  EXPECT_LT(r.out.size(), 60000u);
+  size_t first_row = r.out.find("\n| `");
+  ASSERT_NE(first_row, std::string::npos);
+  EXPECT_NE(r.out.substr(first_row, 300).find("Dropout"), std::string::npos) << r.out.substr(0, 3000);
+}
+
+// ---------------------------------------------------------------- progress on a terminal
+
+// What a terminal shows while trtlens runs `args` (script(1) gives it a pseudo-terminal).
+std::string run_on_terminal(const std::vector<std::string>& args, const std::string& dir) {
+  std::string cmd = std::string("'") + TRTLENS_BIN + "'";
+  for (const auto& a : args) cmd += " '" + a + "'";
+  std::string line = "cd '" + dir + "' && script -qec \"" + cmd + "\" /dev/null < /dev/null > '" + dir + "/terminal.txt' 2>&1";
+  EXPECT_EQ(std::system(line.c_str()), 0) << line;
+  return read_text(dir + "/terminal.txt");
+}
+
+// 10,001 Relu nodes in a chain: a "large" model for matrix.
+std::string chain_model(const std::string& dir, int nodes) {
+  ModelBuilder mb(13);
+  auto g = mb.graph();
+  g.input("x0", kFloat, {1, 8});
+  for (int i = 0; i < nodes; ++i) g.node("Relu", {"x" + std::to_string(i)}, {"x" + std::to_string(i + 1)}, "");
+  g.output("x" + std::to_string(nodes), kFloat, {1, 8});
+  return mb.save(dir + "/chain.onnx");
+}
+
+TEST(Progress, ShownOnATerminalForReportPartitionAndLargeMatrices) {
+  std::string dir = temp_dir("progress_terminal");
+  std::string model = small_model(dir);
+  std::string report = run_on_terminal({"report", model, "-o", dir + "/page.html"}, dir);
+  EXPECT_TRUE(std::regex_search(report, std::regex("report: \\d+/\\d+"))) << report;
+  EXPECT_NE(report.find("trtlens: wrote"), std::string::npos) << report;
+  std::string partition = run_on_terminal({"partition", model, "--trt", "8.6", "-o", dir + "/parts"}, dir);
+  EXPECT_NE(partition.find("partition: writing"), std::string::npos) << partition;
+  std::string large = chain_model(dir, 10001);
+  std::string matrix = run_on_terminal({"matrix", large}, dir);
+  EXPECT_NE(matrix.find("matrix: judging 10001 nodes"), std::string::npos) << matrix.substr(0, 300);
+  // Small models are quick: no progress for their matrix.
+  std::string small_matrix = run_on_terminal({"matrix", model}, dir);
+  EXPECT_EQ(small_matrix.find("matrix:"), std::string::npos);
+}
+
+TEST(Progress, NeverWrittenIntoAPipe) {
+  std::string dir = temp_dir("progress_pipe");
+  std::string model = small_model(dir);
+  RunResult report = run_trtlens({"report", model, "-o", dir + "/page.html"});
+  ASSERT_EQ(report.exit_code, 0) << report.err;
+  EXPECT_EQ(report.err.rfind("trtlens: wrote", 0), 0u) << report.err;  // the one line, nothing before it
+  EXPECT_EQ(report.err.find('\r'), std::string::npos);
+  RunResult partition = run_trtlens({"partition", model, "--trt", "8.6", "-o", dir + "/parts"});
+  EXPECT_EQ(partition.err, "");
+  RunResult matrix = run_trtlens({"matrix", chain_model(dir, 10001)});
+  EXPECT_EQ(matrix.err, "");
 }
 
 }  // namespace

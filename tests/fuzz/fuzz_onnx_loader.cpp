@@ -40,7 +40,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     // Two releases whose policies differ most (builder flags vs strongly typed Q/DQ).
     for (const char* release : {"8.6", "10.1"}) {
       trtlens::Annotations a = trtlens::annotate(model, kb, kb.resolve(release), trtlens::Precision::FP16);
-      (void)trtlens::check_json(model, a);
+      (void)trtlens::check_json(model, a, kb);
     }
   } catch (const trtlens::InputError&) {
   }

@@ -3,7 +3,9 @@
 `trtlens matrix --format json`, byte for byte, on the real-model suite (tests/models/export.py, cached
 in CACHE_DIR) and on Debian's libonnx-testdata. tests/golden/expected.tsv holds, per command and
 model, the SHA-256 of the output and a readable summary (exit code, converts, verdict counts), so a
-change shows what moved. Whole files would be 60 MB; the hashes hold them to the byte.
+change shows what moved. Whole files would be 60 MB; the hashes hold them to the byte. The values of
+`trtlens_version` and `kb_fingerprint` are blanked before hashing: a release or a table edit that moves
+no verdict moves no golden.
 
 Usage: python3 tests/golden/check_goldens.py TRTLENS_BIN CACHE_DIR [--update]
 --update rewrites expected.tsv from the current binary: every verdict change must be reviewed and
@@ -13,6 +15,7 @@ import concurrent.futures
 import hashlib
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -62,6 +65,9 @@ def summary(code, stdout):
     return f"exit {code}, {len(stdout)} bytes"
 
 
+PROVENANCE = re.compile(rb'("trtlens_version": |"kb_fingerprint": )"[^"]*"')
+
+
 def run(binary, cwd, argv, model=None):
     if argv is None:
         with open(os.path.join(cwd, model), "rb") as f:
@@ -69,7 +75,8 @@ def run(binary, cwd, argv, model=None):
     r = subprocess.run([binary] + argv, capture_output=True, cwd=cwd)
     if r.returncode not in (0, 1):
         return "error", f"exit {r.returncode}: {r.stderr.decode(errors='replace').strip()[:200]}"
-    return hashlib.sha256(r.stdout).hexdigest(), summary(r.returncode, r.stdout)
+    out = PROVENANCE.sub(rb'\1"-"', r.stdout)
+    return hashlib.sha256(out).hexdigest(), summary(r.returncode, out)
 
 
 def main(argv):

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "trt_env/build.h"
+#include "util/sha256.h"
 #include "trtlens/error.h"
 
 namespace trtlens::test {

@@ -1,11 +1,12 @@
-// SHA-256 (FIPS 180-4), for engine-cache keys: model files are hashed by content.
+// SHA-256 (FIPS 180-4): util/sha256.h.
+#include "util/sha256.h"
+
 #include <array>
 #include <cstring>
 #include <fstream>
 #include <fmt/core.h>
 
 #include "trtlens/error.h"
-#include "trtlens/trt_env.h"
 
 namespace trtlens {
 namespace {
