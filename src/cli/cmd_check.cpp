@@ -12,7 +12,7 @@ namespace trtlens::cli {
 namespace {
 
 struct CheckOptions {
-  std::string model, release, precision = "fp32", format = "text", output;
+  std::string model, release, precision = "fp32", format = "text", output, target;
   std::vector<std::string> only, plugins;
 };
 
@@ -47,12 +47,14 @@ void add_check_command(CLI::App& app, int& exit_code) {
       ->delimiter(',');
   cmd->add_option("-o,--output", opt->output, "write to this file instead of stdout");
   add_plugin_option(cmd, opt->plugins);
+  add_target_option(cmd, opt->target);
   cmd->callback([opt, &exit_code]() {
     const KnowledgeBase& kb = knowledge_base(opt->plugins);
     Runtime runtime = runtime_of(kb, opt->release, opt->precision);
+    set_target(runtime, kb, opt->target, opt->release);
     CheckView view{color_for(opt->output), parse_verdicts(opt->only)};
     const Model& model = keep_until_exit(load_model(opt->model));
-    const Annotations& a = keep_until_exit(annotate(model, kb, *runtime.release, runtime.precision));
+    const Annotations& a = keep_until_exit(annotate_runtime(model, kb, runtime));
     OutputStream out(opt->output);
     if (opt->format == "json") check_json(model, a, [&out](std::string_view s) { out.write(s); });
     else out.write(opt->format == "markdown" ? check_markdown(model, a, view) : check_text(model, a, view));

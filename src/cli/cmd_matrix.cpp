@@ -12,7 +12,7 @@ namespace trtlens::cli {
 namespace {
 
 struct MatrixOptions {
-  std::string model, precision = "fp32", format = "text", output;
+  std::string model, precision = "fp32", format = "text", output, target;
   std::vector<std::string> diff, plugins;
 };
 
@@ -29,14 +29,19 @@ void add_matrix_command(CLI::App& app, int& exit_code) {
   add_format_option(cmd, opt->format);
   cmd->add_option("-o,--output", opt->output, "write to this file instead of stdout");
   add_plugin_option(cmd, opt->plugins);
+  add_target_option(cmd, opt->target);
   cmd->callback([opt, &exit_code]() {
     const KnowledgeBase& kb = knowledge_base(opt->plugins);
+    const Target* target = opt->target.empty() ? nullptr : &TargetCatalog::builtin().resolve(opt->target);
     if (!opt->diff.empty()) {
       const Release& from = kb.resolve(opt->diff[0]);
       const Release& to = kb.resolve(opt->diff[1]);
       Precision p = parse_precision(opt->precision);
       Model model = load_model(opt->model);
-      Annotations a = annotate(model, kb, from, p), b = annotate(model, kb, to, p);
+      Runtime ra{&from, p}, rb{&to, p};
+      set_target(ra, kb, opt->target, opt->diff[0]);
+      set_target(rb, kb, opt->target, opt->diff[1]);
+      Annotations a = annotate_runtime(model, kb, ra), b = annotate_runtime(model, kb, rb);
       std::string text = opt->format == "json"       ? diff_json(model, a, b)
                          : opt->format == "markdown" ? diff_markdown(model, a, b)
                                                      : diff_text(model, a, b, color_for(opt->output));
@@ -45,7 +50,7 @@ void add_matrix_command(CLI::App& app, int& exit_code) {
       return;
     }
     const Model& model = keep_until_exit(load_model(opt->model));
-    Matrix mx = compute_matrix(model, kb);
+    Matrix mx = target ? compute_target_matrix(model, kb, *target) : compute_matrix(model, kb);
     std::string text = opt->format == "json"       ? matrix_json(model, mx)
                        : opt->format == "markdown" ? matrix_markdown(model, mx)
                                                    : matrix_text(model, mx, color_for(opt->output));

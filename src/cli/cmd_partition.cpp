@@ -13,7 +13,7 @@ namespace trtlens::cli {
 namespace {
 
 struct PartitionCliOptions {
-  std::string model, release, precision = "fp32", format = "text", dir;
+  std::string model, release, precision = "fp32", format = "text", dir, target;
   int min_nodes = 1;
   bool force = false;
   std::vector<std::string> plugins;
@@ -34,11 +34,13 @@ void add_partition_command(CLI::App& app, int& exit_code) {
   cmd->add_option("-o,--output", opt->dir, "write every part as an ONNX model, the weights and manifest.json into this folder");
   cmd->add_flag("--force", opt->force, "replace the output folder when it exists and is not empty");
   add_plugin_option(cmd, opt->plugins);
+  add_target_option(cmd, opt->target);
   cmd->callback([opt, &exit_code]() {
     const KnowledgeBase& kb = knowledge_base(opt->plugins);
     Runtime runtime = runtime_of(kb, opt->release, opt->precision);
+    set_target(runtime, kb, opt->target, opt->release);
     Model model = load_model(opt->model);
-    Annotations a = annotate(model, kb, *runtime.release, runtime.precision);
+    Annotations a = annotate_runtime(model, kb, runtime);
     Partition p = partition_model(model, a, PartitionOptions{opt->min_nodes});
     if (!opt->dir.empty()) write_partition(model, p, partition_json(model, a, p, true), opt->dir, opt->force);
     std::string text = opt->format == "json"       ? partition_json(model, a, p, false)

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "render/table.h"
+#include "trtlens/target.h"
 #include "util/utf8.h"
 
 namespace trtlens {
@@ -34,7 +35,68 @@ bool shown(const CheckView& view, Verdict v) {
 }
 
 std::string runtime_label(const Annotations& a) {
-  return fmt::format("TensorRT {}, {}", a.release->name, precision_name(a.precision));
+  return fmt::format("TensorRT {}, {}{}", a.release->name, precision_name(a.precision),
+                     a.target ? ", target " + a.target->label() : "");
+}
+
+// Where a DLA target runs the model (a.dla): shares, transitions, loadables, then each node off the DLA.
+std::string dla_summary_line(const DlaPlacement& d) {
+  int counted = d.dla_nodes + d.gpu_nodes + d.unsupported_nodes;
+  auto pct = [](double a, double b) { return b > 0 ? 100.0 * a / b : 0.0; };
+  return fmt::format("DLA (TensorRT {} DLA rules): {} of {} nodes ({:.1f}%), {:.1f}% of MACs; {} GPU fallback, {} "
+                     "unsupported; {} DLA<->GPU transitions; {} DLA loadables (at most {} per core)",
+                     d.release, d.dla_nodes, counted, pct(d.dla_nodes, counted),
+                     pct(static_cast<double>(d.dla_macs), static_cast<double>(d.total_macs)), d.gpu_nodes,
+                     d.unsupported_nodes, d.transitions, d.loadables, d.max_loadables);
+}
+
+std::string dla_text(const Model& m, const DlaPlacement& d) {
+  Table t{{"node", "op_type", "DLA", "layers", "why not on the DLA"}, {}, {}};
+  for (const auto& n : d.nodes) {
+    if (n.verdict == DlaVerdict::DLA || n.verdict == DlaVerdict::NONE) continue;
+    const Node& node = m.graphs[0].nodes[static_cast<size_t>(n.index)];
+    t.rows.push_back(
+        {node_label(node), node.op_type, std::string(dla_verdict_name(n.verdict)), std::string(n.layers), n.reason});
+  }
+  std::string out = "\n" + dla_summary_line(d) + "\n";
+  if (!t.rows.empty()) out += to_text(t);
+  return out;
+}
+
+// The DLA summary; each main-graph node's placement is streamed with the node (append_dla_json).
+json dla_json(const DlaPlacement& d) {
+  return {{"release", d.release},
+          {"dla_nodes", d.dla_nodes},
+          {"gpu_fallback_nodes", d.gpu_nodes},
+          {"unsupported_nodes", d.unsupported_nodes},
+          {"dla_macs", d.dla_macs},
+          {"total_macs", d.total_macs},
+          {"transitions", d.transitions},
+          {"loadables", d.loadables},
+          {"max_loadables", d.max_loadables}};
+}
+
+void append_quoted(std::string& out, std::string_view s);
+
+// Adds `"dla":{...}` to a node object `out` ends with.
+void append_dla_json(std::string& out, const DlaNode& n) {
+  out.pop_back();  // the node object's closing brace
+  out += R"(,"dla":{"verdict":")";
+  out += dla_verdict_name(n.verdict);
+  out += R"(","layers":)";
+  append_quoted(out, n.layers);
+  out += R"(,"reason":)";
+  append_quoted(out, n.reason);
+  out += R"(,"source":)";
+  append_quoted(out, n.source);
+  out += R"(,"macs":)";
+  out += std::to_string(n.macs);
+  out += "}}";
+}
+
+json target_json(const Target& t) {
+  return {{"name", t.name}, {"device", t.device}, {"compute_capability", t.cc}, {"dla", t.dla},
+          {"family", t.family}, {"source", t.source}};
 }
 
 std::string summary_line(const Annotations& a) {
@@ -161,6 +223,7 @@ std::string check_text(const Model& m, const Annotations& a, const CheckView& vi
   }
   if (!t.rows.empty()) out += to_text(t);
   else out += "(no node matches the filter)\n";
+  if (a.dla) out += dla_text(m, *a.dla);
   out += "\n" + summary_line(a) + "\n";
   for (const auto& note : a.notes) out += "note: " + escape_controls(note) + "\n";
   out += fmt::format("converts: {}\n", a.converts ? colorize("yes", "32", view.color) : colorize("no", "1;31", view.color));
@@ -178,8 +241,10 @@ void check_json(const Model& m, const Annotations& a, const std::function<void(s
                 {"source", a.release->citation()}}},
               {"converts", a.converts},
               {"summary", summary_json(a.summary)},
-              {"notes", a.notes},
-              {"nodes", json::array()}};
+              {"notes", a.notes}};
+  if (a.target) doc["runtime"]["target"] = target_json(*a.target);
+  if (a.dla) doc["dla"] = dla_json(*a.dla);
+  doc["nodes"] = json::array();  // last: its "[]" is where the streamed nodes go
   // The nodes are streamed one compact object per line: a DOM of every node
   // of a 100k-node model would cost more than the analysis itself.
   std::string head = doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
@@ -191,6 +256,8 @@ void check_json(const Model& m, const Annotations& a, const std::function<void(s
   for (const auto& v : a.nodes) {
     line = sep;
     append_node_json(line, m, v);
+    if (a.dla && v.graph == 0 && static_cast<size_t>(v.index) < a.dla->nodes.size())
+      append_dla_json(line, a.dla->nodes[static_cast<size_t>(v.index)]);
     write(line);
     sep = ",\n    ";
   }
@@ -215,6 +282,7 @@ std::string check_markdown(const Model& m, const Annotations& a, const CheckView
     s.numeric.push_back(true);
   }
   out += to_markdown(s) + "\n";
+  if (a.dla) out += "> " + md_escape(dla_summary_line(*a.dla)) + "\n";
   for (const auto& note : a.notes) out += "> " + md_escape(note) + "\n";
   if (!a.notes.empty()) out += "\n";
   auto rows = [&](bool (*keep)(const NodeVerdict&, const CheckView&)) {
@@ -298,7 +366,8 @@ std::string matrix_footer(const Matrix& mx, bool markdown) {
 }  // namespace
 
 std::string matrix_text(const Model& m, const Matrix& mx, bool color) {
-  return fmt::format("{} — {} nodes, TensorRT releases × precisions\n\n", escape_controls(m.path), m.node_count()) +
+  return fmt::format("{} — {} nodes, TensorRT releases × precisions{}\n\n", escape_controls(m.path), m.node_count(),
+                     mx.target ? " on " + mx.target->label() : "") +
          to_text(matrix_table(mx, color)) + "\n" + matrix_footer(mx, false);
 }
 
@@ -320,6 +389,7 @@ std::string matrix_json(const Model& m, const Matrix& mx) {
               {"min_converting_release", mx.min_converting ? json(mx.min_converting->name) : json(nullptr)},
               {"min_converting_release_by_precision", by_precision},
               {"cells", cells}};
+  if (mx.target) doc["target"] = target_json(*mx.target);
   return doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
