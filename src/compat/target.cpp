@@ -146,6 +146,60 @@ std::string out_of(std::string_view what, const std::vector<int64_t>& values, st
   return {};
 }
 
+// The check names of data/targets/dla (kDlaChecks), resolved once per placement rather than compared per node.
+enum class K {
+  supported_,
+  static_,
+  max_batch_,
+  max_dim_,
+  precision_,
+  loadables_,
+  spatial_,
+  rank_,
+  kernel_,
+  stride_,
+  padding_,
+  dilation_,
+  groups_,
+  window_,
+  out_channels_,
+  pad_lt_kernel_,
+  modes_,
+  clip_,
+  const_input_,
+  axis_,
+  same_spatial_,
+  broadcast_,
+  attr_,
+  other
+};
+K kind_of(std::string_view name) {
+  if (name == "supported") return K::supported_;
+  if (name == "static") return K::static_;
+  if (name == "max_batch") return K::max_batch_;
+  if (name == "max_dim") return K::max_dim_;
+  if (name == "precision") return K::precision_;
+  if (name == "loadables") return K::loadables_;
+  if (name == "spatial") return K::spatial_;
+  if (name == "rank") return K::rank_;
+  if (name == "kernel") return K::kernel_;
+  if (name == "stride") return K::stride_;
+  if (name == "padding") return K::padding_;
+  if (name == "dilation") return K::dilation_;
+  if (name == "groups") return K::groups_;
+  if (name == "window") return K::window_;
+  if (name == "out_channels") return K::out_channels_;
+  if (name == "pad_lt_kernel") return K::pad_lt_kernel_;
+  if (name == "modes") return K::modes_;
+  if (name == "clip") return K::clip_;
+  if (name == "const_input") return K::const_input_;
+  if (name == "axis") return K::axis_;
+  if (name == "same_spatial") return K::same_spatial_;
+  if (name == "broadcast") return K::broadcast_;
+  if (name == "attr") return K::attr_;
+  return K::other;
+}
+
 class DlaJudge {
  public:
   DlaJudge(const Model& m, const Annotations& a, const Target& t, const DlaRules& rules, const TargetCatalog& catalog)
@@ -154,8 +208,10 @@ class DlaJudge {
     for (const LayerMapping& l : catalog_.layers()) by_op_[l.op].push_back(&l);
     for (const DlaCheck& c : rules_.checks) {
       if (!applies(c)) continue;
-      if (c.check == "supported") supported_.insert(c.layer);
-      else by_layer_[c.layer].push_back(&c);
+      if (c.check == "supported")
+        supported_.insert(c.layer);
+      else
+        by_layer_[c.layer].push_back({&c, kind_of(c.check)});
     }
   }
 
@@ -194,16 +250,19 @@ class DlaJudge {
     if (!map)
       return fallback(fmt::format("no DLA layer for {}: the importer creates layers the DLA does not run", n.op_type),
                       "data/targets/layers.tsv");
-    out.layers = intern(fmt::format("{}", fmt::join(map->layers, ",")));
-    for (const DlaCheck* c : checks_of("general"))
-      if (std::string why = check(*c, n, v, *map); !why.empty()) return fallback(why, c->source);
+    auto text = layers_text_.find(map);
+    if (text == layers_text_.end())
+      text = layers_text_.emplace(map, intern(fmt::format("{}", fmt::join(map->layers, ",")))).first;
+    out.layers = text->second;
+    for (const auto& [c, kind] : checks_of(general_))
+      if (std::string why = check(*c, kind, n, v, *map); !why.empty()) return fallback(why, c->source);
     for (const std::string& layer : map->layers) {
       if (!supported_.count(layer))
         return fallback(fmt::format("the {} layer ({} imports as {}) does not run on the DLA in TensorRT {}", layer,
                                     n.op_type, out.layers, rules_.release),
                         fmt::format("data/targets/dla/{}.tsv; importer {}", rules_.release, map->where));
-      for (const DlaCheck* c : checks_of(layer))
-        if (std::string why = check(*c, n, v, *map); !why.empty()) return fallback(why, c->source);
+      for (const auto& [c, kind] : checks_of(layer))
+        if (std::string why = check(*c, kind, n, v, *map); !why.empty()) return fallback(why, c->source);
     }
     out.verdict = DlaVerdict::DLA;
     return out;
@@ -212,8 +271,8 @@ class DlaJudge {
  private:
   bool applies(const DlaCheck& c) const { return c.devices == "-" || t_.family == "jetson-" + c.devices; }
 
-  const std::vector<const DlaCheck*>& checks_of(const std::string& layer) const {
-    static const std::vector<const DlaCheck*> none;
+  const std::vector<std::pair<const DlaCheck*, K>>& checks_of(const std::string& layer) const {
+    static const std::vector<std::pair<const DlaCheck*, K>> none;
     auto it = by_layer_.find(layer);
     return it == by_layer_.end() ? none : it->second;
   }
@@ -249,15 +308,14 @@ class DlaJudge {
     return p;
   }
 
-  std::string check(const DlaCheck& c, const Node& n, const NodeVerdict& v, const LayerMapping& map) const {
+  std::string check(const DlaCheck& c, K k, const Node& n, const NodeVerdict& v, const LayerMapping& map) const {
     const TensorInfo* x = n.inputs.empty() ? nullptr : g_.input(n, 0);
-    const std::string& k = c.check;
-    if (k == "precision") {
+    if (k == K::precision_) {
       if (listed(c.args, v.precision, '|')) return {};
       return fmt::format("DLA runs {} only: this node runs at {} (--precision {})", c.args, v.precision,
                          precision_name(a_.precision));
     }
-    if (k == "static") {
+    if (k == K::static_) {
       auto dynamic = [&](const TensorInfo* t, std::string_view role, size_t i) -> std::string {
         if (!t || is_constant(t)) return {};
         if (t->rank < 0)
@@ -274,11 +332,11 @@ class DlaJudge {
         if (auto why = dynamic(g_.output(n, i), "output", i); !why.empty()) return why;
       return {};
     }
-    if (k == "max_batch" || k == "max_dim") {
+    if (k == K::max_batch_ || k == K::max_dim_) {
       if (!all_fixed(x) || x->rank < 1) return {};
       size_t chw = std::min<size_t>(3, x->dims.size() - 1);  // the last three dims are C, H, W
       size_t split_at = x->dims.size() - chw;
-      if (k == "max_batch") {
+      if (k == K::max_batch_) {
         int64_t batch = 1;
         for (size_t i = 0; i < split_at; ++i) batch *= x->dims[i].value;
         return out_of("batch", {batch}, "0.." + c.args);
@@ -287,43 +345,43 @@ class DlaJudge {
       for (size_t i = split_at; i < x->dims.size(); ++i) rest.push_back(x->dims[i].value);
       return out_of("dimension", rest, "0.." + c.args);
     }
-    if (k == "loadables") return {};
-    if (k == "spatial") {
+    if (k == K::loadables_) return {};
+    if (k == K::spatial_) {
       int want = std::stoi(c.args) + 2;
       if (x && x->rank >= 0 && x->rank != want)
         return fmt::format("{} spatial dimensions (input rank {}); DLA runs {}", x->rank - 2, x->rank, c.args);
       return {};
     }
-    if (k == "rank") {
+    if (k == K::rank_) {
       if (x && x->rank >= 0 && x->rank != std::stoi(c.args))
         return fmt::format("input rank {}; DLA needs rank {}", x->rank, c.args);
       return {};
     }
-    if (k == "kernel") return out_of("kernel size", kernel(n), c.args);
-    if (k == "window") return out_of("window size", kernel(n), c.args);
-    if (k == "stride") return out_of("stride", ints_attr(n, "strides"), c.args);
-    if (k == "padding") return out_of("padding", pads(n), c.args);
-    if (k == "dilation") return out_of("dilation", ints_attr(n, "dilations"), c.args);
-    if (k == "groups") return out_of("groups", {int_attr(n, "group", 1)}, c.args);
-    if (k == "out_channels") {
+    if (k == K::kernel_) return out_of("kernel size", kernel(n), c.args);
+    if (k == K::window_) return out_of("window size", kernel(n), c.args);
+    if (k == K::stride_) return out_of("stride", ints_attr(n, "strides"), c.args);
+    if (k == K::padding_) return out_of("padding", pads(n), c.args);
+    if (k == K::dilation_) return out_of("dilation", ints_attr(n, "dilations"), c.args);
+    if (k == K::groups_) return out_of("groups", {int_attr(n, "group", 1)}, c.args);
+    if (k == K::out_channels_) {
       const TensorInfo* w = n.inputs.size() > 1 ? g_.input(n, 1) : nullptr;
       if (!all_fixed(w) || w->rank < 2) return {};
       int64_t ch = n.op_type == "ConvTranspose" ? w->dims[1].value * int_attr(n, "group", 1) : w->dims[0].value;
       return out_of("output channels", {ch}, c.args);
     }
-    if (k == "pad_lt_kernel") {
+    if (k == K::pad_lt_kernel_) {
       std::vector<int64_t> kk = kernel(n), p = pads(n);
       for (size_t i = 0; i < p.size() && !kk.empty(); ++i)
         if (p[i] >= kk[i % kk.size()]) return fmt::format("padding {} >= kernel size {}", p[i], kk[i % kk.size()]);
       return {};
     }
-    if (k == "modes") {
+    if (k == K::modes_) {
       for (auto mode : split(map.mode, ','))
         if (mode != "-" && !listed(c.args, mode, '|'))
           return fmt::format("{} mode {} is not one the DLA runs ({})", map.layers[0], mode, c.args);
       return {};
     }
-    if (k == "clip") {
+    if (k == K::clip_) {
       if (map.mode != "clip") return {};
       auto bounds = split(c.args, ',');
       double lo = -INFINITY, hi = INFINITY;
@@ -343,7 +401,7 @@ class DlaJudge {
                            bounds.size() > 1 ? bounds[1] : bounds[0]);
       return {};
     }
-    if (k == "const_input") {
+    if (k == K::const_input_) {
       for (auto s : split(c.args, ',')) {
         size_t i = static_cast<size_t>(std::stoi(std::string(s)));
         if (i >= n.inputs.size() || n.inputs[i].empty()) continue;
@@ -353,7 +411,7 @@ class DlaJudge {
       }
       return {};
     }
-    if (k == "axis") {
+    if (k == K::axis_) {
       if (!x || x->rank < 0) return {};
       int64_t axis = int_attr(n, "axis", 1);
       if (axis < 0) axis += x->rank;
@@ -361,7 +419,7 @@ class DlaJudge {
         return fmt::format("concatenation along axis {}; DLA concatenates along axis {} (channels) only", axis, c.args);
       return {};
     }
-    if (k == "same_spatial") {
+    if (k == K::same_spatial_) {
       for (size_t i = 1; i < n.inputs.size(); ++i) {
         const TensorInfo* y = g_.input(n, i);
         if (!all_fixed(x) || !all_fixed(y) || x->rank != y->rank || x->rank < 3) continue;
@@ -371,7 +429,7 @@ class DlaJudge {
       }
       return {};
     }
-    if (k == "broadcast") {
+    if (k == K::broadcast_) {
       if (n.inputs.size() < 2) return {};
       const TensorInfo* y = g_.input(n, 1);
       if (!all_fixed(x) || !all_fixed(y)) return {};
@@ -390,7 +448,7 @@ class DlaJudge {
       if (listed(c.args, kd, '|')) return {};
       return fmt::format("broadcast of {} and {} ({}); DLA takes {}", shape_text(x), shape_text(y), kd, c.args);
     }
-    if (k == "attr") {
+    if (k == K::attr_) {
       auto parts = split(c.args, ':');
       std::string_view name = parts[0], allowed = parts.size() > 1 ? parts[1] : "";
       const Attribute* at = n.attribute(name);
@@ -410,7 +468,9 @@ class DlaJudge {
   const DlaRules& rules_;
   const TargetCatalog& catalog_;
   std::unordered_map<std::string_view, std::vector<const LayerMapping*>> by_op_;
-  std::unordered_map<std::string, std::vector<const DlaCheck*>> by_layer_;
+  std::unordered_map<std::string, std::vector<std::pair<const DlaCheck*, K>>> by_layer_;
+  const std::string general_ = "general";
+  std::unordered_map<const LayerMapping*, std::string_view> layers_text_;  // interned "a,b" per mapping
   std::unordered_set<std::string> supported_;
   std::unordered_map<std::string, std::string_view> interned_;  // into DlaPlacement::texts
 };

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <functional>
+#include <optional>
+#include <unordered_map>
 #include <nlohmann/json.hpp>
 
 #include "render/table.h"
@@ -63,9 +65,23 @@ std::string dla_text(const Model& m, const DlaPlacement& d) {
   return out;
 }
 
+// Each distinct citation of the DLA placement once, in first-use order, with its position (nodes cite by position:
+// a 100k-node model would otherwise repeat a few dozen page addresses 100k times).
+struct DlaSources {
+  std::vector<std::string_view> list;
+  std::unordered_map<const char*, int> index;  // texts are interned: one address per distinct text
+  explicit DlaSources(const DlaPlacement& d) {
+    for (const auto& n : d.nodes)
+      if (!n.source.empty() && index.emplace(n.source.data(), static_cast<int>(list.size())).second)
+        list.push_back(n.source);
+  }
+  int of(const DlaNode& n) const { return n.source.empty() ? -1 : index.at(n.source.data()); }
+};
+
 // The DLA summary; each main-graph node's placement is streamed with the node (append_dla_json).
-json dla_json(const DlaPlacement& d) {
+json dla_json(const DlaPlacement& d, const DlaSources& sources) {
   return {{"release", d.release},
+          {"sources", sources.list},
           {"dla_nodes", d.dla_nodes},
           {"gpu_fallback_nodes", d.gpu_nodes},
           {"unsupported_nodes", d.unsupported_nodes},
@@ -79,7 +95,7 @@ json dla_json(const DlaPlacement& d) {
 void append_quoted(std::string& out, std::string_view s);
 
 // Adds `"dla":{...}` to a node object `out` ends with.
-void append_dla_json(std::string& out, const DlaNode& n) {
+void append_dla_json(std::string& out, const DlaNode& n, const DlaSources& sources) {
   out.pop_back();  // the node object's closing brace
   out += R"(,"dla":{"verdict":")";
   out += dla_verdict_name(n.verdict);
@@ -88,7 +104,7 @@ void append_dla_json(std::string& out, const DlaNode& n) {
   out += R"(,"reason":)";
   append_quoted(out, n.reason);
   out += R"(,"source":)";
-  append_quoted(out, n.source);
+  out += std::to_string(sources.of(n));
   out += R"(,"macs":)";
   out += std::to_string(n.macs);
   out += "}}";
@@ -243,7 +259,8 @@ void check_json(const Model& m, const Annotations& a, const std::function<void(s
               {"summary", summary_json(a.summary)},
               {"notes", a.notes}};
   if (a.target) doc["runtime"]["target"] = target_json(*a.target);
-  if (a.dla) doc["dla"] = dla_json(*a.dla);
+  std::optional<DlaSources> sources;
+  if (a.dla) doc["dla"] = dla_json(*a.dla, sources.emplace(*a.dla));
   doc["nodes"] = json::array();  // last: its "[]" is where the streamed nodes go
   // The nodes are streamed one compact object per line: a DOM of every node
   // of a 100k-node model would cost more than the analysis itself.
@@ -257,7 +274,7 @@ void check_json(const Model& m, const Annotations& a, const std::function<void(s
     line = sep;
     append_node_json(line, m, v);
     if (a.dla && v.graph == 0 && static_cast<size_t>(v.index) < a.dla->nodes.size())
-      append_dla_json(line, a.dla->nodes[static_cast<size_t>(v.index)]);
+      append_dla_json(line, a.dla->nodes[static_cast<size_t>(v.index)], *sources);
     write(line);
     sep = ",\n    ";
   }
