@@ -183,6 +183,20 @@ TEST(TargetPrecision, MatrixKeepsOnlyTheReleasesATargetRuns) {
   EXPECT_EQ(mx.cells.size(), 4 * kAllPrecisions.size());
 }
 
+TEST(TargetPrecision, AnalyzeModelNarrowsOnlyThePinsThatNameATarget) {
+  Model m = conv_model("target_pins");
+  const Release& r = kb().resolve("8.5");
+  AnalysisRequest req;
+  req.pins = {{&r, Precision::FP16, &catalog().resolve("orin-dla")}, {&r, Precision::FP16, nullptr}};
+  req.sweep = [](size_t, Precision, const Annotations& a) { EXPECT_EQ(a.target, nullptr); };
+  ModelAnalysis out = analyze_model(m, kb(), req);
+  ASSERT_EQ(out.pinned.size(), 2u);
+  ASSERT_NE(out.pinned[0].dla, nullptr);
+  EXPECT_EQ(out.pinned[0].dla->dla_nodes, 2);
+  EXPECT_EQ(out.pinned[1].target, nullptr);
+  EXPECT_EQ(out.pinned[1].dla, nullptr);
+}
+
 // ---- DLA placement, one restriction kind per test ---------------------------------------------
 
 struct Built {
