@@ -12,6 +12,7 @@
 #include "trtlens/engine.h"
 #include "trtlens/overlay.h"
 #include "trtlens/partition.h"
+#include "trtlens/target.h"
 
 namespace trtlens {
 
@@ -19,7 +20,14 @@ namespace trtlens {
 struct Runtime {
   const Release* release = nullptr;
   Precision precision = Precision::FP32;
+  // The deployment target (target.h); null: none. Pins with a target are narrowed to it
+  // (apply_target) after they are annotated; the sweep is not.
+  const Target* target = nullptr;
 };
+
+// One runtime's annotations: annotate(model, kb, release, precision), narrowed to
+// runtime.target when set. What `check` prints. Throws what annotate throws.
+Annotations annotate_runtime(const Model& model, const KnowledgeBase& kb, const Runtime& runtime);
 
 // Receives one runtime's annotations of a sweep: the release's index in the
 // knowledge base, the precision, and the annotations (valid during the call only).

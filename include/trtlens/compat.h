@@ -1,6 +1,7 @@
 // Per-node TensorRT compatibility verdicts (the verdict model of DESIGN.md).
 #pragma once
 #include <array>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -40,6 +41,9 @@ struct NodeVerdict {
   std::vector<std::string> hints;  // what would help: another release, a graph change, a plugin
 };
 
+struct Target;
+struct DlaPlacement;
+
 struct Annotations {
   const Release* release = nullptr;
   Precision precision = Precision::FP32;
@@ -47,6 +51,8 @@ struct Annotations {
   std::array<int, 5> summary{};        // count per Verdict, indexed by the enum value
   bool converts = false;               // no node UNSUPPORTED
   std::vector<std::string> notes;      // runtime-wide remarks (e.g. "implicit INT8 is deprecated from 10.0")
+  const Target* target = nullptr;      // the deployment target it was narrowed to (apply_target, target.h); null: none
+  std::shared_ptr<const DlaPlacement> dla;  // a DLA target: where each main-graph node runs
 };
 
 // Judges every node of `model` for `release` at `precision` with the facts of
@@ -67,6 +73,7 @@ struct MatrixCell {
 struct Matrix {
   std::vector<MatrixCell> cells;              // release-major, kAllPrecisions order
   const Release* min_converting = nullptr;    // oldest release where some precision converts; null if none
+  const Target* target = nullptr;             // compute_target_matrix: the target; null: none
 };
 
 // Annotates every (release, precision) pair of `kb`.

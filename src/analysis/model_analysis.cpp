@@ -56,12 +56,20 @@ ModelAnalysis analyze_model(const Model& model, const KnowledgeBase& kb, const A
       if (request.progress) request.progress(start + batch.size(), jobs.size());
     }
   }
-  for (size_t i = 0; i < request.pins.size(); ++i)
+  for (size_t i = 0; i < request.pins.size(); ++i) {
     if (!have[i]) out.pinned[i] = annotator.run(*request.pins[i].release, request.pins[i].precision);
+    if (request.pins[i].target) apply_target(model, out.pinned[i], *request.pins[i].target);
+  }
   if (request.partition_pin && *request.partition_pin < out.pinned.size())
     out.partition = partition_model(model, out.pinned[*request.partition_pin],
                                     PartitionOptions{1, default_exclude_ops(*request.pins[*request.partition_pin].release)});
   return out;
+}
+
+Annotations annotate_runtime(const Model& model, const KnowledgeBase& kb, const Runtime& runtime) {
+  Annotations a = annotate(model, kb, *runtime.release, runtime.precision);
+  if (runtime.target) apply_target(model, a, *runtime.target);
+  return a;
 }
 
 }  // namespace trtlens

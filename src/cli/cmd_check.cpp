@@ -13,7 +13,7 @@ namespace trtlens::cli {
 namespace {
 
 struct CheckOptions {
-  std::string model, release, precision = "fp32", format = "text", output, fail_on = "unsupported";
+  std::string model, release, precision = "fp32", format = "text", output, fail_on = "unsupported", target;
   std::vector<std::string> only, plugins;
   ModelOptions model_options;
 };
@@ -51,13 +51,15 @@ void add_check_command(CLI::App& app, int& exit_code) {
   cmd->add_option("-o,--output", opt->output, "write to this file instead of stdout");
   add_plugin_option(cmd, opt->plugins);
   add_model_options(cmd, opt->model_options);
+  add_target_option(cmd, opt->target);
   cmd->callback([opt, &exit_code]() {
     const KnowledgeBase& kb = knowledge_base(opt->plugins);
     Runtime runtime = runtime_of(kb, opt->release, opt->precision);
+    set_target(runtime, kb, opt->target, opt->release);
     CheckView view{color_for(opt->output), parse_verdicts(opt->only), fail_on_verdicts(opt->fail_on)};
     bool unknown_unsupported = unknown_as_unsupported(opt->model_options);
     const Model& model = keep_until_exit(load_with_options(opt->model, opt->model_options));
-    Annotations& a = keep_until_exit(annotate(model, kb, *runtime.release, runtime.precision));
+    Annotations& a = keep_until_exit(annotate_runtime(model, kb, runtime));
     if (unknown_unsupported) count_unknown_as_unsupported(a);
     OutputStream out(opt->output);
     auto write = [&out](std::string_view s) { out.write(s); };

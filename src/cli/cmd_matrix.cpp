@@ -15,7 +15,7 @@ namespace trtlens::cli {
 namespace {
 
 struct MatrixOptions {
-  std::string model, precision = "fp32", format = "text", output, fail_on = "unsupported";
+  std::string model, precision = "fp32", format = "text", output, fail_on = "unsupported", target;
   std::vector<std::string> diff, plugins;
   ModelOptions model_options;
 };
@@ -39,17 +39,22 @@ void add_matrix_command(CLI::App& app, int& exit_code) {
   cmd->add_option("-o,--output", opt->output, "write to this file instead of stdout");
   add_plugin_option(cmd, opt->plugins);
   add_model_options(cmd, opt->model_options);
+  add_target_option(cmd, opt->target);
   cmd->callback([opt, &exit_code]() {
     const KnowledgeBase& kb = knowledge_base(opt->plugins);
     bool unknown_unsupported = unknown_as_unsupported(opt->model_options);
     std::vector<Verdict> fail_on = fail_on_verdicts(opt->fail_on);
+    const Target* target = opt->target.empty() ? nullptr : &TargetCatalog::builtin().resolve(opt->target);
     if (!opt->diff.empty()) {
       if (opt->format == "junit") throw UsageError("matrix --diff: --format junit is for the matrix; use text, json or markdown");
       const Release& from = kb.resolve(opt->diff[0]);
       const Release& to = kb.resolve(opt->diff[1]);
       Precision p = parse_precision(opt->precision);
       Model model = load_with_options(opt->model, opt->model_options);
-      Annotations a = annotate(model, kb, from, p), b = annotate(model, kb, to, p);
+      Runtime ra{&from, p}, rb{&to, p};
+      set_target(ra, kb, opt->target, opt->diff[0]);
+      set_target(rb, kb, opt->target, opt->diff[1]);
+      Annotations a = annotate_runtime(model, kb, ra), b = annotate_runtime(model, kb, rb);
       if (unknown_unsupported) {
         count_unknown_as_unsupported(a);
         count_unknown_as_unsupported(b);
@@ -65,6 +70,7 @@ void add_matrix_command(CLI::App& app, int& exit_code) {
     const Model& model = keep_until_exit(load_with_options(opt->model, opt->model_options));
     bool show = progress.on() && model.node_count() > kProgressNodes;
     if (opt->format == "junit") {
+      if (target) throw UsageError("matrix --target: --format junit judges every runtime without a target; use text, json or markdown");
       // One test case per runtime, with the failing nodes: every runtime's annotations, from the sweep.
       CheckView view{false, {}, fail_on};
       std::vector<std::string> cases;
@@ -90,7 +96,7 @@ void add_matrix_command(CLI::App& app, int& exit_code) {
     if (show)
       progress.stage(fmt::format("judging {} nodes at {} runtimes", model.node_count(),
                                  kb.releases().size() * kAllPrecisions.size()));
-    Matrix mx = compute_matrix(model, kb);
+    Matrix mx = target ? compute_target_matrix(model, kb, *target) : compute_matrix(model, kb);
     if (unknown_unsupported) count_unknown_as_unsupported(mx);
     std::string text = opt->format == "json"       ? matrix_json(model, mx, kb)
                        : opt->format == "markdown" ? matrix_markdown(model, mx)

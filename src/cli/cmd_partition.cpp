@@ -17,7 +17,7 @@ namespace trtlens::cli {
 namespace {
 
 struct PartitionCliOptions {
-  std::string model, release, precision = "fp32", format = "text", dir, fail_on = "unsupported";
+  std::string model, release, precision = "fp32", format = "text", dir, fail_on = "unsupported", target;
   int min_nodes = 1;
   std::string exclude_ops;
   bool force = false;
@@ -47,13 +47,15 @@ void add_partition_command(CLI::App& app, int& exit_code) {
   cmd->add_flag("--force", opt->force, "replace the output folder when it exists and is not empty");
   add_plugin_option(cmd, opt->plugins);
   add_model_options(cmd, opt->model_options);
+  add_target_option(cmd, opt->target);
   cmd->callback([opt, exclude, &exit_code]() {
     const KnowledgeBase& kb = knowledge_base(opt->plugins);
     Runtime runtime = runtime_of(kb, opt->release, opt->precision);
+    set_target(runtime, kb, opt->target, opt->release);
     std::vector<Verdict> fail_on = fail_on_verdicts(opt->fail_on);
     bool unknown_unsupported = unknown_as_unsupported(opt->model_options);
     Model model = load_with_options(opt->model, opt->model_options);
-    Annotations a = annotate(model, kb, *runtime.release, runtime.precision);
+    Annotations a = annotate_runtime(model, kb, runtime);
     if (unknown_unsupported) count_unknown_as_unsupported(a);
     PartitionOptions po{opt->min_nodes, default_exclude_ops(*runtime.release)};
     if (exclude->count() > 0) {

@@ -44,4 +44,19 @@ Runtime runtime_of(const KnowledgeBase& kb, const std::string& release, const st
   return {release.empty() ? &kb.releases().back() : &kb.resolve(release), parse_precision(precision)};
 }
 
+void add_target_option(CLI::App* cmd, std::string& target) {
+  cmd->add_option("--target", target,
+                  "deployment target: a device (h100, a100, l4, orin, orin-dla, xavier-dla, thor, ...) or a compute "
+                  "capability (sm_89); narrows precisions to its kernels and releases to what it runs");
+}
+
+void set_target(Runtime& runtime, const KnowledgeBase& kb, const std::string& target, const std::string& release) {
+  if (target.empty()) return;
+  const TargetCatalog& catalog = TargetCatalog::builtin();
+  runtime.target = &catalog.resolve(target);
+  if (release.empty())
+    if (const Release* newest = catalog.newest_release(*runtime.target, kb)) runtime.release = newest;
+  catalog.check_release(*runtime.target, *runtime.release);
+}
+
 }  // namespace trtlens::cli

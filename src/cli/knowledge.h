@@ -23,6 +23,13 @@ void add_model_runtime_options(CLI::App* cmd, std::string& model, std::string& r
 // when empty). Throws UsageError for an unknown release or precision.
 Runtime runtime_of(const KnowledgeBase& kb, const std::string& release, const std::string& precision);
 
+// Adds --target to `cmd`, collected into `target`.
+void add_target_option(CLI::App* cmd, std::string& target);
+// `runtime` for the device --target names (nothing when `target` is empty): the target set,
+// the release defaulting to the newest the target runs when --trt was not given. Throws
+// UsageError for an unknown target, or a release the target does not run.
+void set_target(Runtime& runtime, const KnowledgeBase& kb, const std::string& target, const std::string& release);
+
 // KnowledgeBase::builtin() when `plugins` is empty; else a copy that imports each
 // declared plugin (KnowledgeBase::with_plugins), alive until the process ends.
 // Throws UsageError for a malformed NAME[:VERSION].

@@ -6,11 +6,14 @@
 #include <cctype>
 #include <map>
 #include <functional>
+#include <optional>
+#include <unordered_map>
 #include <nlohmann/json.hpp>
 
 #include "render/table.h"
 #include "util/sha256.h"
 #include "util/strings.h"
+#include "trtlens/target.h"
 #include "util/utf8.h"
 
 namespace trtlens {
@@ -38,7 +41,82 @@ bool shown(const CheckView& view, Verdict v) {
 }
 
 std::string runtime_label(const Annotations& a) {
-  return fmt::format("TensorRT {}, {}", a.release->name, precision_name(a.precision));
+  return fmt::format("TensorRT {}, {}{}", a.release->name, precision_name(a.precision),
+                     a.target ? ", target " + a.target->label() : "");
+}
+
+// Where a DLA target runs the model (a.dla): shares, transitions, loadables, then each node off the DLA.
+std::string dla_summary_line(const DlaPlacement& d) {
+  int counted = d.dla_nodes + d.gpu_nodes + d.unsupported_nodes;
+  auto pct = [](double a, double b) { return b > 0 ? 100.0 * a / b : 0.0; };
+  return fmt::format("DLA (TensorRT {} DLA rules): {} of {} nodes ({:.1f}%), {:.1f}% of MACs; {} GPU fallback, {} "
+                     "unsupported; {} DLA<->GPU transitions; {} DLA loadables (at most {} per core)",
+                     d.release, d.dla_nodes, counted, pct(d.dla_nodes, counted),
+                     pct(static_cast<double>(d.dla_macs), static_cast<double>(d.total_macs)), d.gpu_nodes,
+                     d.unsupported_nodes, d.transitions, d.loadables, d.max_loadables);
+}
+
+std::string dla_text(const Model& m, const DlaPlacement& d) {
+  Table t{{"node", "op_type", "DLA", "layers", "why not on the DLA"}, {}, {}};
+  for (const auto& n : d.nodes) {
+    if (n.verdict == DlaVerdict::DLA || n.verdict == DlaVerdict::NONE) continue;
+    const Node& node = m.graphs[0].nodes[static_cast<size_t>(n.index)];
+    t.rows.push_back(
+        {node_label(node), node.op_type, std::string(dla_verdict_name(n.verdict)), std::string(n.layers), n.reason});
+  }
+  std::string out = "\n" + dla_summary_line(d) + "\n";
+  if (!t.rows.empty()) out += to_text(t);
+  return out;
+}
+
+// Each distinct citation of the DLA placement once, in first-use order, with its position (nodes cite by position:
+// a 100k-node model would otherwise repeat a few dozen page addresses 100k times).
+struct DlaSources {
+  std::vector<std::string_view> list;
+  std::unordered_map<const char*, int> index;  // texts are interned: one address per distinct text
+  explicit DlaSources(const DlaPlacement& d) {
+    for (const auto& n : d.nodes)
+      if (!n.source.empty() && index.emplace(n.source.data(), static_cast<int>(list.size())).second)
+        list.push_back(n.source);
+  }
+  int of(const DlaNode& n) const { return n.source.empty() ? -1 : index.at(n.source.data()); }
+};
+
+// The DLA summary; each main-graph node's placement is streamed with the node (append_dla_json).
+json dla_json(const DlaPlacement& d, const DlaSources& sources) {
+  return {{"release", d.release},
+          {"sources", sources.list},
+          {"dla_nodes", d.dla_nodes},
+          {"gpu_fallback_nodes", d.gpu_nodes},
+          {"unsupported_nodes", d.unsupported_nodes},
+          {"dla_macs", d.dla_macs},
+          {"total_macs", d.total_macs},
+          {"transitions", d.transitions},
+          {"loadables", d.loadables},
+          {"max_loadables", d.max_loadables}};
+}
+
+void append_quoted(std::string& out, std::string_view s);
+
+// Adds `"dla":{...}` to a node object `out` ends with.
+void append_dla_json(std::string& out, const DlaNode& n, const DlaSources& sources) {
+  out.pop_back();  // the node object's closing brace
+  out += R"(,"dla":{"verdict":")";
+  out += dla_verdict_name(n.verdict);
+  out += R"(","layers":)";
+  append_quoted(out, n.layers);
+  out += R"(,"reason":)";
+  append_quoted(out, n.reason);
+  out += R"(,"source":)";
+  out += std::to_string(sources.of(n));
+  out += R"(,"macs":)";
+  out += std::to_string(n.macs);
+  out += "}}";
+}
+
+json target_json(const Target& t) {
+  return {{"name", t.name}, {"device", t.device}, {"compute_capability", t.cc}, {"dla", t.dla},
+          {"family", t.family}, {"source", t.source}};
 }
 
 std::string summary_line(const Annotations& a) {
@@ -280,6 +358,7 @@ std::string check_text(const Model& m, const Annotations& a, const CheckView& vi
   }
   if (!t.rows.empty()) out += to_text(t);
   else out += "(no node matches the filter)\n";
+  if (a.dla) out += dla_text(m, *a.dla);
   out += "\n" + summary_line(a) + "\n";
   for (const auto& note : a.notes) out += "note: " + escape_controls(note) + "\n";
   out += fmt::format("converts: {}\n", a.converts ? colorize("yes", "32", view.color) : colorize("no", "1;31", view.color));
@@ -298,7 +377,10 @@ void check_json(const Model& m, const Annotations& a, const KnowledgeBase& kb,
   doc["converts"] = a.converts;
   doc["summary"] = summary_json(a.summary);
   doc["notes"] = a.notes;
-  doc["nodes"] = json::array();
+  if (a.target) doc["runtime"]["target"] = target_json(*a.target);
+  std::optional<DlaSources> sources;
+  if (a.dla) doc["dla"] = dla_json(*a.dla, sources.emplace(*a.dla));
+  doc["nodes"] = json::array();  // last: its "[]" is where the streamed nodes go
   // The nodes are streamed one compact object per line: a DOM of every node
   // of a 100k-node model would cost more than the analysis itself.
   std::string head = doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
@@ -310,6 +392,8 @@ void check_json(const Model& m, const Annotations& a, const KnowledgeBase& kb,
   for (const auto& v : a.nodes) {
     line = sep;
     append_node_json(line, m, v);
+    if (a.dla && v.graph == 0 && static_cast<size_t>(v.index) < a.dla->nodes.size())
+      append_dla_json(line, a.dla->nodes[static_cast<size_t>(v.index)], *sources);
     write(line);
     sep = ",\n    ";
   }
@@ -334,6 +418,7 @@ std::string check_markdown(const Model& m, const Annotations& a, const CheckView
     s.numeric.push_back(true);
   }
   out += to_markdown(s) + "\n";
+  if (a.dla) out += "> " + md_escape(dla_summary_line(*a.dla)) + "\n";
   for (const auto& note : a.notes) out += "> " + md_escape(note) + "\n";
   if (!a.notes.empty()) out += "\n";
   auto table_of = [&](const std::vector<Row>& rows) {
@@ -689,7 +774,8 @@ std::string matrix_footer(const Matrix& mx, bool markdown) {
 }  // namespace
 
 std::string matrix_text(const Model& m, const Matrix& mx, bool color) {
-  return fmt::format("{} — {} nodes, TensorRT releases × precisions\n\n", escape_controls(m.path), m.node_count()) +
+  return fmt::format("{} — {} nodes, TensorRT releases × precisions{}\n\n", escape_controls(m.path), m.node_count(),
+                     mx.target ? " on " + mx.target->label() : "") +
          to_text(matrix_table(mx, color)) + "\n" + matrix_footer(mx, false);
 }
 
@@ -711,6 +797,7 @@ std::string matrix_json(const Model& m, const Matrix& mx, const KnowledgeBase& k
   doc["min_converting_release"] = mx.min_converting ? json(mx.min_converting->name) : json(nullptr);
   doc["min_converting_release_by_precision"] = by_precision;
   doc["cells"] = cells;
+  if (mx.target) doc["target"] = target_json(*mx.target);
   return doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 

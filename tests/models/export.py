@@ -13,6 +13,7 @@ import warnings
 MODELS = [
     ("resnet18", "resnet18", (1, 3, 64, 64), (11, 13, 17)),
     ("resnet50", "resnet50", (1, 3, 64, 64), (17,)),
+    ("mobilenet_v2", "mobilenet_v2", (1, 3, 64, 64), (17,)),
     ("mobilenet_v3_small", "mobilenet_v3_small", (1, 3, 64, 64), (11, 13, 17)),
     ("efficientnet_b0", "efficientnet_b0", (1, 3, 64, 64), (13, 17)),
     ("convnext_tiny", "convnext_tiny", (1, 3, 64, 64), (17,)),

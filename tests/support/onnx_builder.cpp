@@ -204,4 +204,23 @@ std::string save_external_data_model(const std::string& dir) {
   return mb.save(dir + "/model.onnx");
 }
 
+std::string save_fp8_qdq_conv_model(const std::string& dir) {
+  ModelBuilder mb(19);
+  auto g = mb.graph();
+  g.input("x", kFloat, {1, 3, 8, 8});
+  g.init_float("s", {}, {0.1f});
+  g.init_float("w", {4, 3, 3, 3}, std::vector<float>(108, 0.1f));
+  auto* zp = g.proto()->add_initializer();  // FLOAT8E4M3FN zero point: one zero byte
+  zp->set_name("zp");
+  zp->set_data_type(17);
+  zp->set_raw_data(std::string(1, '\0'));
+  g.node("QuantizeLinear", {"x", "s", "zp"}, {"q"}, "q");
+  g.node("DequantizeLinear", {"q", "s", "zp"}, {"dq"}, "dq");
+  g.node("QuantizeLinear", {"w", "s", "zp"}, {"wq"}, "wq");
+  g.node("DequantizeLinear", {"wq", "s", "zp"}, {"wdq"}, "wdq");
+  attr_ints(g.node("Conv", {"dq", "wdq"}, {"y"}, "conv"), "pads", {1, 1, 1, 1});
+  g.output("y", kFloat, {1, 4, 8, 8});
+  return mb.save(dir + "/fp8.onnx");
+}
+
 }  // namespace trtlens::test

@@ -76,4 +76,8 @@ class ModelBuilder {
 // 16 bytes), each holding distinct bytes. Returns the model's path.
 std::string save_external_data_model(const std::string& dir);
 
+// Saves dir/fp8.onnx (opset 19): x -> Q/DQ (FP8 E4M3) -> Conv "conv" (weights through FP8 Q/DQ) -> y:
+// a Conv inside an FP8 Q/DQ region, which runs at FP8. Returns the model's path.
+std::string save_fp8_qdq_conv_model(const std::string& dir);
+
 }  // namespace trtlens::test

@@ -1,0 +1,137 @@
+// --target on check, matrix and partition, run as a user would; the DLA placement of
+// torchvision models against tests/models/dla_expected.json.
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "support/onnx_builder.h"
+#include "support/paths.h"
+
+namespace trtlens {
+namespace {
+
+using namespace trtlens::test;
+using json = nlohmann::json;
+
+std::string conv_model(const std::string& name) {
+  ModelBuilder mb(13);
+  auto g = mb.graph();
+  g.input("x", kFloat, {1, 3, 8, 8});
+  g.init_float("w", {4, 3, 3, 3}, std::vector<float>(108, 0.1f));
+  attr_ints(g.node("Conv", {"x", "w"}, {"c"}, "conv"), "pads", {1, 1, 1, 1});
+  g.node("Relu", {"c"}, {"y"}, "relu");
+  g.output("y", kFloat, {1, 4, 8, 8});
+  return mb.save(temp_dir(name) + "/m.onnx");
+}
+
+TEST(TargetCli, UnknownTargetIsAUsageErrorListingTheKnownOnes) {
+  std::string model = conv_model("target_cli_unknown");
+  for (const char* cmd : {"check", "matrix", "partition"}) {
+    RunResult r = run_trtlens({cmd, model, "--target", "jetson-nano-9000"});
+    EXPECT_EQ(r.exit_code, 2) << cmd << r.err;
+    EXPECT_NE(r.err.find("unknown target 'jetson-nano-9000'; known: "), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("orin-dla"), std::string::npos) << r.err;
+    EXPECT_EQ(r.out, "") << cmd;
+  }
+}
+
+TEST(TargetCli, AReleaseTheJetsonDoesNotShipIsAUsageError) {
+  RunResult r = run_trtlens({"check", conv_model("target_cli_release"), "--trt", "11.1", "--target", "orin"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("TensorRT 11.1 does not run on orin"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("10.3 (JetPack 6.1"), std::string::npos) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+}
+
+TEST(TargetCli, WithoutTrtATargetTakesTheNewestReleaseItRuns) {
+  RunResult r = run_trtlens({"check", conv_model("target_cli_default"), "--target", "orin", "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json doc = json::parse(r.out);
+  EXPECT_EQ(doc["runtime"]["release"], "10.3");
+  EXPECT_EQ(doc["runtime"]["target"]["name"], "orin");
+  EXPECT_EQ(doc["runtime"]["target"]["compute_capability"], "8.7");
+  EXPECT_FALSE(doc.contains("dla"));
+}
+
+TEST(TargetCli, Fp8OnAnA100IsFallbackWithTheReason) {
+  std::string model = save_fp8_qdq_conv_model(temp_dir("target_cli_fp8"));
+  RunResult a100 =
+      run_trtlens({"check", model, "--trt", "10.8", "--precision", "fp8", "--target", "a100", "--format", "json"});
+  RunResult h100 =
+      run_trtlens({"check", model, "--trt", "10.8", "--precision", "fp8", "--target", "h100", "--format", "json"});
+  ASSERT_EQ(a100.exit_code, 0) << a100.err;
+  ASSERT_EQ(h100.exit_code, 0) << h100.err;
+  auto conv = [](const std::string& out) {
+    json doc = json::parse(out);
+    for (const auto& n : doc["nodes"])
+      if (n["name"] == "conv") return n;
+    return json();
+  };
+  json a = conv(a100.out), h = conv(h100.out);
+  EXPECT_EQ(h["verdict"], "SUPPORTED");
+  EXPECT_EQ(h["precision"], "FP8");
+  EXPECT_EQ(a["verdict"], "FALLBACK");
+  EXPECT_EQ(a["precision"], "FP32");
+  EXPECT_EQ(a["reasons"].back()["rule"], "target");
+  EXPECT_NE(a["reasons"].back()["message"].get<std::string>().find("no FP8 kernels"), std::string::npos);
+}
+
+TEST(TargetCli, MatrixOnATargetListsOnlyTheReleasesItRuns) {
+  RunResult r = run_trtlens({"matrix", conv_model("target_cli_matrix"), "--target", "xavier", "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json doc = json::parse(r.out);
+  std::set<std::string> releases;
+  for (const auto& c : doc["cells"]) releases.insert(c["release"].get<std::string>());
+  EXPECT_EQ(releases, (std::set<std::string>{"8.0", "8.2", "8.4", "8.5"}));
+  EXPECT_EQ(doc["target"]["name"], "xavier");
+}
+
+TEST(TargetCli, CheckTextOnADlaTargetSaysWhereEachNodeRuns) {
+  RunResult r = run_trtlens(
+      {"check", conv_model("target_cli_dla"), "--trt", "8.5", "--precision", "fp16", "--target", "orin-dla"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("target orin-dla"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("DLA (TensorRT 8.5 DLA rules): 2 of 2 nodes (100.0%), 100.0% of MACs"), std::string::npos)
+      << r.out;
+  RunResult p = run_trtlens({"partition", conv_model("target_cli_partition"), "--trt", "8.5", "--target", "orin"});
+  EXPECT_EQ(p.exit_code, 0) << p.err;
+}
+
+// The torchvision models of the model cache (tests/models/export.py) at the targets and releases
+// tests/models/dla_expected.json names: every node off the DLA, with the restriction that keeps it off.
+TEST(TargetCli, TorchvisionModelsOnOrinDlaMatchTheExpectedShares) {
+  std::string cache = std::string(TRTLENS_TEST_TMP) + "/../model-cache";  // the build tree's, as models.real fills it
+  json expected = json::parse(read_text(std::string(TRTLENS_SOURCE_DIR) + "/tests/models/dla_expected.json"));
+  int checked = 0;
+  for (const auto& [file, want] : expected.items()) {
+    if (file.starts_with("_")) continue;
+    std::string path = cache + "/" + file;
+    if (!std::filesystem::exists(path)) continue;
+    ++checked;
+    RunResult r = run_trtlens({"check", path, "--trt", want["trt"], "--precision", want["precision"], "--target",
+                               want["target"], "--format", "json"});
+    ASSERT_EQ(r.exit_code, 0) << file << r.err;
+    json doc = json::parse(r.out), dla = doc["dla"];
+    for (const char* key : {"dla_nodes", "gpu_fallback_nodes", "unsupported_nodes", "transitions", "loadables"})
+      EXPECT_EQ(dla[key], want[key]) << file << " " << key;
+    std::map<std::string, std::string> off;
+    for (const auto& n : doc["nodes"])
+      if (n["graph"] == "" && n["dla"]["verdict"] != "DLA" && n["dla"]["verdict"] != "-")
+        off[n["name"]] = n["dla"]["reason"].get<std::string>() + " | " +
+                         dla["sources"][n["dla"]["source"].get<size_t>()].get<std::string>();
+    ASSERT_EQ(off.size(), want["off_dla"].size()) << file;
+    for (const auto& [name, why] : want["off_dla"].items()) {
+      ASSERT_TRUE(off.count(name)) << file << " " << name;
+      EXPECT_NE(off[name].find(why["reason_has"].get<std::string>()), std::string::npos) << off[name];
+      EXPECT_NE(off[name].find("8.5-GA builtin_op_importers.cpp:"), std::string::npos) << off[name];
+    }
+    double share = static_cast<double>(dla["dla_macs"].get<int64_t>()) / dla["total_macs"].get<int64_t>();
+    EXPECT_GE(share, want["min_mac_share"].get<double>()) << file;
+  }
+  if (checked == 0) GTEST_SKIP() << "no torchvision model in " << cache << " (tests/models/export.py fills it)";
+}
+
+}  // namespace
+}  // namespace trtlens

@@ -1,0 +1,382 @@
+// Deployment targets (include/trtlens/target.h): the catalog of data/targets, precision
+// narrowing, the releases a Jetson runs, and DLA placement per restriction kind, each on a
+// model built in the test.
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+
+#include <functional>
+
+#include "support/onnx_builder.h"
+#include "support/paths.h"
+#include "trtlens/analysis.h"
+#include "trtlens/error.h"
+#include "trtlens/target.h"
+
+namespace trtlens {
+namespace {
+
+using namespace trtlens::test;
+
+const KnowledgeBase& kb() {
+  return KnowledgeBase::builtin();
+}
+const TargetCatalog& catalog() {
+  return TargetCatalog::builtin();
+}
+
+std::string usage_error(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "(no UsageError)";
+}
+
+TEST(TargetCatalog, ResolvesNamesAndComputeCapabilities) {
+  EXPECT_EQ(catalog().resolve("A100").name, "a100");
+  EXPECT_EQ(catalog().resolve("orin-dla").dla, true);
+  EXPECT_EQ(catalog().resolve("sm_89").cc, "8.9");
+  EXPECT_EQ(catalog().resolve("8.7").name, "orin");  // the GPU, never the DLA core
+  EXPECT_EQ(catalog().resolve("sm90").cc, "9.0");
+}
+
+TEST(TargetCatalog, UnknownTargetListsTheKnownOnes) {
+  std::string e = usage_error([] { catalog().resolve("tpu-v5"); });
+  EXPECT_NE(e.find("unknown target 'tpu-v5'"), std::string::npos) << e;
+  for (const char* name : {"a100", "h100", "l4", "orin", "orin-dla", "xavier-dla", "thor"})
+    EXPECT_NE(e.find(name), std::string::npos) << name << " in " << e;
+  EXPECT_NE(usage_error([] { catalog().resolve("sm_61"); }).find("unknown target"), std::string::npos);
+}
+
+TEST(TargetCatalog, EveryRowCitesASource) {
+  for (const Target& t : catalog().targets()) {
+    EXPECT_EQ(t.source.rfind("http", 0), 0u) << t.name;
+    for (const auto* rows : {&t.precisions, &t.runs, &t.ships})
+      for (const TargetRow& r : *rows) EXPECT_EQ(r.source.rfind("http", 0), 0u) << t.name << " " << r.value;
+  }
+  for (const char* r : {"8.5", "8.6", "10.3"}) {
+    const DlaRules* rules = catalog().dla_rules(r);
+    ASSERT_NE(rules, nullptr) << r;
+    for (const DlaCheck& c : rules->checks) EXPECT_EQ(c.source.rfind("http", 0), 0u) << r << " " << c.layer;
+  }
+  for (const LayerMapping& l : catalog().layers()) EXPECT_NE(l.where.find("GA "), std::string::npos) << l.op;
+}
+
+TEST(TargetCatalog, AJetsonRunsWhatItsJetPackShips) {
+  const Target& orin = catalog().resolve("orin");
+  std::string e = usage_error([&] { catalog().check_release(orin, kb().resolve("11.1")); });
+  EXPECT_NE(e.find("TensorRT 11.1 does not run on orin"), std::string::npos) << e;
+  for (const char* r : {"8.4", "8.5 (JetPack 5.1", "8.6 (JetPack 6.0", "10.3 (JetPack 6.1"})
+    EXPECT_NE(e.find(r), std::string::npos) << r << " in " << e;
+  EXPECT_NO_THROW(catalog().check_release(orin, kb().resolve("8.5")));
+  EXPECT_EQ(catalog().newest_release(orin, kb())->name, "10.3");
+  // The DLA core needs DLA facts of the release as well.
+  const Target& dla = catalog().resolve("orin-dla");
+  EXPECT_NE(
+      usage_error([&] { catalog().check_release(dla, kb().resolve("8.4")); }).find("no DLA facts for TensorRT 8.4"),
+      std::string::npos);
+  // A GPU runs the releases whose support matrix lists its compute capability.
+  EXPECT_NE(usage_error([] {
+              catalog().check_release(catalog().resolve("b200"), kb().resolve("10.0"));
+            }).find("does not run on b200"),
+            std::string::npos);
+  EXPECT_NO_THROW(catalog().check_release(catalog().resolve("a100"), kb().resolve("11.1")));
+}
+
+using Files = std::vector<std::pair<std::string_view, std::string_view>>;
+std::string input_error(const Files& files) {
+  try {
+    TargetCatalog::parse(files);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(no InputError)";
+}
+
+TEST(TargetCatalog, MalformedFilesNameTheFileAndLine) {
+  const std::string head = "kind\tname\tvalue\treleases\tnote\tsource\n";
+  std::string dev = "device\tx1\t8.0\t-\tX\thttp://x\n";
+  std::string runs = "runs\t8.0\t-\t-\tall\thttp://x\n";
+  std::string bad_kind = head + dev + runs + "speed\t8.0\t-\t-\tfast\thttp://x\n";
+  std::string bad_range = head + dev + "runs\t8.0\t-\t8.x..\tall\thttp://x\n";
+  std::string bad_precision = head + dev + runs + "precisions\t8.0\tFP32,FP7\t-\tx\thttp://x\n";
+  std::string no_header = dev;
+  std::string no_runs = head + dev;
+  std::string short_row = head + "device\tx1\t8.0\n";
+  EXPECT_NE(input_error({{"data/targets/x.tsv", bad_kind}}).find("data/targets/x.tsv: line 4: unknown kind 'speed'"),
+            std::string::npos);
+  EXPECT_NE(input_error({{"data/targets/x.tsv", bad_range}}).find("line 3: release range '8.x..'"), std::string::npos);
+  EXPECT_NE(input_error({{"data/targets/x.tsv", bad_precision}}).find("unknown precision 'FP7'"), std::string::npos);
+  EXPECT_NE(input_error({{"data/targets/x.tsv", no_header}}).find("expected the header"), std::string::npos);
+  EXPECT_NE(input_error({{"data/targets/x.tsv", no_runs}}).find("no runs or ships row"), std::string::npos);
+  EXPECT_NE(input_error({{"data/targets/x.tsv", short_row}}).find("3 fields, expected 6"), std::string::npos);
+  std::string dla = "layer\tcheck\targs\tdevices\tsource\nconvolution\tkernal\t1..32\t-\thttp://x\n";
+  EXPECT_NE(input_error({{"data/targets/dla/8.5.tsv", dla}}).find("line 2: unknown check 'kernal'"), std::string::npos);
+  std::string twice = head + dev + dev + runs;
+  EXPECT_NE(input_error({{"data/targets/x.tsv", twice}}).find("target x1 defined twice"), std::string::npos);
+}
+
+// ---- precision narrowing ---------------------------------------------------------------------
+
+Model conv_model(const std::string& name) {
+  ModelBuilder mb(13);
+  auto g = mb.graph();
+  g.input("x", kFloat, {1, 3, 8, 8});
+  g.init_float("w", {4, 3, 3, 3}, std::vector<float>(108, 0.1f));
+  attr_ints(g.node("Conv", {"x", "w"}, {"c"}, "conv"), "pads", {1, 1, 1, 1});
+  g.node("Relu", {"c"}, {"y"}, "relu");
+  g.output("y", kFloat, {1, 4, 8, 8});
+  return load_model(mb.save(temp_dir(name) + "/m.onnx"));
+}
+
+TEST(TargetPrecision, Fp8OnAnA100FallsBackCitingTheSupportMatrix) {
+  Model m = load_model(save_fp8_qdq_conv_model(temp_dir("target_fp8")));
+  const Release& r = kb().resolve("10.8");
+  Annotations h100 = annotate_runtime(m, kb(), {&r, Precision::FP8, &catalog().resolve("h100")});
+  Annotations a100 = annotate_runtime(m, kb(), {&r, Precision::FP8, &catalog().resolve("a100")});
+  auto conv = [&m](const Annotations& a) -> const NodeVerdict& {
+    for (const auto& v : a.nodes)
+      if (m.graphs[0].nodes[static_cast<size_t>(v.index)].name == "conv") return v;
+    throw std::runtime_error("no conv");
+  };
+  const NodeVerdict& on_h100 = conv(h100);
+  const NodeVerdict& on_a100 = conv(a100);
+  ASSERT_EQ(on_h100.precision, "FP8") << "a Conv inside an FP8 Q/DQ region runs at FP8";
+  EXPECT_EQ(on_h100.verdict, Verdict::SUPPORTED);
+  EXPECT_EQ(on_a100.verdict, Verdict::FALLBACK);
+  EXPECT_EQ(on_a100.precision, "FP32");
+  ASSERT_FALSE(on_a100.reasons.empty());
+  const Reason& why = on_a100.reasons.back();
+  EXPECT_EQ(why.rule, "target");
+  EXPECT_NE(why.message.find("a100 (NVIDIA A100, sm_80) has no FP8 kernels"), std::string::npos) << why.message;
+  EXPECT_NE(why.source.find("support-matrix"), std::string::npos) << why.source;
+  bool hint = false;
+  for (const auto& h : on_a100.hints) hint |= h.find("h100") != std::string::npos && h.find("l4") != std::string::npos;
+  EXPECT_TRUE(hint);
+  EXPECT_GT(a100.summary[static_cast<size_t>(Verdict::FALLBACK)], h100.summary[static_cast<size_t>(Verdict::FALLBACK)]);
+  EXPECT_EQ(a100.target, &catalog().resolve("a100"));
+}
+
+TEST(TargetPrecision, Bf16OnOrinFallsBackToFp32AndBestToFp16) {
+  Model m = conv_model("target_bf16");
+  const Release& r = kb().resolve("10.3");
+  const Target& orin = catalog().resolve("orin");
+  Annotations bf16 = annotate_runtime(m, kb(), {&r, Precision::BF16, &orin});
+  Annotations plain = annotate_runtime(m, kb(), {&r, Precision::BF16, nullptr});
+  ASSERT_EQ(plain.nodes[0].precision, "BF16");
+  EXPECT_EQ(bf16.nodes[0].verdict, Verdict::FALLBACK);
+  EXPECT_EQ(bf16.nodes[0].precision, "FP32");
+  // FP16 is an Orin precision: nothing narrowed.
+  Annotations fp16 = annotate_runtime(m, kb(), {&r, Precision::FP16, &orin});
+  EXPECT_EQ(fp16.nodes[0].verdict, Verdict::SUPPORTED);
+  EXPECT_EQ(fp16.nodes[0].precision, "FP16");
+}
+
+TEST(TargetPrecision, MatrixKeepsOnlyTheReleasesATargetRuns) {
+  Model m = conv_model("target_matrix");
+  Matrix mx = compute_target_matrix(m, kb(), catalog().resolve("orin"));
+  std::vector<std::string> releases;
+  for (const auto& c : mx.cells)
+    if (releases.empty() || releases.back() != c.release->name) releases.push_back(c.release->name);
+  EXPECT_EQ(releases, (std::vector<std::string>{"8.4", "8.5", "8.6", "10.3"}));
+  EXPECT_EQ(mx.cells.size(), 4 * kAllPrecisions.size());
+}
+
+TEST(TargetPrecision, AnalyzeModelNarrowsOnlyThePinsThatNameATarget) {
+  Model m = conv_model("target_pins");
+  const Release& r = kb().resolve("8.5");
+  AnalysisRequest req;
+  req.pins = {{&r, Precision::FP16, &catalog().resolve("orin-dla")}, {&r, Precision::FP16, nullptr}};
+  req.sweep = [](size_t, Precision, const Annotations& a) { EXPECT_EQ(a.target, nullptr); };
+  ModelAnalysis out = analyze_model(m, kb(), req);
+  ASSERT_EQ(out.pinned.size(), 2u);
+  ASSERT_NE(out.pinned[0].dla, nullptr);
+  EXPECT_EQ(out.pinned[0].dla->dla_nodes, 2);
+  EXPECT_EQ(out.pinned[1].target, nullptr);
+  EXPECT_EQ(out.pinned[1].dla, nullptr);
+}
+
+// ---- DLA placement, one restriction kind per test ---------------------------------------------
+
+struct Built {
+  Model model;
+  Annotations a;
+  const DlaNode& node(const std::string& name) const {
+    for (const auto& n : a.dla->nodes)
+      if (model.graphs[0].nodes[static_cast<size_t>(n.index)].name == name) return n;
+    throw std::runtime_error("no node " + name);
+  }
+};
+
+Built on_dla(const std::string& name, const std::function<void(GraphBuilder&)>& build, const char* release = "8.5",
+             const char* target = "orin-dla", Precision p = Precision::FP16, int64_t opset = 13) {
+  ModelBuilder mb(opset);
+  auto g = mb.graph();
+  build(g);
+  Built b{load_model(mb.save(temp_dir(name) + "/m.onnx")), {}};
+  b.a = annotate_runtime(b.model, kb(), {&kb().resolve(release), p, &catalog().resolve(target)});
+  if (!b.a.dla) throw std::runtime_error("no DLA placement");
+  return b;
+}
+
+void conv(GraphBuilder& g, const std::string& in, const std::string& out, int64_t k, int64_t c = 4, int64_t cin = 4) {
+  g.init_float(out + "_w", {c, cin, k, k}, std::vector<float>(static_cast<size_t>(c * cin * k * k), 0.1f));
+  attr_ints(g.node("Conv", {in, out + "_w"}, {out}, out), "pads", {k / 2, k / 2, k / 2, k / 2});
+}
+
+TEST(DlaPlacement, ConvKernel33FallsBackAndKernel3RunsOnTheDla) {
+  Built b = on_dla("dla_kernel", [](GraphBuilder& g) {
+    g.input("x", kFloat, {1, 4, 40, 40});
+    conv(g, "x", "small", 3);
+    conv(g, "small", "big", 33);
+    g.output("big");
+  });
+  EXPECT_EQ(b.node("small").verdict, DlaVerdict::DLA);
+  EXPECT_EQ(b.node("big").verdict, DlaVerdict::GPU_FALLBACK);
+  EXPECT_NE(b.node("big").reason.find("kernel size 33 > 32"), std::string::npos) << b.node("big").reason;
+  EXPECT_NE(b.node("big").source.find("tensorrt-853"), std::string::npos) << b.node("big").source;
+  EXPECT_EQ(b.node("small").macs, 1 * 4 * 40 * 40 * 4 * 3 * 3);
+  EXPECT_EQ(b.a.dla->transitions, 1);
+  EXPECT_EQ(b.a.dla->loadables, 1);
+  EXPECT_EQ(b.a.dla->dla_nodes, 1);
+  EXPECT_EQ(b.a.dla->gpu_nodes, 1);
+}
+
+TEST(DlaPlacement, ADynamicBatchFallsBackNamingTheDimension) {
+  Built b = on_dla("dla_dynamic", [](GraphBuilder& g) {
+    g.input("x", kFloat, {-1, 4, 8, 8});
+    g.node("Relu", {"x"}, {"y"}, "relu");
+    g.output("y");
+  });
+  EXPECT_EQ(b.node("relu").verdict, DlaVerdict::GPU_FALLBACK);
+  EXPECT_NE(b.node("relu").reason.find("dynamic dimension N of input 0 (x)"), std::string::npos)
+      << b.node("relu").reason;
+}
+
+TEST(DlaPlacement, ConcatOffTheChannelAxisFallsBack) {
+  Built b = on_dla("dla_concat", [](GraphBuilder& g) {
+    g.input("x", kFloat, {1, 4, 8, 8});
+    g.input("z", kFloat, {1, 4, 8, 8});
+    attr_int(g.node("Concat", {"x", "z"}, {"c1"}, "on_channels"), "axis", 1);
+    attr_int(g.node("Concat", {"x", "z"}, {"c2"}, "on_height"), "axis", 2);
+    g.output("c1");
+    g.output("c2");
+  });
+  EXPECT_EQ(b.node("on_channels").verdict, DlaVerdict::DLA);
+  EXPECT_EQ(b.node("on_height").verdict, DlaVerdict::GPU_FALLBACK);
+  EXPECT_NE(b.node("on_height").reason.find("concatenation along axis 2"), std::string::npos);
+}
+
+TEST(DlaPlacement, PoolingWindow9AndStride17FallBack) {
+  Built b = on_dla("dla_pool", [](GraphBuilder& g) {
+    g.input("x", kFloat, {1, 4, 40, 40});
+    attr_ints(g.node("MaxPool", {"x"}, {"a"}, "ok"), "kernel_shape", {3, 3});
+    attr_ints(g.node("MaxPool", {"x"}, {"b"}, "wide"), "kernel_shape", {9, 9});
+    auto& s = g.node("AveragePool", {"x"}, {"c"}, "far");
+    attr_ints(s, "kernel_shape", {2, 2});
+    attr_ints(s, "strides", {17, 17});
+    g.output("a");
+    g.output("b");
+    g.output("c");
+  });
+  EXPECT_EQ(b.node("ok").verdict, DlaVerdict::DLA);
+  EXPECT_NE(b.node("wide").reason.find("window size 9 > 8"), std::string::npos) << b.node("wide").reason;
+  EXPECT_NE(b.node("far").reason.find("stride 17 > 16"), std::string::npos) << b.node("far").reason;
+}
+
+TEST(DlaPlacement, ClipBoundsDecideClippedRelu) {
+  Built b = on_dla(
+      "dla_clip",
+      [](GraphBuilder& g) {
+        g.input("x", kFloat, {1, 4, 8, 8});
+        g.init_float("zero", {}, {0.f}).init_float("six", {}, {6.f}).init_float("big", {}, {200.f});
+        g.node("Clip", {"x", "zero", "six"}, {"a"}, "relu6");
+        g.node("Clip", {"x", "zero", "big"}, {"b"}, "relu200");
+        g.input("lo", kFloat, {});
+        g.node("Clip", {"x", "lo", "six"}, {"c"}, "runtime_min");
+        g.output("a");
+        g.output("b");
+        g.output("c");
+      },
+      "8.5", "orin-dla", Precision::FP16, 13);
+  EXPECT_EQ(b.node("relu6").verdict, DlaVerdict::DLA);
+  EXPECT_NE(b.node("relu200").reason.find("Clip upper bound 200 outside 1..127"), std::string::npos)
+      << b.node("relu200").reason;
+  // A run-time bound: the importer builds elementwise max/min, judged as such.
+  EXPECT_EQ(b.node("runtime_min").layers, "elementwise");
+}
+
+TEST(DlaPlacement, BroadcastIsAllowedFrom86Only) {
+  auto build = [](GraphBuilder& g) {
+    g.input("x", kFloat, {1, 4, 8, 8});
+    g.init_float("bias", {1, 4, 1, 1}, {1, 2, 3, 4});
+    g.node("Add", {"x", "bias"}, {"y"}, "add");
+    g.output("y");
+  };
+  Built b85 = on_dla("dla_bcast85", build, "8.5");
+  Built b86 = on_dla("dla_bcast86", build, "8.6");
+  EXPECT_EQ(b85.node("add").verdict, DlaVerdict::GPU_FALLBACK);
+  EXPECT_NE(b85.node("add").reason.find("(channel); DLA takes equal"), std::string::npos) << b85.node("add").reason;
+  EXPECT_EQ(b86.node("add").verdict, DlaVerdict::DLA) << b86.node("add").reason;
+}
+
+TEST(DlaPlacement, LayersTheDlaLacksFallBackPerReleaseAndDevice) {
+  auto build = [](GraphBuilder& g) {
+    g.input("x", kFloat, {1, 4, 8, 8});
+    g.node("GlobalAveragePool", {"x"}, {"p"}, "gap");
+    attr_int(g.node("Softmax", {"x"}, {"s"}, "softmax"), "axis", 1);
+    g.output("p");
+    g.output("s");
+  };
+  Built orin85 = on_dla("dla_layers_orin85", build, "8.5", "orin-dla");
+  Built xavier85 = on_dla("dla_layers_xavier85", build, "8.5", "xavier-dla");
+  Built orin86 = on_dla("dla_layers_orin86", build, "8.6", "orin-dla");
+  // GlobalAveragePool imports as a reduce layer (importer 8.5-GA builtin_op_importers.cpp:1663).
+  EXPECT_NE(orin85.node("gap").reason.find("the reduce layer"), std::string::npos) << orin85.node("gap").reason;
+  EXPECT_NE(orin85.node("gap").source.find("builtin_op_importers.cpp:1663"), std::string::npos);
+  EXPECT_NE(orin86.node("gap").reason.find("reduce mode average"), std::string::npos) << orin86.node("gap").reason;
+  // Softmax imports as softmax + a reshaping shuffle (8.5-GA builtin_op_importers.cpp:4611): the softmax layer
+  // runs on Orin's DLA only; on Orin 8.5 the shuffle is what keeps it on the GPU.
+  EXPECT_NE(orin85.node("softmax").reason.find("the shuffle layer"), std::string::npos)
+      << orin85.node("softmax").reason;
+  EXPECT_NE(xavier85.node("softmax").reason.find("the softmax layer"), std::string::npos)
+      << xavier85.node("softmax").reason;
+}
+
+TEST(DlaPlacement, Fp32RunsOnTheGpuAndUnsupportedStaysUnsupported) {
+  auto build = [](GraphBuilder& g) {
+    g.input("x", kFloat, {1, 4, 8, 8});
+    g.node("Relu", {"x"}, {"r"}, "relu");
+    g.node("NoSuchOp", {"r"}, {"y"}, "alien", "com.example");
+    g.output("y", kFloat, {1, 4, 8, 8});
+  };
+  Built fp32 = on_dla("dla_fp32", build, "8.5", "orin-dla", Precision::FP32);
+  EXPECT_EQ(fp32.node("relu").verdict, DlaVerdict::GPU_FALLBACK);
+  EXPECT_NE(fp32.node("relu").reason.find("DLA runs FP16|INT8 only: this node runs at FP32"), std::string::npos)
+      << fp32.node("relu").reason;
+  EXPECT_EQ(fp32.node("alien").verdict, DlaVerdict::UNSUPPORTED);
+  EXPECT_EQ(fp32.a.dla->unsupported_nodes, 1);
+}
+
+TEST(DlaPlacement, MoreThan16LoadablesIsANote) {
+  Built b = on_dla("dla_loadables", [](GraphBuilder& g) {
+    g.input("x", kFloat, {1, 4, 40, 40});
+    std::string in = "x";
+    for (int i = 0; i < 17; ++i) {
+      std::string on = "on" + std::to_string(i), off = "off" + std::to_string(i);
+      conv(g, in, on, 3);
+      conv(g, on, off, 33);  // kernel 33: on the GPU, cutting the DLA chain
+      in = off;
+    }
+    g.output(in);
+  });
+  EXPECT_EQ(b.a.dla->loadables, 17);
+  EXPECT_EQ(b.a.dla->transitions, 33);
+  bool noted = false;
+  for (const auto& n : b.a.notes) noted |= n.find("17 DLA loadables > 16 per DLA core") != std::string::npos;
+  EXPECT_TRUE(noted);
+}
+
+}  // namespace
+}  // namespace trtlens
