@@ -1,6 +1,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
 
+#include <chrono>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -73,6 +74,7 @@ int run_report(const ReportArgs& a) {
   options.region_nodes = a.region_nodes;
   options.title = std::filesystem::path(a.model).filename().string();
   std::string page;
+  const auto started = std::chrono::steady_clock::now();
   {
     // The sweep over every runtime takes seconds on a large model: say how far it is, on a terminal.
     Progress progress("report");
@@ -83,12 +85,13 @@ int run_report(const ReportArgs& a) {
     progress.stage("laying out and writing the page");
     page = report.html(analysis);
   }
-  // Without -o: MODEL.html in the current folder, as a first run expects something to open.
+  // Without -o: MODEL.html beside the model, as a first run expects something to open.
   const std::string output =
-      a.output.empty() ? std::filesystem::path(a.model).stem().string() + ".html" : a.output;
+      a.output.empty() ? std::filesystem::path(a.model).replace_extension(".html").string() : a.output;
   write_file_atomic(output, page);
-  fmt::print(stderr, "trtlens: wrote {} ({} nodes, {:.1f} MB)\n", escape_controls(output), model.node_count(),
-             static_cast<double>(page.size()) / 1e6);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  fmt::print(stderr, "trtlens: wrote {} ({} nodes, {:.1f} MB, {:.1f} s)\n", escape_controls(output), model.node_count(),
+             static_cast<double>(page.size()) / 1e6, seconds);
   return kExitOk;
 }
 
@@ -100,7 +103,7 @@ void add_report_command(CLI::App& app, int& exit_code) {
       "report", "Write a self-contained HTML page: the model's graph with a TensorRT verdict on every node "
                 "(with --engine: overlaid with the engine built from it).");
   cmd->add_option("model", args->model, "ONNX model file")->required();
-  cmd->add_option("-o,--output", args->output, "file to write (HTML: default MODEL.html in the current folder; for --format text/json/markdown: default stdout)");
+  cmd->add_option("-o,--output", args->output, "file to write (HTML: default MODEL.html beside the model; for --format text/json/markdown: default stdout)");
   cmd->add_option("--trt", args->release,
                   "TensorRT release selected when the page opens (default: newest; with --engine: the engine's, "
                   "when its metadata records it)");

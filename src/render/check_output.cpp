@@ -347,17 +347,34 @@ void append_provenance(json& doc, const KnowledgeBase& kb) {
 std::string check_text(const Model& m, const Annotations& a, const CheckView& view) {
   std::string out = fmt::format("{} — {}\n\n", escape_controls(m.path), runtime_label(a));
   Table t{{"node", "name", "op_type", "verdict", "precision", "reasons and hints"}, {}, {}};
-  for (const Row& row : group_rows(nodes_where(a, [&](const NodeVerdict& v) { return shown(view, v.verdict); }))) {
-    const NodeVerdict& v = *row.nodes.front();
-    Cell verdict(std::string(verdict_name(v.verdict)), view.color ? verdict_color(v.verdict) : nullptr);
-    std::vector<std::string> lines = group_reasons(m, row);
-    for (const auto& h : v.hints) lines.push_back("hint: " + h);
-    t.rows.push_back({row_node_cell(m, row), row_name_cell(m, row), row_op_cell(m, row), verdict, row_precision_cell(row),
-                      lines.empty() ? "" : lines[0]});
-    for (size_t i = 1; i < lines.size(); ++i) t.rows.push_back({"", "", "", "", "", lines[i]});
+  // What to act on first (UNSUPPORTED, UNKNOWN), then FALLBACK and IMPLICIT_CAST, then SUPPORTED,
+  // each in node order; SUPPORTED rows only for small models or when --only asks, as in markdown.
+  auto band_of = [](Verdict v) {
+    return v == Verdict::UNSUPPORTED || v == Verdict::UNKNOWN ? 0 : v == Verdict::SUPPORTED ? 2 : 1;
+  };
+  const bool list_supported = a.nodes.size() <= kSupportedRowsUpTo || !view.only.empty();
+  size_t unlisted = 0;
+  for (int band = 0; band < 3; ++band) {
+    auto in_band = [&](const NodeVerdict& v) { return band_of(v.verdict) == band && shown(view, v.verdict); };
+    if (band == 2 && !list_supported) {
+      for (const auto& v : a.nodes) unlisted += in_band(v);
+      continue;
+    }
+    for (const Row& row : group_rows(nodes_where(a, in_band))) {
+      const NodeVerdict& v = *row.nodes.front();
+      Cell verdict(std::string(verdict_name(v.verdict)), view.color ? verdict_color(v.verdict) : nullptr);
+      std::vector<std::string> lines = group_reasons(m, row);
+      for (const auto& h : v.hints) lines.push_back("hint: " + h);
+      t.rows.push_back({row_node_cell(m, row), row_name_cell(m, row), row_op_cell(m, row), verdict,
+                        row_precision_cell(row), lines.empty() ? "" : lines[0]});
+      for (size_t i = 1; i < lines.size(); ++i) t.rows.push_back({"", "", "", "", "", lines[i]});
+    }
   }
   if (!t.rows.empty()) out += to_text(t);
-  else out += "(no node matches the filter)\n";
+  else if (unlisted == 0) out += "(no node matches the filter)\n";
+  if (unlisted > 0)
+    out += fmt::format("{}({} SUPPORTED node{} not listed: --only SUPPORTED or --format json lists them)\n",
+                       t.rows.empty() ? "" : "\n", unlisted, unlisted == 1 ? "" : "s");
   if (a.dla) out += dla_text(m, *a.dla);
   out += "\n" + summary_line(a) + "\n";
   for (const auto& note : a.notes) out += "note: " + escape_controls(note) + "\n";
@@ -459,7 +476,6 @@ std::string check_markdown(const Model& m, const Annotations& a, const CheckView
   if (first.empty() && rest.empty()) out += "Every node is SUPPORTED.\n";
   if (!first.empty()) add_table(first);
   // Rows of SUPPORTED nodes for small models or when asked for (--only): else the summary counts them.
-  constexpr size_t kSupportedRowsUpTo = 500;
   std::vector<Row> supported;
   if (a.nodes.size() <= kSupportedRowsUpTo || !view.only.empty()) supported = group_rows(nodes_where(a, [&](const NodeVerdict& v) {
     return v.verdict == Verdict::SUPPORTED && shown(view, v.verdict);

@@ -26,6 +26,9 @@ inline constexpr size_t kMarkdownMaxBytes = 60000;
 // Rows that share verdict, reason kinds and hints are one row in text and
 // markdown when there are more of them than this.
 inline constexpr size_t kGroupAfter = 3;
+// Text and markdown list SUPPORTED nodes row by row only for models of at most this many
+// nodes (or with --only); above it the summary counts them.
+inline constexpr size_t kSupportedRowsUpTo = 500;
 
 // Every node with verdict, precision, reasons and hints (rows sharing them grouped), then the summary.
 std::string check_text(const Model& m, const Annotations& a, const CheckView& view);

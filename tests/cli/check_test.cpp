@@ -718,3 +718,40 @@ TEST(Progress, NeverWrittenIntoAPipe) {
 
 }  // namespace
 }  // namespace trtlens::test
+
+namespace trtlens::test {
+namespace {
+
+// The text table puts what to act on first; a large model's SUPPORTED rows are counted, not listed.
+TEST(CheckCli, TextListsProblemsFirstAndCountsSupportedRowsOfLargeModels) {
+  std::string dir = temp_dir("CheckCli.TextProblemsFirst");
+  ModelBuilder mb(17);
+  auto g = mb.graph();
+  g.input("x0", kFloat, {1, 8});
+  g.input("n", kInt64, {});
+  for (int i = 0; i < 600; ++i) g.node("Relu", {"x" + std::to_string(i)}, {"x" + std::to_string(i + 1)}, "");
+  g.node("HannWindow", {"n"}, {"window"}, "window");
+  g.output("x600", kFloat, {1, 8}).output("window");
+  std::string model = mb.save(dir + "/large.onnx");
+  RunResult r = run_trtlens({"check", model, "--trt", "8.6"});
+  ASSERT_EQ(r.exit_code, 1) << r.err;
+  size_t header = r.out.find("reasons and hints");
+  ASSERT_NE(header, std::string::npos) << r.out;
+  size_t first_row = r.out.find('\n', r.out.find('\n', header) + 1) + 1;  // after the header's rule
+  EXPECT_EQ(r.out.compare(first_row, 4, "/600"), 0) << r.out.substr(first_row, 200);
+  EXPECT_EQ(r.out.find("Relu"), std::string::npos) << "SUPPORTED rows of a large model are counted, not listed";
+  EXPECT_NE(r.out.find("(600 SUPPORTED nodes not listed: --only SUPPORTED or --format json lists them)"),
+            std::string::npos) << r.out;
+  RunResult all = run_trtlens({"check", model, "--trt", "8.6", "--only", "SUPPORTED,UNSUPPORTED"});
+  EXPECT_NE(all.out.find("Relu"), std::string::npos);
+  EXPECT_LT(all.out.find("HannWindow"), all.out.find("Relu"));
+  // A small model lists every row, worst first: UNSUPPORTED, then FALLBACK, then SUPPORTED.
+  RunResult small = run_trtlens({"check", ci_model(dir), "--trt", "8.6", "--precision", "int8"});
+  size_t window = small.out.find("HannWindow"), bn = small.out.find("BatchNormalization"), conv = small.out.find(" Conv ");
+  ASSERT_NE(conv, std::string::npos) << small.out;
+  EXPECT_LT(window, bn);
+  EXPECT_LT(bn, conv);
+}
+
+}  // namespace
+}  // namespace trtlens::test

@@ -66,16 +66,23 @@ TEST(ReportCli, ConstantsShowTheirFirstValuesOnly) {
   EXPECT_EQ(std::count(v.begin(), v.end(), ','), 8) << v;  // 8 values, then the count
 }
 
-TEST(ReportCli, WithoutOutputItWritesModelHtmlHereAndSaysSo) {
-  // (was: a usage error on a first run, and silence after a successful one)
+TEST(ReportCli, WithoutOutputItWritesModelHtmlBesideTheModelAndSaysSo) {
+  // (was: a usage error on a first run, and silence after a successful one; then MODEL.html in the current folder)
   if (!fs::exists(kModel)) GTEST_SKIP() << "libonnx-testdata is not installed";
   std::string dir = temp_dir("ReportCli.DefaultOutput");
-  std::string cmd = "cd '" + dir + "' && '" + std::string(TRTLENS_BIN) + "' report '" + kModel + "' 2> err.txt";
-  ASSERT_EQ(std::system(cmd.c_str()), 0) << read_text(dir + "/err.txt");
-  EXPECT_EQ(folder_entries(dir), (std::vector<std::string>{"err.txt", "model.html"}));
-  EXPECT_NE(read_text(dir + "/model.html").find("trtlens-data"), std::string::npos);
-  std::string err = read_text(dir + "/err.txt");
-  EXPECT_EQ(err.rfind("trtlens: wrote model.html (", 0), 0u) << err;
+  fs::create_directories(dir + "/models");
+  fs::create_directories(dir + "/elsewhere");
+  fs::copy_file(kModel, dir + "/models/bn.onnx");
+  std::string cmd = "cd '" + dir + "/elsewhere' && '" + std::string(TRTLENS_BIN) + "' report ../models/bn.onnx 2> err.txt";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << read_text(dir + "/elsewhere/err.txt");
+  EXPECT_EQ(folder_entries(dir + "/elsewhere"), (std::vector<std::string>{"err.txt"}));
+  EXPECT_EQ(folder_entries(dir + "/models"), (std::vector<std::string>{"bn.html", "bn.onnx"}));
+  EXPECT_NE(read_text(dir + "/models/bn.html").find("trtlens-data"), std::string::npos);
+  std::string err = read_text(dir + "/elsewhere/err.txt");
+  // The path, the node count, the size and the time, in one line.
+  EXPECT_EQ(err.rfind("trtlens: wrote ../models/bn.html (1 nodes, ", 0), 0u) << err;
+  EXPECT_NE(err.find(" MB, "), std::string::npos) << err;
+  EXPECT_EQ(err.substr(err.size() - 4), " s)\n") << err;
   EXPECT_EQ(lines(err), 1u) << err;
 }
 
