@@ -164,7 +164,7 @@
     }
   }
 
-  // A DLA target: where the node runs (the detail's fifth element), as a pill at the box's bottom right.
+  // A DLA target: where the node runs (the detail's fifth element), as a pill on the box's top border.
   const DLA_LABEL = { DLA: 'DLA', GPU_FALLBACK: 'GPU fallback', UNSUPPORTED: 'unsupported' };
   function dlaOf(n) { const det = n && D.details[curDetail[n.p]]; return det && det[4] ? det[4] : null; }
   function setDla(e, n) {
@@ -470,7 +470,8 @@
         badge.appendChild(sv('text', null, BADGE[v]));
         e.appendChild(badge);
         if (TG && TG.dla && g === 0) {
-          const pill = sv('g', { class: 'dla', transform: 'translate(' + (w - 30) + ',' + (h - 13) + ')' });
+          // On the top border at the left: clear of the name, the badges and the folded-constants mark.
+          const pill = sv('g', { class: 'dla', transform: 'translate(6,-7)' });
           pill.appendChild(sv('title'));
           pill.appendChild(sv('rect', { width: 27, height: 11, rx: 5 }));
           pill.appendChild(sv('text', { x: 13.5, y: 6 }));
