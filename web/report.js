@@ -6,6 +6,7 @@
   const SVG = 'http://www.w3.org/2000/svg';
   const D = JSON.parse(document.getElementById('trtlens-data').textContent);
   const R = D.releases.length;
+  const TG = D.target || null;  // report --target: the device, and a second set of runtimes narrowed to it
   const ITEM_NODE = 0, ITEM_INPUT = 1, ITEM_OUTPUT = 2, ITEM_FROM = 3, ITEM_TO = 4;
   const BADGE = { SUPPORTED: '\u2713', FALLBACK: '!', IMPLICIT_CAST: '!', UNSUPPORTED: '\u2715', UNKNOWN: '?' };
   const VERDICT_LABEL = { SUPPORTED: 'supported', FALLBACK: 'fallback', IMPLICIT_CAST: 'implicit cast',
@@ -21,7 +22,7 @@
   const svg = $('canvas'), viewport = $('viewport'), edgeLayer = $('edges'), itemLayer = $('items');
 
   const state = {
-    rel: D.initial[0], prec: D.initial[1],
+    rel: D.initial[0], prec: D.initial[1], tgt: D.initial[2] || 0,
     stack: [0],          // graphs entered, main first
     region: 0,
     selected: null,      // {g, i}
@@ -68,7 +69,8 @@
   }
 
   // ---- verdicts ----------------------------------------------------------
-  function runtimeIndex(rel, prec) { return prec * R + rel; }
+  // The target's runtimes follow the plain ones (report_data.cpp runtime_index).
+  function runtimeIndex(rel, prec, tgt) { return (tgt === undefined ? state.tgt : tgt) * R * D.precisions.length + prec * R + rel; }
   function detailsFor(k) {
     const out = new Int32Array(D.profiles.length);
     for (let p = 0; p < D.profiles.length; p++) {
@@ -81,9 +83,9 @@
     }
     return out;
   }
-  function detailOf(node, rel, prec) {
+  function detailOf(node, rel, prec, tgt) {
     if (rel === undefined) return D.details[curDetail[node.p]];
-    const k = runtimeIndex(rel, prec), rle = D.profiles[node.p];
+    const k = runtimeIndex(rel, prec, tgt), rle = D.profiles[node.p];
     let at = 0;
     for (let j = 0; j < rle.length; j += 2) { at += rle[j + 1]; if (k < at) return D.details[rle[j]]; }
     return null;
@@ -104,17 +106,35 @@
       title: 'Releases marked * are derived from changelogs rather than a published support table' },
     { name: 'precision', key: 'prec', options: D.precisions.map((p) => [p, PREC_LABEL[p] || p]) },
   ];
+  if (TG) {
+    AXES.push({ name: 'target', key: 'tgt', options: [['', 'none'], [TG.name, TG.name]],
+      title: TG.label + ': its kernels\' precisions' + (TG.dla ? ', and which nodes its DLA core runs' : '') +
+        '; on it, the releases greyed out have no verdicts' });
+    $('target-axis').hidden = false;
+  }
   AXES.forEach((a) => {
-    const sel = document.querySelector('#runtime select[name="' + a.name + '"]');
+    const sel = a.sel = document.querySelector('#runtime select[name="' + a.name + '"]');
     a.options.forEach(([value, label]) => sel.appendChild(el('option', { value: value }, label)));
     if (a.title) sel.title = a.title;
     sel.selectedIndex = state[a.key];
     sel.addEventListener('change', () => { state[a.key] = sel.selectedIndex; applyRuntime(); });
   });
+  // On the target, only the releases it runs are offered: leaving one moves to the newest it runs.
+  function syncTarget() {
+    if (!TG) return;
+    const rel = AXES[0].sel;
+    for (let r = 0; r < R; r++) rel.options[r].disabled = state.tgt === 1 && !TG.runs[r];
+    if (state.tgt === 1 && !TG.runs[state.rel]) {
+      const runs = TG.runs.lastIndexOf(true);
+      if (runs >= 0) state.rel = rel.selectedIndex = runs;
+    }
+  }
+  syncTarget();
   $('model-title').title = [D.title, D.model.producer, 'IR ' + D.model.ir_version,
     'opsets ' + D.model.opsets.map((o) => (o[0] || 'ai.onnx') + ' ' + o[1]).join(', '), D.model.nodes + ' nodes'].filter(Boolean).join(' \u00b7 ');
 
   function applyRuntime() {
+    syncTarget();
     curDetail = detailsFor(runtimeIndex(state.rel, state.prec));
     computeRollup();
     for (const r of rendered) setVerdict(r.el, verdictOf(D.graphs[r.g].nodes[r.i]), D.graphs[r.g].nodes[r.i]);
@@ -128,6 +148,7 @@
     e.setAttribute('data-verdict', v);
     e.querySelector('.badge text').textContent = BADGE[v];
     e.querySelector('.badge title').textContent = 'TensorRT: ' + VERDICT_LABEL[v];
+    setDla(e, n);
     const roll = e.querySelector('.rollup');
     const worst = bodyWorst(n);
     if (worst > 0) {
@@ -141,6 +162,21 @@
       e.removeAttribute('data-rollup');
       roll.hidden = true;
     }
+  }
+
+  // A DLA target: where the node runs (the detail's fifth element), as a pill on the box's top border.
+  const DLA_LABEL = { DLA: 'DLA', GPU_FALLBACK: 'GPU fallback', UNSUPPORTED: 'unsupported' };
+  function dlaOf(n) { const det = n && D.details[curDetail[n.p]]; return det && det[4] ? det[4] : null; }
+  function setDla(e, n) {
+    const pill = e.querySelector('.dla');
+    if (!pill) return;
+    const d = dlaOf(n);
+    pill.toggleAttribute('hidden', !d || d[0] === 'UNSUPPORTED');  // an SVG element has no .hidden
+    if (!d) { e.removeAttribute('data-dla'); return; }
+    e.setAttribute('data-dla', d[0]);
+    pill.setAttribute('data-dla', d[0]);
+    pill.querySelector('text').textContent = d[0] === 'DLA' ? 'DLA' : 'GPU';
+    pill.querySelector('title').textContent = TG.name + ': ' + DLA_LABEL[d[0]] + (D.strings[d[1]] ? ' \u2014 ' + D.strings[d[1]] : '');
   }
 
   // ---- roll-up: what the bodies of If/Loop/Scan nodes and function calls hold ----
@@ -433,6 +469,14 @@
         badge.appendChild(sv('circle', { r: 8 }));
         badge.appendChild(sv('text', null, BADGE[v]));
         e.appendChild(badge);
+        if (TG && TG.dla && g === 0) {
+          // On the top border at the left: clear of the name, the badges and the folded-constants mark.
+          const pill = sv('g', { class: 'dla', transform: 'translate(6,-7)' });
+          pill.appendChild(sv('title'));
+          pill.appendChild(sv('rect', { width: 27, height: 11, rx: 5 }));
+          pill.appendChild(sv('text', { x: 13.5, y: 6 }));
+          e.appendChild(pill);
+        }
         if (subs) {
           // The worst verdict inside its bodies, beside its own.
           const roll = sv('g', { class: 'rollup', transform: 'translate(' + (w - 29) + ',11)' });
@@ -984,17 +1028,29 @@
       for (let r = R - 1; r >= 0; r--) {
         const e = entries ? entries[r] : -1;
         const x = e >= 0 ? D.kb.entries[e] : null;
-        const det = detailOf(n, r, state.prec);
-        const tr = row([D.releases[r].name, x ? x[0] : 'absent', x ? (x[1] || 'not stated') : '',
-          chip(det ? D.verdicts[det[0]] : 'UNKNOWN'), whyText(x, det)]);
+        // On the target, the releases it runs show the verdict narrowed to it.
+        const onTarget = TG && state.tgt === 1 && TG.runs[r];
+        const det = detailOf(n, r, state.prec, onTarget ? 1 : 0);
+        const cells = [D.releases[r].name, x ? x[0] : 'absent', x ? (x[1] || 'not stated') : '',
+          chip(det ? D.verdicts[det[0]] : 'UNKNOWN'), whyText(x, det)];
+        if (TG) {
+          cells.splice(3, 0, TG.precisions[r] === null ? 'does not run'
+            : !TG.runs[r] ? 'no DLA facts for this release'
+            : (TG.precisions[r] || 'not stated') + (det && det[4] ? '; ' + DLA_LABEL[det[4][0]] : ''));
+        }
+        const tr = row(cells);
         tr.setAttribute('data-release', D.releases[r].name);
         if (r === state.rel) tr.className = 'current';
-        tr.children[0].className = tr.children[1].className = tr.children[3].className = 'nw';
+        const at = TG ? 1 : 0;
+        tr.children[0].className = tr.children[1].className = tr.children[3 + at].className = 'nw';
         tr.children[2].className = 'types';
-        tr.children[4].className = 'small';
+        if (TG) tr.children[3].className = 'types target-precisions';
+        tr.children[4 + at].className = 'small';
         rows.push(tr);
       }
-      body.appendChild(table(['Release', 'Status', 'Precisions', 'At ' + (PREC_LABEL[prec] || prec), 'Why: rules, notes and reasons'], rows));
+      const heads = ['Release', 'Status', 'Precisions', 'At ' + (PREC_LABEL[prec] || prec) + (TG && state.tgt === 1 ? ' on ' + TG.name : ''), 'Why: rules, notes and reasons'];
+      if (TG) heads.splice(3, 0, 'On ' + TG.name);
+      body.appendChild(table(heads, rows));
       const cur = body.querySelector('tr.current');
       if (cur) cur.scrollIntoView({ block: 'center' });
     } else if (state.tab === 'engine' && E) {
@@ -1005,8 +1061,14 @@
       const head = el('p');
       head.appendChild(chip(v));
       head.appendChild(document.createTextNode('  TensorRT ' + D.releases[state.rel].name + ', ' + (PREC_LABEL[D.precisions[state.prec]]) +
-        (det[1] && det[1] !== '-' ? '; runs at ' + det[1] : '')));
+        (det[1] && det[1] !== '-' ? '; runs at ' + det[1] : '') + (TG && state.tgt === 1 ? '; on ' + TG.label : '')));
       body.appendChild(head);
+      if (det[4]) {
+        const p = el('p', { class: 'dla-line', 'data-dla': det[4][0] }, 'DLA core: ' + DLA_LABEL[det[4][0]] +
+          (D.strings[det[4][1]] ? ' \u2014 ' + D.strings[det[4][1]] : ''));
+        if (D.strings[det[4][2]]) p.title = D.strings[det[4][2]];
+        body.appendChild(p);
+      }
       if (bodiesOf(n).length) {
         const c = bodyCounts(n);
         const p = el('p', { class: 'rollup-line', 'data-rollup': BY_SEVERITY[worstOf(c)] }, 'Inside its bodies: ' + countsText(c) +

@@ -40,6 +40,10 @@ struct AnalysisRequest {
   // order), each handed to `sweep` in that order whatever the thread count; pins are
   // taken from the sweep, not annotated again. Empty: no sweep.
   AnnotationSink sweep;
+  // With a sweep: each runtime whose release this target runs (with DLA facts, for a DLA
+  // core) is handed to `sweep` a second time, narrowed to it (apply_target; Annotations::target
+  // set), right after the plain one. Null: the sweep judges runtimes without a target.
+  const Target* sweep_target = nullptr;
   // partition_model at pins[*partition_pin] (ModelAnalysis::partition).
   std::optional<size_t> partition_pin;
   unsigned threads = 2;  // annotators at once (at least 1)

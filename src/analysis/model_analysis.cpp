@@ -5,6 +5,14 @@
 #include "compat/annotator.h"
 
 namespace trtlens {
+namespace {
+
+// The releases a sweep narrows to the target: those it runs, with DLA facts for a DLA core.
+bool targets_release(const Target& t, const Release& r) {
+  return t.runs_release(r) && (!t.dla || TargetCatalog::builtin().dla_rules(r.name));
+}
+
+}  // namespace
 
 ModelAnalysis analyze_model(const Model& model, const KnowledgeBase& kb, const AnalysisRequest& request) {
   ModelAnalysis out;
@@ -48,6 +56,11 @@ ModelAnalysis analyze_model(const Model& model, const KnowledgeBase& kb, const A
         Annotations a = batch[j].get();
         request.sweep(job.release, job.precision, a);
         const Release* rel = &releases[job.release];
+        if (request.sweep_target && targets_release(*request.sweep_target, *rel)) {
+          Annotations narrowed = a;
+          apply_target(model, narrowed, *request.sweep_target);
+          request.sweep(job.release, job.precision, narrowed);
+        }
         for (size_t i = pin_of(rel, job.precision, 0); i < request.pins.size(); i = pin_of(rel, job.precision, i + 1)) {
           out.pinned[i] = a;
           have[i] = true;

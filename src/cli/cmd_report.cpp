@@ -26,7 +26,7 @@ namespace trtlens::cli {
 namespace {
 
 struct ReportArgs {
-  std::string model, output, release, precision = "fp32", engine, format = "html";
+  std::string model, output, release, precision = "fp32", engine, format = "html", target;
   bool precision_given = false;
   std::vector<std::string> plugins;
   size_t region_nodes = 500;
@@ -42,6 +42,10 @@ int run_report(const ReportArgs& a) {
   if (a.precision_given) precision = parse_precision(a.precision);
   if (a.format != "html" && a.engine.empty())
     throw UsageError("report --format " + a.format + " describes an engine overlay: give --engine PLAN");
+  Runtime targeted{a.release.empty() ? &kb.releases().back() : &kb.resolve(a.release), precision.value_or(Precision::FP32)};
+  set_target(targeted, kb, a.target, a.release);  // an unknown target, or a release it does not run: usage errors
+  if (targeted.target && !a.engine.empty())
+    throw UsageError("report --target judges the model on a device; --engine compares with a built engine: give one");
   if (a.format == "html" && a.output == "-") throw UsageError("report: the page is written to a file, not stdout (-o page.html)");
 
   // The engine first: a wrong prefix is reported before the model is loaded.
@@ -52,7 +56,8 @@ int run_report(const ReportArgs& a) {
   std::optional<EngineOverlay> eo;
   ReportEngine engine;
   Precision initial_precision = precision.value_or(Precision::FP32);
-  const Release* initial_release = a.release.empty() ? nullptr : &kb.resolve(a.release);
+  const Release* initial_release = a.release.empty() && !targeted.target ? nullptr : targeted.release;
+  options.target = targeted.target;
   if (plan) {
     eo = overlay_and_check(model, *plan, kb, a.release, precision);
     engine = {&*plan, &eo->overlay, &eo->check};
@@ -122,6 +127,7 @@ void add_report_command(CLI::App& app, int& exit_code) {
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
   add_plugin_option(cmd, args->plugins);
+  add_target_option(cmd, args->target);
   add_model_options(cmd, args->model_options, false);  // the page shows every verdict as it is
   cmd->callback([args, prec, &exit_code] {
     args->precision_given = prec->count() > 0;

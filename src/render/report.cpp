@@ -36,7 +36,8 @@ ReportOptions with_fingerprint(ReportOptions options, const KnowledgeBase& kb) {
 }  // namespace
 
 ReportPage::ReportPage(const Model& model, const KnowledgeBase& kb, ReportOptions options)
-    : initial_{options.initial_release ? options.initial_release : &kb.releases().back(), options.initial_precision},
+    : initial_{options.initial_release ? options.initial_release : &kb.releases().back(), options.initial_precision,
+               options.target},
       options_(options),
       builder_(checked_size(model), releases_of(kb), with_fingerprint(std::move(options), kb)) {}
 
@@ -52,6 +53,7 @@ AnalysisRequest ReportPage::request(unsigned threads, const std::vector<Runtime>
   r.pins.insert(r.pins.end(), extra_pins.begin(), extra_pins.end());
   r.partition_pin = 0;
   r.threads = threads;
+  r.sweep_target = options_.target;
   r.sweep = [this](size_t release, Precision p, const Annotations& a) { builder_.add(release, p, a); };
   return r;
 }

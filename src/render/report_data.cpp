@@ -147,7 +147,7 @@ struct ReportBuilder::Impl {
   const Model& model;
   std::vector<const Release*> releases;
   ReportOptions options;
-  size_t runtimes = 0;                 // releases.size() * kPrecisions
+  size_t runtimes = 0;                 // releases.size() * kPrecisions, twice with a target
   std::vector<size_t> graph_offset;    // flat node id of each graph's first node
   std::vector<std::unordered_map<int, size_t>> position;  // per graph: Node::index -> position
   size_t node_total = 0;
@@ -161,11 +161,12 @@ struct ReportBuilder::Impl {
   // node_detail[flat * runtimes + k]: detail id, -1 when runtime k was never added.
   std::vector<int> node_detail;
   std::vector<std::vector<int>> notes;  // per runtime: note string ids
+  std::vector<char> target_added;       // per release: a runtime narrowed to the target was added
   Json partition;                       // null until set_partition
 
   Impl(const Model& m, std::vector<const Release*> r, ReportOptions o)
       : model(m), releases(std::move(r)), options(std::move(o)) {
-    runtimes = releases.size() * kPrecisions;
+    runtimes = releases.size() * kPrecisions * (options.target ? 2 : 1);
     for (const Graph& g : model.graphs) {
       graph_offset.push_back(node_total);
       std::unordered_map<int, size_t> pos;
@@ -175,15 +176,18 @@ struct ReportBuilder::Impl {
     }
     node_detail.assign(node_total * runtimes, -1);
     notes.resize(runtimes);
+    target_added.assign(releases.size(), 0);
   }
 
   // Runtimes are ordered precision-major (k = p * releases + r): neighbouring
   // releases mostly agree, so run-length coding of a node's row stays short.
-  size_t runtime_index(size_t release_index, Precision p) const {
-    return static_cast<size_t>(p) * releases.size() + release_index;
+  // The target's runtimes follow all the others (k + releases * precisions).
+  size_t runtime_index(size_t release_index, Precision p, bool on_target = false) const {
+    return (on_target ? releases.size() * kPrecisions : 0) + static_cast<size_t>(p) * releases.size() + release_index;
   }
 
-  int detail_id(const NodeVerdict& nv) {
+  // `dla`: the node's place on a DLA target (null or NONE: none), a fifth element of the detail.
+  int detail_id(const NodeVerdict& nv, const DlaNode* dla = nullptr) {
     // One key over the whole verdict; string ids are only made for new ones
     // (most of the 2 million verdicts of a big model repeat earlier ones).
     std::string& key = key_buffer;
@@ -203,6 +207,15 @@ struct ReportBuilder::Impl {
       key += h;
       key += '\x1e';
     }
+    if (dla && dla->verdict == DlaVerdict::NONE) dla = nullptr;
+    if (dla) {
+      key += '\x1c';
+      key += dla_verdict_name(dla->verdict);
+      key += '\x1f';
+      key += dla->reason;
+      key += '\x1f';
+      key += dla->source;
+    }
     auto found = detail_ids.find(key);
     if (found != detail_ids.end()) return found->second;
     std::vector<int> rs, hs;
@@ -216,19 +229,31 @@ struct ReportBuilder::Impl {
     for (const std::string& h : nv.hints) hs.push_back(strings.id(h));
     int id = static_cast<int>(details.size());
     details.push_back(Json::array({static_cast<int>(nv.verdict), nv.precision, rs, hs}));
+    if (dla)
+      details.back().push_back(Json::array({std::string(dla_verdict_name(dla->verdict)), strings.id(dla->reason),
+                                            strings.id(std::string(dla->source))}));
     detail_ids.emplace(key, id);
     return id;
   }
 
   void add(size_t release_index, Precision p, const Annotations& ann) {
     if (release_index >= releases.size()) throw std::out_of_range("report: release index out of range");
-    size_t k = runtime_index(release_index, p);
+    if (ann.target && ann.target != options.target) throw std::logic_error("report: annotations of another target");
+    size_t k = runtime_index(release_index, p, ann.target != nullptr);
+    if (ann.target) target_added[release_index] = 1;
+    // DLA placement is per main-graph node, by node index.
+    std::unordered_map<int, const DlaNode*> dla;
+    if (ann.dla)
+      for (const DlaNode& d : ann.dla->nodes) dla.emplace(d.index, &d);
     for (const NodeVerdict& nv : ann.nodes) {
       if (nv.graph < 0 || static_cast<size_t>(nv.graph) >= model.graphs.size()) continue;
       auto it = position[nv.graph].find(nv.index);
       if (it == position[nv.graph].end()) continue;
       size_t flat = graph_offset[nv.graph] + it->second;
-      node_detail[flat * runtimes + k] = detail_id(nv);
+      const DlaNode* d = nullptr;
+      if (nv.graph == 0 && !dla.empty())
+        if (auto found = dla.find(nv.index); found != dla.end()) d = found->second;
+      node_detail[flat * runtimes + k] = detail_id(nv, d);
     }
     notes[k].clear();
     for (const std::string& n : ann.notes) notes[k].push_back(strings.id(n));
@@ -606,6 +631,18 @@ Json ReportBuilder::Impl::json_out() {
   for (size_t i = 0; i < releases.size(); ++i)
     if (releases[i] == options.initial_release) initial_release = static_cast<int>(i);
   out["initial"] = Json::array({initial_release, static_cast<int>(options.initial_precision)});
+  if (const Target* t = options.target) {
+    // Only with --target: the page data of a plain report stays as it was.
+    out["initial"].push_back(1);
+    Json runs = Json::array(), precisions = Json::array();
+    for (const Release* const& r : releases) {
+      runs.push_back(static_cast<bool>(target_added[&r - releases.data()]));
+      const TargetRow* row = t->precisions_at(*r);
+      if (!t->runs_release(*r)) precisions.push_back(nullptr);  // the device does not run it
+      else precisions.push_back(row ? row->value : "");
+    }
+    out["target"] = {{"name", t->name}, {"label", t->label()}, {"dla", t->dla}, {"runs", runs}, {"precisions", precisions}};
+  }
 
   // A runtime never added reads as UNKNOWN with a reason saying so.
   int unknown_detail = -1;

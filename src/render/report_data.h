@@ -14,6 +14,7 @@
 #include "trtlens/model.h"
 #include "trtlens/overlay.h"
 #include "trtlens/partition.h"
+#include "trtlens/target.h"
 
 namespace trtlens {
 
@@ -35,6 +36,10 @@ struct ReportOptions {
   // When set (and outliving the builder), the page carries the engine overlay:
   // `engine` in the page data (docs/report.md).
   const ReportEngine* engine = nullptr;
+  // A deployment target (`report --target`): the page carries a second set of runtimes, every
+  // runtime the target runs narrowed to it (with DLA placement per node for a DLA core), opens
+  // on the target, and gets a Target select (`target` in the page data). Null: none.
+  const Target* target = nullptr;
   // KnowledgeBase::fingerprint of the knowledge base judged with (ReportPage sets it).
   std::string kb_fingerprint;
 };
@@ -56,8 +61,8 @@ class ReportBuilder {
   // Throws std::runtime_error if Graphviz fails.
   void lay_out();
 
-  // Records the annotations of releases[release_index] at `precision`.
-  // Runtimes never added show every node as UNKNOWN.
+  // Records the annotations of releases[release_index] at `precision` (narrowed to
+  // options.target when annotations.target is set). Runtimes never added show every node as UNKNOWN.
   void add(size_t release_index, Precision precision, const Annotations& annotations);
 
   // Records `p`, the partition of the main graph for the runtime of

@@ -111,15 +111,31 @@ std::vector<Pin> resolve_pins(const std::vector<std::string>& specs) {
     // The newest release of each of the three newest majors, at fp16.
     const auto& releases = kb.releases();
     for (auto it = releases.rbegin(); it != releases.rend() && pins.size() < 3; ++it)
-      if (pins.empty() || pins.back().release->major != it->major) pins.push_back({&*it, Precision::FP16, ""});
+      if (pins.empty() || pins.back().release->major != it->major) pins.push_back({&*it, Precision::FP16, "", nullptr});
   } else {
     for (const std::string& spec : specs) {
       size_t colon = spec.find(':');
-      if (colon == std::string::npos) throw UsageError("--pin " + spec + ": expected RELEASE:PRECISION, e.g. 8.6:fp16");
-      pins.push_back({&kb.resolve(spec.substr(0, colon)), parse_precision(spec.substr(colon + 1)), ""});
+      if (colon == std::string::npos)
+        throw UsageError("--pin " + spec + ": expected RELEASE:PRECISION[:TARGET], e.g. 8.6:fp16 or 8.5:fp16:orin-dla");
+      size_t second = spec.find(':', colon + 1);
+      Pin pin{&kb.resolve(spec.substr(0, colon)), parse_precision(spec.substr(colon + 1, second - colon - 1)), "", nullptr};
+      if (second != std::string::npos) {
+        const TargetCatalog& catalog = TargetCatalog::builtin();
+        pin.target = &catalog.resolve(spec.substr(second + 1));
+        catalog.check_release(*pin.target, *pin.release);
+      }
+      pins.push_back(pin);
     }
   }
-  for (Pin& p : pins) p.label = p.release->name + " " + std::string(precision_name(p.precision));
+  // A page carries one target: a server's pins name at most one.
+  const Target* target = nullptr;
+  for (const Pin& p : pins)
+    if (p.target && target && p.target != target)
+      throw UsageError("--pin: pins name targets " + target->name + " and " + p.target->name + "; a server takes one");
+    else if (p.target)
+      target = p.target;
+  for (Pin& p : pins)
+    p.label = p.release->name + " " + std::string(precision_name(p.precision)) + (p.target ? " " + p.target->name : "");
   return pins;
 }
 
@@ -297,9 +313,12 @@ void Analyzer::analyse(const Job& job, Analysis& state) {
       options.initial_release = pins_.front().release;
       options.initial_precision = pins_.front().precision;
     }
+    // A pinned target: the page gets its Target select (report --target), opening on the target.
+    for (const Pin& p : pins_)
+      if (p.target) options.target = p.target;
     ReportPage page(model, KnowledgeBase::builtin(), options);
     std::vector<Runtime> pins;
-    for (const Pin& p : pins_) pins.push_back({p.release, p.precision});
+    for (const Pin& p : pins_) pins.push_back({p.release, p.precision, p.target});
     AnalysisRequest request = page.request(2, pins);
     int last = 0;
     request.progress = [&](size_t done, size_t total) {

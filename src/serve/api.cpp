@@ -15,6 +15,7 @@
 #include "serve/context.h"
 #include "serve/model_archive.h"
 #include "store/hash.h"
+#include "trtlens/analysis.h"
 #include "trtlens/engine.h"
 #include "trtlens/error.h"
 #include "trtlens/overlay.h"
@@ -273,9 +274,16 @@ void add_api_routes(httplib::Server& http, Context& ctx) {
     const KnowledgeBase& kb = KnowledgeBase::builtin();
     const Release& r = req.has_param("trt") ? kb.resolve(req.get_param_value("trt")) : kb.releases().back();
     Precision p = parse_precision(req.has_param("precision") ? req.get_param_value("precision") : "fp32");
+    // `target` as --target takes it (an unknown one, or a release it does not run: 400).
+    Runtime runtime{&r, p};
+    if (req.has_param("target")) {
+      const TargetCatalog& catalog = TargetCatalog::builtin();
+      runtime.target = &catalog.resolve(req.get_param_value("target"));
+      catalog.check_release(*runtime.target, r);
+    }
     // A pinned runtime is read from the stored analysis; any other is judged now.
     if (auto result = ctx.analyzer->model_result(v)) {
-      std::string label = r.name + " " + std::string(precision_name(p));
+      std::string label = r.name + " " + std::string(precision_name(p)) + (runtime.target ? " " + runtime.target->name : "");
       for (const PinResult& pin : result->converts)
         if (pin.runtime == label && !pin.check_hash.empty()) {
           send_json(res, ctx.store->objects().get_blob(pin.check_hash));
@@ -284,7 +292,7 @@ void add_api_routes(httplib::Server& http, Context& ctx) {
     }
     LiveAnalyses::Turn turn(*ctx.live);
     Model m = load_stored_model(ctx.store->objects(), v);
-    send_json(res, check_json(m, annotate(m, kb, r, p), kb));
+    send_json(res, check_json(m, annotate_runtime(m, kb, runtime), kb));
   });
 
   server.Get(V + "/diff", [&ctx](const httplib::Request& req, httplib::Response& res) {

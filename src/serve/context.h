@@ -18,15 +18,19 @@
 #include "store/store.h"
 #include "trtlens/compat.h"
 #include "trtlens/engine.h"
+#include "trtlens/target.h"
 
 namespace trtlens::serve {
 
 struct Pin {
   const Release* release = nullptr;
   Precision precision = Precision::FP16;
-  std::string label;  // "10.16 fp16"
+  std::string label;  // "10.16 fp16", "8.5 fp16 orin-dla"
+  const Target* target = nullptr;  // RELEASE:PRECISION:TARGET; null: none
 };
-std::vector<Pin> resolve_pins(const std::vector<std::string>& specs);  // throws UsageError
+// "RELEASE:PRECISION[:TARGET]" each. Throws UsageError for a malformed spec, an unknown
+// release, precision or target, or a release the target does not run.
+std::vector<Pin> resolve_pins(const std::vector<std::string>& specs);
 
 // What one analysis produced (stored as a JSON blob; see Analyzer):
 // {schema_version, page, nodes, converts: [{runtime, converts, unsupported, check, diff}]}.

@@ -136,11 +136,13 @@ std::string converts_badges(const std::vector<PinResult>& pins, const std::strin
   for (const PinResult& p : pins) {
     std::string badge = fmt::format("<span class=\"pin {}\" title=\"{} unsupported node(s)\">{} {}</span>",
                                     p.converts ? "yes" : "no", p.unsupported, esc(p.runtime), p.converts ? "✓" : "✗");
+    // "RELEASE PRECISION[ TARGET]" (resolve_pins).
     const std::string runtime = p.runtime;
-    const size_t sp = runtime.find(' ');
+    const size_t sp = runtime.find(' '), sp2 = sp == std::string::npos ? sp : runtime.find(' ', sp + 1);
     if (!version_url.empty() && sp != std::string::npos)
-      badge = fmt::format("<a class=\"pin-link\" href=\"{}/nodes?trt={}&amp;precision={}\">{}</a>", version_url,
-                          esc(runtime.substr(0, sp)), esc(runtime.substr(sp + 1)), badge);
+      badge = fmt::format("<a class=\"pin-link\" href=\"{}/nodes?trt={}&amp;precision={}{}\">{}</a>", version_url,
+                          esc(runtime.substr(0, sp)), esc(runtime.substr(sp + 1, sp2 - sp - 1)),
+                          sp2 == std::string::npos ? "" : "&amp;target=" + esc(runtime.substr(sp2 + 1)), badge);
     out += badge + " ";
   }
   return out;
@@ -520,7 +522,8 @@ void add_page_routes(httplib::Server& http, Context& ctx) {
     auto caller = page_caller(ctx, req, res);
     if (!caller || !page_allowed(ctx, caller, req.matches[1], Role::Read, res)) return;
     store::Version v = find_version(ctx, req.matches[1], req.matches[2], req.matches[3]);
-    const std::string runtime = req.get_param_value("trt") + " " + req.get_param_value("precision");
+    std::string runtime = req.get_param_value("trt") + " " + req.get_param_value("precision");
+    if (req.has_param("target")) runtime += " " + req.get_param_value("target");
     auto r = ctx.analyzer->model_result(v);
     if (!r) return send_page(res, "analysing", caller, analysis_box(ctx, v), 202);
     const PinResult* pin = nullptr;
@@ -551,10 +554,11 @@ void add_page_routes(httplib::Server& http, Context& ctx) {
     }
     std::string body = fmt::format(
         "<h1><a href=\"{0}\">{1} v{2}</a> at TensorRT {3}</h1>\n<p>{4} node(s) UNSUPPORTED or UNKNOWN{5}. "
-        "<a href=\"/api/projects/{6}/models/{1}/versions/{2}/check?trt={7}&amp;precision={8}\">all nodes as JSON</a>"
+        "<a href=\"/api/projects/{6}/models/{1}/versions/{2}/check?trt={7}&amp;precision={8}{9}\">all nodes as JSON</a>"
         "</p>\n",
         version_url(v), esc(v.model), v.number, esc(runtime), failing, shown > 2000 ? " (the first 2,000 shown)" : "",
-        esc(v.project), esc(req.get_param_value("trt")), esc(req.get_param_value("precision")));
+        esc(v.project), esc(req.get_param_value("trt")), esc(req.get_param_value("precision")),
+        req.has_param("target") ? "&amp;target=" + esc(req.get_param_value("target")) : "");
     if (!rows.empty())
       body += "<table class=\"nodes\"><tr><th>verdict</th><th>node</th><th>op_type</th><th>graph</th><th>why</th></tr>\n" +
               rows + "</table>\n";

@@ -163,6 +163,27 @@ def problems(count=60):
     return model
 
 
+def dla_model():
+    """For report --target orin-dla: a 3x3 Conv the DLA runs, a 33x33 one it does not (kernel 1-32)."""
+    x = helper.make_tensor_value_info("input", TensorProto.FLOAT, [1, 3, 40, 40])
+    y = helper.make_tensor_value_info("output", TensorProto.FLOAT, [1, 4, 6, 6])
+    inits = [
+        numpy_helper.from_array(np.ones((4, 3, 3, 3), np.float32), "small.weight"),
+        numpy_helper.from_array(np.ones((4, 4, 33, 33), np.float32), "large.weight"),
+    ]
+    nodes = [
+        helper.make_node("Conv", ["input", "small.weight"], ["small_out"], name="conv_small", kernel_shape=[3, 3]),
+        helper.make_node("Relu", ["small_out"], ["relu_out"], name="relu"),
+        helper.make_node("Conv", ["relu_out", "large.weight"], ["output"], name="conv_large", kernel_shape=[33, 33]),
+    ]
+    graph = helper.make_graph(nodes, "dla", [x], [y], inits)
+    model = helper.make_model(graph, producer_name="trtlens-browser-tests",
+                              opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 7
+    onnx.checker.check_model(model)
+    return model
+
+
 def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
@@ -171,6 +192,7 @@ def main():
     onnx.save(function_model(), os.path.join(out, "function.onnx"))
     onnx.save(overlay_model(), os.path.join(out, "overlay.onnx"))
     onnx.save(problems(), os.path.join(out, "problems.onnx"))
+    onnx.save(dla_model(), os.path.join(out, "dla.onnx"))
 
 
 if __name__ == "__main__":

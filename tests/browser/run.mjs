@@ -37,6 +37,7 @@ const overlayUrl = report('overlay.onnx', 'overlay.html',
   ['--engine', path.join(here, '..', 'fixtures', 'engine', 'overlay', 'overlay.onnx.engine')]);
 
 const problemsUrl = report('problems.onnx', 'problems.html', ['--trt', '8.6', '--precision', 'fp32', '--region-nodes', '25']);
+const dlaUrl = report('dla.onnx', 'dla.html', ['--target', 'orin-dla', '--trt', '8.5', '--precision', 'fp16']);
 
 const verdictOf = (page, id) => page.getAttribute(`[data-node="${id}"]`, 'data-verdict');
 // The page id ("<graph path>/<index>") and region of the node named `name`.
@@ -488,6 +489,53 @@ test('region links fit their labels and never overlap', async () => {
       const A = boxes[a], B = boxes[b];
       check(A.x + A.w <= B.x || B.x + B.w <= A.x || A.y + A.h <= B.y || B.y + B.h <= A.y, `links ${a} and ${b} overlap`);
     }
+  eq(trouble.join('; '), '', 'trouble');
+  await page.close();
+});
+
+test('report --target: a Target select beside Release and Precision, DLA / GPU badges, precisions per target', async () => {
+  const { page, trouble } = await open(dlaUrl);
+  const small = (await nodeNamed(page, 'conv_small')).id, large = (await nodeNamed(page, 'conv_large')).id;
+  eq(await page.inputValue('select[name="target"]'), 'orin-dla', 'opens on the target');
+  check(await page.isVisible('select[name="target"]'), 'the Target select is shown');
+  eq(await page.inputValue('select[name="release"]'), '8.5', 'initial release');
+  eq(await page.getAttribute(`[data-node="${small}"]`, 'data-dla'), 'DLA', 'the 3x3 Conv runs on the DLA');
+  eq(await page.textContent(`[data-node="${small}"] .dla text`), 'DLA', 'its badge');
+  eq(await page.getAttribute(`[data-node="${large}"]`, 'data-dla'), 'GPU_FALLBACK', 'the 33x33 Conv falls back');
+  eq(await page.textContent(`[data-node="${large}"] .dla text`), 'GPU', 'its badge');
+  const why = await page.textContent(`[data-node="${large}"] .dla title`);
+  check(why.includes('33'), 'the badge says which restriction fails: ' + why);
+  check(await page.isVisible(`[data-node="${small}"] .dla`), 'the DLA badge is visible');
+  // Releases Orin does not run are greyed out on the target.
+  eq(await page.$eval('select[name="release"] option[value="11.1"]', (o) => o.disabled), true, '11.1 disabled on orin-dla');
+  // The drawer: the verdict says where the node runs; Supported Runtimes has the target's precisions.
+  await page.click(`[data-node="${large}"]`);
+  await page.click('.tabs button[data-tab="verdict"]');
+  check((await page.textContent('#drawer-body .dla-line')).includes('GPU fallback'), 'verdict tab: GPU fallback');
+  await page.click('.tabs button[data-tab="runtimes"]');
+  const heads = await page.$$eval('#drawer-body th', (t) => t.map((x) => x.textContent));
+  check(heads.includes('On orin-dla'), 'a column for the target: ' + heads.join(' | '));
+  const at85 = await page.textContent('#drawer-body tr[data-release="8.5"] td.target-precisions');
+  check(at85.includes('FP16') && at85.includes('INT8') && at85.includes('GPU fallback'), 'orin-dla at 8.5: ' + at85);
+  eq(await page.textContent('#drawer-body tr[data-release="11.1"] td.target-precisions'), 'does not run', 'orin-dla at 11.1');
+  eq(await page.textContent('#drawer-body tr[data-release="8.4"] td.target-precisions'), 'no DLA facts for this release', 'orin-dla at 8.4');
+  await page.screenshot({ path: path.join(artifacts, 'report-target.png') });
+  // Target none: the plain verdicts, no DLA badge, every release offered.
+  await page.selectOption('select[name="target"]', '');
+  eq(await page.getAttribute(`[data-node="${small}"]`, 'data-dla'), null, 'no placement without the target');
+  check(!(await page.isVisible(`[data-node="${small}"] .dla`)), 'the DLA badge is hidden');
+  eq(await page.$eval('select[name="release"] option[value="11.1"]', (o) => o.disabled), false, '11.1 offered again');
+  await page.selectOption('select[name="release"]', '11.1');
+  await page.selectOption('select[name="target"]', 'orin-dla');
+  eq(await page.inputValue('select[name="release"]'), '10.3', 'on the target: the newest release it has DLA facts for');
+  eq(trouble.join('; '), '', 'trouble');
+  await page.close();
+});
+
+test('a report without --target has no Target select', async () => {
+  const { page, trouble } = await open(demoUrl);
+  check(!(await page.isVisible('select[name="target"]')), 'the Target select is hidden');
+  eq(await page.locator('.dla').count(), 0, 'no DLA badges');
   eq(trouble.join('; '), '', 'trouble');
   await page.close();
 });

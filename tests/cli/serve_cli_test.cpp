@@ -846,6 +846,56 @@ TEST(ServeCli, AdminRefusesBadNamesWithOneLine) {
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
 }
 
+// Issue 23: a pin may name a deployment target (RELEASE:PRECISION:TARGET): its converts, its stored
+// check (narrowed to the target, with DLA placement), the badge's link and /check?target= follow it.
+TEST(ServeCli, APinMayNameATarget) {
+  std::string data = temp_dir("serve_target_pin_bad") + "/data";
+  for (const auto& [pins, says] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+           {{"8.5:fp16:jetson-nano-9000"}, "unknown target 'jetson-nano-9000'; known: "},
+           {{"11.1:fp16:orin"}, "TensorRT 11.1 does not run on orin"},
+           {{"8.5:fp16:orin-dla", "8.5:fp16:orin"}, "a server takes one"}}) {
+    std::vector<std::string> args = {"serve", "--data", data};
+    for (const std::string& p : pins) args.insert(args.end(), {"--pin", p});
+    RunResult r = run_trtlens(args);
+    EXPECT_EQ(r.exit_code, 2) << pins[0];
+    EXPECT_NE(r.err.find(says), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  }
+
+  Served s("serve_target_pin", {"--pin", "8.5:fp16:orin-dla", "--pin", "8.6:fp16"});
+  ASSERT_EQ(s.push(model_bytes())->status, 201);
+  json a = s.wait_analysis(1);
+  ASSERT_EQ(a["status"], "done") << a.dump();
+  ASSERT_EQ(a["converts"].size(), 2u) << a.dump();
+  EXPECT_EQ(a["converts"][0]["runtime"], "8.5 fp16 orin-dla");
+  EXPECT_EQ(a["converts"][1]["runtime"], "8.6 fp16");
+  auto check = [&](const std::string& query) {
+    return s.client().Get(("/api/projects/vision/models/detector/versions/1/check?" + query).c_str(), bearer(s.token));
+  };
+  auto pinned = check("trt=8.5&precision=fp16&target=orin-dla");
+  ASSERT_EQ(pinned->status, 200) << pinned->body;
+  json doc = json::parse(pinned->body);
+  EXPECT_EQ(doc["runtime"]["target"]["name"], "orin-dla");
+  EXPECT_TRUE(doc.contains("dla")) << pinned->body;
+  auto live = check("trt=8.6&precision=fp16&target=orin");  // not pinned: judged now, narrowed too
+  ASSERT_EQ(live->status, 200) << live->body;
+  EXPECT_EQ(json::parse(live->body)["runtime"]["target"]["name"], "orin");
+  EXPECT_FALSE(json::parse(check("trt=8.6&precision=fp16")->body)["runtime"].contains("target"));
+  EXPECT_EQ(check("trt=8.5&precision=fp16&target=nope")->status, 400);
+  EXPECT_EQ(check("trt=11.1&precision=fp16&target=orin")->status, 400);
+
+  auto c = s.client();
+  const auto session = sign_in(c, s.token);
+  auto page = c.Get("/projects/vision/models/detector/versions/1", {{"Cookie", session.first}});
+  ASSERT_EQ(page->status, 200);
+  EXPECT_NE(page->body.find("/versions/1/nodes?trt=8.5&amp;precision=fp16&amp;target=orin-dla"), std::string::npos)
+      << page->body;
+  auto nodes = c.Get("/projects/vision/models/detector/versions/1/nodes?trt=8.5&precision=fp16&target=orin-dla",
+                     {{"Cookie", session.first}});
+  EXPECT_EQ(nodes->status, 200) << nodes->body;
+  EXPECT_NE(nodes->body.find("8.5 fp16 orin-dla"), std::string::npos) << nodes->body;
+}
+
 // Issue 22: an engine is judged at the release given when it is attached, else the one its
 // metadata records, else the newest of its graph.json layout's major; an unknown one is 400.
 TEST(ServeCli, EnginesAreJudgedAtTheReleaseGivenOrRecorded) {

@@ -133,5 +133,109 @@ TEST(TargetCli, TorchvisionModelsOnOrinDlaMatchTheExpectedShares) {
   if (checked == 0) GTEST_SKIP() << "no torchvision model in " << cache << " (tests/models/export.py fills it)";
 }
 
+// A 3x3 Conv the DLA runs, then a 33x33 one it does not (kernel 1..32).
+std::string dla_split_model(const std::string& name) {
+  ModelBuilder mb(13);
+  auto g = mb.graph();
+  g.input("x", kFloat, {1, 3, 40, 40});
+  g.init_float("ws", {4, 3, 3, 3}, std::vector<float>(108, 0.1f));
+  g.init_float("wl", {4, 4, 33, 33}, std::vector<float>(4 * 4 * 33 * 33, 0.1f));
+  g.node("Conv", {"x", "ws"}, {"a"}, "conv_small");
+  g.node("Conv", {"a", "wl"}, {"y"}, "conv_large");
+  g.output("y", kFloat, {1, 4, 6, 6});
+  return mb.save(temp_dir(name) + "/m.onnx");
+}
+
+// The detail of main-graph node `node` at runtime `k` of a report page (profiles are run-length coded).
+json page_detail(const json& d, size_t node, size_t k) {
+  const json& rle = d["profiles"][d["graphs"][0]["nodes"][node]["p"].get<size_t>()];
+  size_t at = 0;
+  for (size_t j = 0; j < rle.size(); j += 2) {
+    at += rle[j + 1].get<size_t>();
+    if (k < at) return d["details"][rle[j].get<size_t>()];
+  }
+  return json();
+}
+
+size_t index_of(const json& list, const std::string& name) {
+  for (size_t i = 0; i < list.size(); ++i)
+    if ((list[i].is_object() ? list[i]["name"] : list[i]) == name) return i;
+  return list.size();
+}
+
+TEST(TargetCli, ReportOnADlaTargetCarriesTheTargetRuntimesAndDlaPlacement) {
+  std::string model = dla_split_model("target_cli_report");
+  std::string out = temp_dir("target_cli_report_out") + "/m.html";
+  RunResult r = run_trtlens({"report", model, "-o", out, "--target", "orin-dla", "--trt", "8.5", "--precision", "fp16"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json d = embedded_json(read_text(out), "trtlens-data");
+  size_t rels = d["releases"].size(), precs = d["precisions"].size();
+  size_t r85 = index_of(d["releases"], "8.5"), r111 = index_of(d["releases"], "11.1"), fp16 = index_of(d["precisions"], "fp16");
+  ASSERT_LT(r85, rels);
+  EXPECT_EQ(d["initial"], json::array({r85, fp16, 1}));
+  EXPECT_EQ(d["target"]["name"], "orin-dla");
+  EXPECT_EQ(d["target"]["dla"], true);
+  EXPECT_EQ(d["target"]["runs"][r85], true);
+  if (r111 < rels) {
+    EXPECT_EQ(d["target"]["runs"][r111], false);  // no JetPack ships 11.x
+    EXPECT_TRUE(d["target"]["precisions"][r111].is_null());
+  }
+  size_t r84 = index_of(d["releases"], "8.4");  // JetPack 5.0.2 ships it, data/targets/dla does not describe it
+  ASSERT_LT(r84, rels);
+  EXPECT_EQ(d["target"]["runs"][r84], false);
+  EXPECT_TRUE(d["target"]["precisions"][r84].is_string());
+  EXPECT_NE(d["target"]["precisions"][r85].get<std::string>().find("FP16"), std::string::npos) << d["target"].dump();
+  // Every profile covers the plain runtimes and the target's.
+  for (const json& p : d["profiles"]) {
+    size_t covered = 0;
+    for (size_t j = 1; j < p.size(); j += 2) covered += p[j].get<size_t>();
+    EXPECT_EQ(covered, rels * precs * 2);
+  }
+  size_t plain = fp16 * rels + r85, target = rels * precs + plain;
+  json small = page_detail(d, 0, target), large = page_detail(d, 1, target);
+  ASSERT_EQ(small.size(), 5u) << small.dump();
+  EXPECT_EQ(small[4][0], "DLA");
+  ASSERT_EQ(large.size(), 5u) << large.dump();
+  EXPECT_EQ(large[4][0], "GPU_FALLBACK");
+  std::string why = d["strings"][large[4][1].get<size_t>()];
+  EXPECT_NE(why.find("33"), std::string::npos) << why;
+  // The plain runtimes carry no placement.
+  EXPECT_EQ(page_detail(d, 1, plain).size(), 4u);
+
+  // Without --target the page data has no target and no third axis.
+  RunResult p = run_trtlens({"report", model, "-o", out, "--trt", "8.5"});
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  json plain_page = embedded_json(read_text(out), "trtlens-data");
+  EXPECT_FALSE(plain_page.contains("target"));
+  EXPECT_EQ(plain_page["initial"].size(), 2u);
+}
+
+TEST(TargetCli, ReportOnAGpuTargetOpensOnTheNewestReleaseItRuns) {
+  std::string out = temp_dir("target_cli_report_gpu") + "/m.html";
+  RunResult r = run_trtlens({"report", conv_model("target_cli_report_gpu_m"), "-o", out, "--target", "orin"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json d = embedded_json(read_text(out), "trtlens-data");
+  EXPECT_EQ(d["releases"][d["initial"][0].get<size_t>()]["name"], "10.3");
+  EXPECT_EQ(d["target"]["dla"], false);
+  EXPECT_EQ(page_detail(d, 0, 0).size(), 4u);  // no DLA placement off a DLA core
+}
+
+TEST(TargetCli, ReportBadTargetIsAUsageErrorAndWritesNothing) {
+  std::string model = conv_model("target_cli_report_bad");
+  std::string dir = temp_dir("target_cli_report_bad_out");
+  RunResult unknown = run_trtlens({"report", model, "-o", dir + "/a.html", "--target", "jetson-nano-9000"});
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_NE(unknown.err.find("unknown target 'jetson-nano-9000'; known: "), std::string::npos) << unknown.err;
+  RunResult release = run_trtlens({"report", model, "-o", dir + "/b.html", "--target", "orin", "--trt", "11.1"});
+  EXPECT_EQ(release.exit_code, 2);
+  EXPECT_NE(release.err.find("TensorRT 11.1 does not run on orin"), std::string::npos) << release.err;
+  RunResult engine = run_trtlens({"report", model, "-o", dir + "/c.html", "--target", "orin", "--engine", dir + "/e"});
+  EXPECT_EQ(engine.exit_code, 2);
+  EXPECT_NE(engine.err.find("--target"), std::string::npos) << engine.err;
+  for (const RunResult* x : {&unknown, &release, &engine})
+    EXPECT_EQ(std::count(x->err.begin(), x->err.end(), '\n'), 1) << x->err;
+  EXPECT_TRUE(folder_entries(dir).empty());
+}
+
 }  // namespace
 }  // namespace trtlens
