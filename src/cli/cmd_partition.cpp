@@ -11,6 +11,7 @@
 #include "render/partition_output.h"
 #include "trtlens/error.h"
 #include "trtlens/partition.h"
+#include "util/files.h"
 #include "util/strings.h"
 
 namespace trtlens::cli {
@@ -54,8 +55,8 @@ void add_partition_command(CLI::App& app, int& exit_code) {
     set_target(runtime, kb, opt->target, opt->release);
     std::vector<Verdict> fail_on = fail_on_verdicts(opt->fail_on);
     bool unknown_unsupported = unknown_as_unsupported(opt->model_options);
-    Model model = load_with_options(opt->model, opt->model_options);
-    Annotations a = annotate_runtime(model, kb, runtime);
+    const Model& model = keep_until_exit(load_with_options(opt->model, opt->model_options));
+    Annotations& a = keep_until_exit(annotate_runtime(model, kb, runtime));
     if (unknown_unsupported) count_unknown_as_unsupported(a);
     PartitionOptions po{opt->min_nodes, default_exclude_ops(*runtime.release)};
     if (exclude->count() > 0) {
@@ -66,16 +67,16 @@ void add_partition_command(CLI::App& app, int& exit_code) {
         if (!op.empty()) po.exclude_ops.emplace_back(op);
       }
     }
-    Partition p = partition_model(model, a, po);
+    const Partition& p = keep_until_exit(partition_model(model, a, po));
     if (!opt->dir.empty()) {
       Progress progress("partition");
       progress.stage(fmt::format("writing {} parts to {}", p.parts.size(), opt->dir));
       write_partition(model, p, partition_json(model, a, p, kb, true), opt->dir, opt->force);
     }
-    std::string text = opt->format == "json"       ? partition_json(model, a, p, kb, false)
-                       : opt->format == "markdown" ? partition_markdown(model, a, p)
-                                                   : partition_text(model, a, p, color_for(""));
-    emit(text, "");
+    OutputStream out("");
+    if (opt->format == "json") partition_json(model, a, p, kb, false, [&out](std::string_view s) { out.write(s); });
+    else out.write(opt->format == "markdown" ? partition_markdown(model, a, p) : partition_text(model, a, p, color_for("")));
+    out.commit();
     exit_code = has_verdict(a, fail_on) ? kExitFailOn : kExitOk;
   });
 }

@@ -340,7 +340,8 @@ class PartWriter {
   // The rank of a main-graph tensor when trtlens's propagation and ONNX shape inference
   // leave it unknown but the ops that make it fix it: a Reshape by a computed shape of
   // known length (the shape's values unknown), and what follows it. Only boundaries ask;
-  // -1 when unknown. (A rank-only rule in src/onnx/propagate.cpp would serve everyone.)
+  // -1 when unknown. An If's rank (its branches agreeing) and ranks its readers fix come
+  // from src/onnx/propagate.cpp; this walk belongs there too (a follow-up).
   int rank_of(const std::string& name, int depth) {
     const Graph& g = m_.graphs[0];
     const TensorInfo* t = g.local(name);
@@ -379,18 +380,6 @@ class PartWriter {
       int count = axes ? static_cast<int>(axes->ints.size()) : length(1);
       int x = in(0);
       rank = x < 0 || count < 0 ? -1 : n.op_type == "Squeeze" ? x - count : x + count;
-    } else if (n.op_type == "If") {  // both branches' output of this position, when they agree
-      size_t k = static_cast<size_t>(std::find(n.outputs.begin(), n.outputs.end(), name) - n.outputs.begin());
-      for (const Graph& body : m_.graphs) {
-        if (body.parent != 0 || body.parent_node != p || k >= body.outputs.size()) continue;
-        const TensorInfo* o = body.local(body.outputs[k]);
-        int r = o ? o->rank : -1;
-        if (r < 0 || (rank >= 0 && r != rank)) {
-          rank = -1;
-          break;
-        }
-        rank = r;
-      }
     } else if (n.op_type == "Flatten") rank = 2;
     else if (n.op_type == "Range") rank = 1;
     else if (n.op_type == "ConstantOfShape") rank = length(0);

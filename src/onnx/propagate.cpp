@@ -329,6 +329,7 @@ class Propagator {
 
   void run() {
     propagate(0);
+    ranks_from_readers(0);
     for (const auto& f : m_.functions) {
       bind_call_site_types(f);
       propagate(f.graph);
@@ -431,7 +432,65 @@ class Propagator {
         out.rank = first_input->rank;
         out.dims.assign(static_cast<size_t>(out.rank), Dim{});
       }
+      if (out.rank < 0 && n.op_type == "If" && n.domain.empty()) branch_shape(out, n, k);
     }
+  }
+
+  // An If's output k takes the rank of both branches' output k when they agree (as
+  // ONNX's If inference does); a dimension both state alike is kept, any other is unknown.
+  void branch_shape(TensorInfo& out, const Node& n, size_t k) {
+    const TensorInfo* first = nullptr;
+    for (const auto& a : n.attributes)
+      for (int sub : a.graphs) {
+        const Graph& sg = m_.graphs[static_cast<size_t>(sub)];
+        const TensorInfo* t = k < sg.outputs.size() ? sg.find(sg.outputs[k], m_.graphs) : nullptr;
+        if (!t || t->rank < 0 || t->dims.size() != static_cast<size_t>(t->rank)) return;
+        if (!first) {
+          first = t;
+          continue;
+        }
+        if (t->rank != first->rank) return;
+        std::vector<Dim> dims(static_cast<size_t>(t->rank));
+        for (size_t d = 0; d < dims.size(); ++d)
+          if (t->dims[d].value == first->dims[d].value && t->dims[d].param == first->dims[d].param) dims[d] = t->dims[d];
+        out.rank = t->rank;
+        out.dims = std::move(dims);
+      }
+  }
+
+  // Phase 3: a rank the readers fix, for node outputs still of unknown rank (an If
+  // whose branches disagree, as torch's export of squeeze(dim) writes): the input of
+  // a rank-keeping op has its output's rank, and RoiAlign's inputs have the rank its
+  // schema states. A model that runs has these ranks, so boundaries can declare them.
+  void ranks_from_readers(int gi) {
+    Graph& g = m_.graphs[static_cast<size_t>(gi)];
+    const auto& order = g.index.order;
+    for (auto it = order.rbegin(); it != order.rend(); ++it) {
+      const Node& n = g.nodes[static_cast<size_t>(*it)];
+      if (!n.domain.empty()) continue;
+      for (const auto& a : n.attributes)
+        for (int sub : a.graphs) ranks_from_readers(sub);
+      for (size_t i = 0; i < n.inputs.size(); ++i) {
+        TensorId id = g.input_id(n, i);
+        if (id == kNoTensor || g.index.producer[static_cast<size_t>(id)] < 0) continue;
+        TensorInfo& in = g.tensors[static_cast<size_t>(id)];
+        if (in.rank >= 0) continue;
+        int rank = schema_rank(n.op_type, i);
+        if (i == 0 && rank < 0 && keeps_rank(n.op_type) && g.output_id(n, 0) != kNoTensor)
+          rank = g.tensors[static_cast<size_t>(g.output_id(n, 0))].rank;
+        if (rank < 0) continue;
+        in.rank = rank;
+        in.dims.assign(static_cast<size_t>(rank), Dim{});
+      }
+    }
+  }
+
+  // The rank ONNX's schema states for input `i` of `op`, -1 when it states none. Only
+  // for readers no rule checks the rank of (data/): a rank taken from the reader must
+  // not be what lets the reader's own rank rule pass (NonMaxSuppression's would).
+  static int schema_rank(const std::string& op, size_t i) {
+    if (op == "RoiAlign") return i == 0 ? 4 : i == 1 ? 2 : 1;  // X, rois [num_rois, 4], batch_indices [num_rois]
+    return -1;
   }
 
   static void constant(TensorInfo& out, const Node& n) {

@@ -231,6 +231,8 @@ std::string md_escape(std::string s) {
   return out;
 }
 
+void append_json_string(std::string& out, std::string_view s) { append_quoted(out, s); }
+
 std::string node_id(const Model& m, int graph, int index) {
   return fmt::format("{}/{}", m.graphs[static_cast<size_t>(graph)].path, index);
 }

@@ -78,6 +78,10 @@ std::string diff_markdown(const Model& m, const Annotations& a, const Annotation
 // Text for a markdown table cell: markdown's special characters escaped, control characters as \xNN.
 std::string md_escape(std::string s);
 
+// Appends `s` as a JSON string literal, the bytes nlohmann-json's dump writes (invalid
+// UTF-8 replaced by U+FFFD): for documents streamed without a DOM.
+void append_json_string(std::string& out, std::string_view s);
+
 // "Loop_3/body/5" style id of a node: graph path, '/', index (as `data-node` in reports).
 std::string node_id(const Model& m, int graph, int index);
 

@@ -150,39 +150,12 @@ std::string partition_text(const Model& m, const Annotations& a, const Partition
   return out;
 }
 
-std::string partition_json(const Model& m, const Annotations& a, const Partition& p, const KnowledgeBase& kb,
-                           bool with_files) {
+// Everything but each part's node and initializer lists is a small DOM; those lists
+// (99,001 node ids in one part of the wide graph) are streamed, as check streams its
+// nodes, in the bytes nlohmann-json's dump(2) would write.
+void partition_json(const Model& m, const Annotations& a, const Partition& p, const KnowledgeBase& kb, bool with_files,
+                    const std::function<void(std::string_view)>& write) {
   Wiring w = wiring(p);
-  json parts = json::array();
-  for (size_t k = 0; k < p.parts.size(); ++k) {
-    const Part& part = p.parts[k];
-    json inputs = json::array(), outputs = json::array(), nodes = json::array();
-    for (const auto& i : part.inputs) {
-      json t = tensor_json(m, i);
-      auto from = w.from.find(i);
-      t["from_part"] = from == w.from.end() ? json(nullptr) : json(from->second);
-      inputs.push_back(std::move(t));
-    }
-    for (const auto& o : part.outputs) {
-      json t = tensor_json(m, o);
-      auto to = w.to.find(o);
-      t["to_parts"] = to == w.to.end() ? json::array() : json(to->second);
-      t["graph_output"] = std::find(m.graphs[0].outputs.begin(), m.graphs[0].outputs.end(), o) != m.graphs[0].outputs.end();
-      outputs.push_back(std::move(t));
-    }
-    for (int n : part.nodes) nodes.push_back(node_id(m, 0, n));
-    json j = {{"index", k}, {"runtime", part.tensorrt ? "tensorrt" : "other"},
-              {"region", part.region < 0 ? json(nullptr) : json(part.region)}};
-    if (with_files) j["file"] = part_file_name(p, k);
-    j["node_count"] = part.nodes.size();
-    j["macs"] = part.macs;
-    j["parameters"] = part.parameters;
-    j["inputs"] = std::move(inputs);
-    j["outputs"] = std::move(outputs);
-    j["initializers"] = part.initializers;
-    j["nodes"] = std::move(nodes);
-    parts.push_back(std::move(j));
-  }
   json graph_inputs = json::array(), graph_outputs = json::array(), outside = json::array();
   for (const auto& i : m.graphs[0].inputs)
     if (const TensorInfo* t = m.graphs[0].local(i); t && t->origin == TensorOrigin::GraphInput) graph_inputs.push_back(tensor_json(m, i));
@@ -221,11 +194,83 @@ std::string partition_json(const Model& m, const Annotations& a, const Partition
                 {"parameters_in_tensorrt", p.parameters_in_tensorrt}}},
               {"graph_inputs", graph_inputs},
               {"graph_outputs", graph_outputs},
-              {"parts", parts},
+              {"parts", json::array()},  // its "[]" is where the streamed parts go
               {"outside", outside}};
   if (with_files) doc["weights_file"] = kPartitionWeightsFile;
   // Invalid UTF-8 in names becomes U+FFFD rather than an exception.
-  return doc.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+  auto dump = [](const json& j) { return j.dump(2, ' ', false, json::error_handler_t::replace); };
+  std::string head = dump(doc);
+  constexpr std::string_view kParts = "\n  \"parts\": []";  // a raw newline: never inside a dumped string
+  size_t at = head.find(kParts) + kParts.size() - 2;  // its "["
+  write(std::string_view(head).substr(0, at));
+  // A list of strings at depth 3 ("nodes": [...] of a part), as dump(2) writes it.
+  auto list = [](std::string& out, const std::vector<std::string>& items) {
+    if (items.empty()) {
+      out += "[]";
+      return;
+    }
+    const char* sep = "[\n        ";
+    for (const auto& s : items) {
+      out += sep;
+      append_json_string(out, s);
+      sep = ",\n        ";
+    }
+    out += "\n      ]";
+  };
+  std::string text, ids;
+  std::vector<std::string> node_ids;
+  for (size_t k = 0; k < p.parts.size(); ++k) {
+    const Part& part = p.parts[k];
+    json inputs = json::array(), outputs = json::array();
+    for (const auto& i : part.inputs) {
+      json t = tensor_json(m, i);
+      auto from = w.from.find(i);
+      t["from_part"] = from == w.from.end() ? json(nullptr) : json(from->second);
+      inputs.push_back(std::move(t));
+    }
+    for (const auto& o : part.outputs) {
+      json t = tensor_json(m, o);
+      auto to = w.to.find(o);
+      t["to_parts"] = to == w.to.end() ? json::array() : json(to->second);
+      t["graph_output"] = std::find(m.graphs[0].outputs.begin(), m.graphs[0].outputs.end(), o) != m.graphs[0].outputs.end();
+      outputs.push_back(std::move(t));
+    }
+    json j = {{"index", k}, {"runtime", part.tensorrt ? "tensorrt" : "other"},
+              {"region", part.region < 0 ? json(nullptr) : json(part.region)}};
+    if (with_files) j["file"] = part_file_name(p, k);
+    j["node_count"] = part.nodes.size();
+    j["macs"] = part.macs;
+    j["parameters"] = part.parameters;
+    j["inputs"] = std::move(inputs);
+    j["outputs"] = std::move(outputs);
+    // The object at depth 2: its own dump indented by 4, without the closing "\n}".
+    std::string own = dump(j);
+    text = k == 0 ? "[\n    " : ",\n    ";
+    for (size_t i = 0; i + 2 < own.size(); ++i) {
+      text += own[i];
+      if (own[i] == '\n') text += "    ";
+    }
+    text += ",\n      \"initializers\": ";
+    list(text, part.initializers);
+    text += ",\n      \"nodes\": ";
+    write(text);
+    node_ids.clear();
+    for (int n : part.nodes) node_ids.push_back(node_id(m, 0, n));
+    ids.clear();
+    list(ids, node_ids);
+    ids += "\n    }";
+    write(ids);
+  }
+  write(p.parts.empty() ? "[]" : "\n  ]");
+  write(std::string_view(head).substr(at + 2));
+  write("\n");
+}
+
+std::string partition_json(const Model& m, const Annotations& a, const Partition& p, const KnowledgeBase& kb,
+                           bool with_files) {
+  std::string out;
+  partition_json(m, a, p, kb, with_files, [&out](std::string_view s) { out += s; });
+  return out;
 }
 
 std::string partition_markdown(const Model& m, const Annotations& a, const Partition& p) {

@@ -210,6 +210,46 @@ TEST(PartitionCli, EveryTensorRTPartConvertsAtTheSameRuntime) {
   EXPECT_EQ(trt_parts, 2);
 }
 
+TEST(PartitionCli, ACastOfAnIfWhoseBranchesDisagreeOnRankCrossesABoundary) {
+  // torch's export of squeeze(dim) on fasterrcnn's roi pool: If(Squeeze | Identity) ->
+  // Cast -> RoiAlign (left out at 8.6). The branches' ranks differ, but RoiAlign's
+  // batch_indices are 1-D, so the boundary is declared 1-D (was: exit 2, rank unknown).
+  std::string dir = temp_dir("PartitionCli.IfCast");
+  ModelBuilder mb(16);
+  auto g = mb.graph();
+  g.input("x", kFloat, {1, 2, 8, 8}).input("rois", kFloat, {3, 4}).input("idx", kFloat, {3, 1});
+  g.input("cond", kBool, {});
+  g.init_int64("one", {1}, {1});
+  g.node("Relu", {"idx"}, {"ri"}, "relu");
+  auto& branch = g.node("If", {"cond"}, {"levels"}, "squeeze_if");
+  GraphBuilder tb = attr_graph(branch, "then_branch", "t");
+  tb.node("Squeeze", {"ri", "one"}, {"t1"}, "t_squeeze");
+  tb.output("t1", kFloat, {3});
+  GraphBuilder eb = attr_graph(branch, "else_branch", "e");
+  eb.node("Identity", {"ri"}, {"e1"}, "e_identity");
+  eb.output("e1", kFloat, {3, 1});
+  attr_int(g.node("Cast", {"levels"}, {"batch"}, "cast"), "to", 7);
+  g.node("RoiAlign", {"x", "rois", "batch"}, {"y"}, "roi_align");
+  g.output("y", kFloat, {3, 2, 1, 1});
+  std::string model = mb.save(dir + "/m.onnx");
+  RunResult r = run_trtlens({"partition", model, "--trt", "8.6", "-o", dir + "/parts"});
+  ASSERT_NE(r.exit_code, 2) << r.err;
+  onnx::ModelProto part;
+  ASSERT_TRUE(part.ParseFromString(read_text(dir + "/parts/part0_trt.onnx")));
+  ASSERT_EQ(part.graph().output_size(), 1);
+  EXPECT_EQ(part.graph().output(0).name(), "batch");
+  EXPECT_EQ(part.graph().output(0).type().tensor_type().shape().dim_size(), 1) << part.graph().output(0).DebugString();
+  RunResult c = run_trtlens({"check", dir + "/parts/part0_trt.onnx", "--trt", "8.6"});
+  EXPECT_EQ(c.exit_code, 0) << c.out << c.err;
+  if (!python_onnx()) GTEST_SKIP() << "Debian's python3-onnx is not installed: onnx.checker not run";
+  for (const std::string& f : folder_entries(dir + "/parts")) {
+    if (f.find(".onnx") == std::string::npos) continue;
+    std::string cmd = "/usr/bin/python3 -c 'import onnx, sys; onnx.checker.check_model(sys.argv[1], full_check=True)' '" +
+                      dir + "/parts/" + f + "'";
+    EXPECT_EQ(std::system(cmd.c_str()), 0) << "onnx.checker refuses " << f;
+  }
+}
+
 TEST(PartitionCli, AFullOutputFolderNeedsForce) {
   std::string dir = temp_dir("PartitionCli.Force");
   std::string model = detect_model(dir);

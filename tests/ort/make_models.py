@@ -4,7 +4,7 @@
 Usage: make_models.py OUT_DIR. Each model uses only ops ONNX Runtime's CPU
 provider runs, and splits at a TensorRT release in a way issue 20 found wrong:
 constants read across a cut, a Reshape of unknown rank at a boundary, a cut
-inside a Loop's reach, and an fp16 chain.
+inside a Loop's reach, an fp16 chain, and a Cast of an If whose branches disagree on rank.
 """
 import os
 import sys
@@ -75,9 +75,36 @@ def fp16(out):
     save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), out, "fp16.onnx")
 
 
+def if_cast(out):
+    # torch's export of squeeze(dim) as fasterrcnn's roi pool has it: If(Squeeze | Identity),
+    # whose branches disagree on rank, -> Cast -> RoiAlign (excluded from 8.5 on). The Cast's
+    # output crosses the cut: 1-D, as RoiAlign's batch_indices are.
+    then_g = helper.make_graph([helper.make_node("Squeeze", ["r", "one"], ["t"])], "then", [],
+                               [helper.make_tensor_value_info("t", TensorProto.FLOAT, [3])])
+    else_g = helper.make_graph([helper.make_node("Identity", ["r"], ["e"])], "else", [],
+                               [helper.make_tensor_value_info("e", TensorProto.FLOAT, [3, 1])])
+    nodes = [
+        helper.make_node("Relu", ["idx"], ["r"]),
+        helper.make_node("Shape", ["r"], ["shape"]),
+        helper.make_node("Gather", ["shape", "one_scalar"], ["width"]),
+        helper.make_node("Equal", ["width", "one_scalar"], ["cond"]),
+        helper.make_node("If", ["cond"], ["levels"], then_branch=then_g, else_branch=else_g),
+        helper.make_node("Cast", ["levels"], ["batch"], to=TensorProto.INT64),
+        helper.make_node("RoiAlign", ["x", "rois", "batch"], ["y"], output_height=2, output_width=2),
+    ]
+    g = helper.make_graph(nodes, "if_cast", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 2, 8, 8]),
+                                             helper.make_tensor_value_info("rois", TensorProto.FLOAT, [3, 4]),
+                                             helper.make_tensor_value_info("idx", TensorProto.FLOAT, [3, 1])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [3, 2, 2, 2])],
+                          [numpy_helper.from_array(np.array([1], np.int64), "one"),
+                           numpy_helper.from_array(np.array(1, np.int64), "one_scalar")])
+    save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 16)]), out, "if_cast.onnx")
+
+
 if __name__ == "__main__":
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
     constants(out)
     nonzero(out)
     fp16(out)
+    if_cast(out)

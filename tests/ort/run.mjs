@@ -35,6 +35,7 @@ const cases = [
   [path.join(work, 'built/constants.onnx'), '8.6', 'fp32', true],
   [path.join(work, 'built/nonzero.onnx'), '8.6', 'fp32', true],
   [path.join(work, 'built/fp16.onnx'), '8.6', 'fp16', true],
+  [path.join(work, 'built/if_cast.onnx'), '8.6', 'fp32', true],
   [path.join(testdata, 'test_sce_mean_expanded/model.onnx'), '8.6', 'fp32', true],
   // A sequence input: onnxruntime-node feeds tensors only, so this one is checked, not run.
   [path.join(testdata, 'test_sequence_map_identity_1_sequence_expanded/model.onnx'), '7.0', 'fp32', false],

@@ -159,6 +159,91 @@ TEST(OnnxLoader, ConvKernelFixesAnUnknownDataRank) {
   EXPECT_EQ(tensor(m, "y").rank, 5);
 }
 
+TEST(OnnxLoader, AnIfTakesTheShapeItsBranchesAgreeOn) {
+  // Both branches [2, 3]: the If's output is [2, 3] by our own propagation, so ONNX
+  // shape inference need not run (was: unknown until it did). A dimension the
+  // branches state differently is unknown and unnamed.
+  std::string dir = temp_dir("loader_if_shape");
+  ModelBuilder mb(17);
+  auto g = mb.graph();
+  g.input("x", kFloat, {2, 3}).input("cond", kBool, {});
+  auto& iff = g.node("If", {"cond"}, {"y"}, "if");
+  auto then_b = attr_graph(iff, "then_branch", "then");
+  then_b.node("Relu", {"x"}, {"t"}, "t_relu");
+  then_b.output("t", kFloat, {2, 3});
+  auto else_b = attr_graph(iff, "else_branch", "else");
+  else_b.node("Neg", {"x"}, {"e"}, "e_neg");
+  else_b.output("e", kFloat, {2, 3});
+  g.output("y");
+  Model m = load_model(mb.save(dir + "/m.onnx"));
+  ASSERT_EQ(tensor(m, "y").rank, 2);
+  EXPECT_EQ(tensor(m, "y").dims[0].value, 2);
+  EXPECT_EQ(tensor(m, "y").dims[1].value, 3);
+  EXPECT_EQ(tensor(m, "y").type_source, "trtlens");
+
+  Model h;  // built by hand: branches [2, 3] and [2, 4]
+  h.opsets.push_back({"", 17});
+  for (int k = 0; k < 3; ++k) h.graphs.emplace_back();
+  auto shaped = [](Graph& gr, const std::string& name, std::vector<int64_t> dims, TensorOrigin origin) {
+    TensorInfo& t = gr.tensors[static_cast<size_t>(gr.intern(name))];
+    t.type = ElemType::FLOAT;
+    t.rank = static_cast<int>(dims.size());
+    for (int64_t d : dims) t.dims.push_back(Dim{d, {}});
+    t.origin = origin;
+  };
+  shaped(h.graphs[1], "a", {2, 3}, TensorOrigin::GraphInput);
+  shaped(h.graphs[2], "b", {2, 4}, TensorOrigin::GraphInput);
+  for (int k = 1; k <= 2; ++k) {
+    h.graphs[static_cast<size_t>(k)].parent = 0;
+    h.graphs[static_cast<size_t>(k)].parent_node = 0;
+    h.graphs[static_cast<size_t>(k)].outputs = {k == 1 ? "a" : "b"};
+  }
+  shaped(h.graphs[0], "c", {}, TensorOrigin::GraphInput);
+  h.graphs[0].inputs = {"c"};
+  Node n;
+  n.index = 0;
+  n.op_type = "If";
+  n.inputs = {"c"};
+  n.outputs = {"z"};
+  n.attributes.resize(2);
+  n.attributes[0].name = "then_branch";
+  n.attributes[0].graphs = {1};
+  n.attributes[1].name = "else_branch";
+  n.attributes[1].graphs = {2};
+  h.graphs[0].nodes.push_back(std::move(n));
+  h.graphs[0].outputs = {"z"};
+  check_structure_and_propagate(h);
+  const TensorInfo* z = h.graphs[0].local("z");
+  ASSERT_EQ(z->rank, 2);
+  EXPECT_EQ(z->dims[0].value, 2);
+  EXPECT_FALSE(z->dims[1].fixed());
+  EXPECT_TRUE(z->dims[1].param.empty());
+}
+
+TEST(OnnxLoader, ReadersFixARankTheBranchesDisagreeOn) {
+  // torch's export of squeeze(dim): If(Squeeze -> [3] | Identity -> [3, 1]) -> Cast ->
+  // RoiAlign's batch_indices, which are 1-D: the Cast's output and the If's are 1-D.
+  std::string dir = temp_dir("loader_reader_rank");
+  ModelBuilder mb(16);
+  auto g = mb.graph();
+  g.input("x", kFloat, {1, 2, 8, 8}).input("rois", kFloat, {3, 4}).input("idx", kFloat, {3, 1});
+  g.input("cond", kBool, {});
+  g.init_int64("one", {1}, {1});
+  auto& iff = g.node("If", {"cond"}, {"levels"}, "if");
+  auto then_b = attr_graph(iff, "then_branch", "then");
+  then_b.node("Squeeze", {"idx", "one"}, {"t"}, "t_squeeze");
+  then_b.output("t", kFloat, {3});
+  auto else_b = attr_graph(iff, "else_branch", "else");
+  else_b.node("Identity", {"idx"}, {"e"}, "e_identity");
+  else_b.output("e", kFloat, {3, 1});
+  attr_int(g.node("Cast", {"levels"}, {"batch"}, "cast"), "to", 7);
+  g.node("RoiAlign", {"x", "rois", "batch"}, {"y"}, "roi_align");
+  g.output("y");
+  Model m = load_model(mb.save(dir + "/m.onnx"));
+  EXPECT_EQ(tensor(m, "batch").rank, 1);
+  EXPECT_EQ(tensor(m, "levels").rank, 1);
+}
+
 TEST(OnnxLoader, SubgraphsAndLocalFunctionsBecomeGraphsWithPaths) {
   std::string dir = temp_dir("loader_subgraphs");
   ModelBuilder mb(13);
