@@ -139,12 +139,7 @@ json model_json(const Model& m) {
               {"node_count", m.node_count()},
               {"graph_count", m.graphs.size()}};
   // The input shapes the analysis assumed (--shapes, --minShapes/--optShapes/--maxShapes).
-  if (!m.input_shapes.empty()) {
-    json shapes = json::array();
-    for (const InputShape& s : m.input_shapes)
-      shapes.push_back({{"name", s.name}, {"min", s.min}, {"opt", s.opt}, {"max", s.max}});
-    out["input_shapes"] = std::move(shapes);
-  }
+  if (!m.input_shapes.empty()) out["input_shapes"] = input_shapes_json(m);
   return out;
 }
 
@@ -229,6 +224,13 @@ std::string md_escape(std::string s) {
     out += c;
   }
   return out;
+}
+
+nlohmann::json input_shapes_json(const Model& m) {
+  json shapes = json::array();
+  for (const InputShape& s : m.input_shapes)
+    shapes.push_back({{"name", s.name}, {"min", s.min}, {"opt", s.opt}, {"max", s.max}});
+  return shapes;
 }
 
 void append_json_string(std::string& out, std::string_view s) { append_quoted(out, s); }

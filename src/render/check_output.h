@@ -3,6 +3,7 @@
 // comments, SARIF for code scanning and JUnit XML for CI test reports.
 #pragma once
 #include <functional>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -81,6 +82,9 @@ std::string md_escape(std::string s);
 // Appends `s` as a JSON string literal, the bytes nlohmann-json's dump writes (invalid
 // UTF-8 replaced by U+FFFD): for documents streamed without a DOM.
 void append_json_string(std::string& out, std::string_view s);
+// The input shapes an analysis assumed (--shapes, --minShapes/--optShapes/--maxShapes): one
+// {"name", "min", "opt", "max"} object per input, dimensions as integers; [] when none were given.
+nlohmann::json input_shapes_json(const Model& m);
 
 // "Loop_3/body/5" style id of a node: graph path, '/', index (as `data-node` in reports).
 std::string node_id(const Model& m, int graph, int index);

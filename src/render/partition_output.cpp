@@ -197,6 +197,8 @@ void partition_json(const Model& m, const Annotations& a, const Partition& p, co
               {"parts", json::array()},  // its "[]" is where the streamed parts go
               {"outside", outside}};
   if (with_files) doc["weights_file"] = kPartitionWeightsFile;
+  // The input shapes the partition assumed (--shapes, --minShapes/--optShapes/--maxShapes), as check records them.
+  if (!m.input_shapes.empty()) doc["input_shapes"] = input_shapes_json(m);
   // Invalid UTF-8 in names becomes U+FFFD rather than an exception.
   auto dump = [](const json& j) { return j.dump(2, ' ', false, json::error_handler_t::replace); };
   std::string head = dump(doc);

@@ -228,6 +228,12 @@ TEST(CheckShapesCli, ShapesResolveAnUnknownRankAndDynamicDimensions) {
   EXPECT_EQ(after["model"]["input_shapes"][0]["name"], "x");
   EXPECT_EQ(after["model"]["input_shapes"][0]["opt"], json::array({1, 3, 8, 8}));
   EXPECT_EQ(after["model"]["input_shapes"][1]["max"], json::array({2, 3}));
+  // partition records the shapes it assumed too (top level: its "model" is the path).
+  RunResult partitioned = run_trtlens({"partition", model, "--trt", "8.6", "--format", "json", "--shapes", "x:1x3x8x8,y:2x3"});
+  ASSERT_EQ(partitioned.exit_code, 0) << partitioned.err;
+  json parts = json::parse(partitioned.out);
+  EXPECT_EQ(parts["input_shapes"], after["model"]["input_shapes"]);
+  EXPECT_FALSE(json::parse(run_trtlens({"partition", model, "--trt", "8.6", "--format", "json"}).out).contains("input_shapes"));
 
   // A profile whose batch differs keeps that dimension dynamic; one whose min = max fixes it.
   json dynamic = json::parse(run_trtlens({"check", model, "--trt", "8.6", "--format", "json", "--minShapes", "y:1x3",
