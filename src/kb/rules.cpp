@@ -817,9 +817,9 @@ std::string unknown_opset(const Rule&, const Node&) {
 }
 
 std::string doc_static_dim(const Rule& r) {
-  std::string_view spec = arg_or(r, 1);
+  const std::string spec = arg_or(r, 1);  // owned: arg_or returns a copy
   if (spec.starts_with("attr:")) {
-    auto parts = split(spec.substr(5), ':');
+    auto parts = split(std::string_view(spec).substr(5), ':');
     return fmt::format("{} has a static dimension at the axis attribute {} names (default {})", input_words(r.args[0]),
                        parts[0], parts.size() > 1 ? parts[1] : "?");
   }
