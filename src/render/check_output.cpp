@@ -300,11 +300,13 @@ std::string row_node_cell(const Model& m, const Row& row) {
   return fmt::format("{} nodes", row.nodes.size());
 }
 
-std::string row_name_cell(const Model& m, const Row& row) {
+// The first `shown` names of a row's nodes and how many more (text shows one: its table has no
+// wrapping, and a long exporter path per name made the column 190 characters wide).
+std::string row_name_cell(const Model& m, const Row& row, size_t shown = kGroupAfter) {
   std::string names;
-  for (size_t i = 0; i < row.nodes.size() && i < kGroupAfter; ++i)
+  for (size_t i = 0; i < row.nodes.size() && i < shown; ++i)
     names += (i ? ", " : "") + node_label(node_of(m, *row.nodes[i]));
-  if (row.nodes.size() > kGroupAfter) names += fmt::format(" and {} more", row.nodes.size() - kGroupAfter);
+  if (row.nodes.size() > shown) names += fmt::format(" and {} more", row.nodes.size() - shown);
   return names;
 }
 
@@ -369,7 +371,7 @@ std::string check_text(const Model& m, const Annotations& a, const CheckView& vi
       Cell verdict(std::string(verdict_name(v.verdict)), view.color ? verdict_color(v.verdict) : nullptr);
       std::vector<std::string> lines = group_reasons(m, row);
       for (const auto& h : v.hints) lines.push_back("hint: " + h);
-      t.rows.push_back({row_node_cell(m, row), row_name_cell(m, row), row_op_cell(m, row), verdict,
+      t.rows.push_back({row_node_cell(m, row), row_name_cell(m, row, 1), row_op_cell(m, row), verdict,
                         row_precision_cell(row), lines.empty() ? "" : lines[0]});
       for (size_t i = 1; i < lines.size(); ++i) t.rows.push_back({"", "", "", "", "", lines[i]});
     }
