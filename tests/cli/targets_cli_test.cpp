@@ -15,16 +15,7 @@ namespace {
 using namespace trtlens::test;
 using json = nlohmann::json;
 
-std::string conv_model(const std::string& name) {
-  ModelBuilder mb(13);
-  auto g = mb.graph();
-  g.input("x", kFloat, {1, 3, 8, 8});
-  g.init_float("w", {4, 3, 3, 3}, std::vector<float>(108, 0.1f));
-  attr_ints(g.node("Conv", {"x", "w"}, {"c"}, "conv"), "pads", {1, 1, 1, 1});
-  g.node("Relu", {"c"}, {"y"}, "relu");
-  g.output("y", kFloat, {1, 4, 8, 8});
-  return mb.save(temp_dir(name) + "/m.onnx");
-}
+std::string conv_model(const std::string& name) { return save_conv_relu_model(temp_dir(name)); }
 
 TEST(TargetCli, UnknownTargetIsAUsageErrorListingTheKnownOnes) {
   std::string model = conv_model("target_cli_unknown");

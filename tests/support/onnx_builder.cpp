@@ -223,4 +223,15 @@ std::string save_fp8_qdq_conv_model(const std::string& dir) {
   return mb.save(dir + "/fp8.onnx");
 }
 
+std::string save_conv_relu_model(const std::string& dir) {
+  ModelBuilder mb(13);
+  auto g = mb.graph();
+  g.input("x", kFloat, {1, 3, 8, 8});
+  g.init_float("w", {4, 3, 3, 3}, std::vector<float>(108, 0.1f));
+  attr_ints(g.node("Conv", {"x", "w"}, {"c"}, "conv"), "pads", {1, 1, 1, 1});
+  g.node("Relu", {"c"}, {"y"}, "relu");
+  g.output("y", kFloat, {1, 4, 8, 8});
+  return mb.save(dir + "/m.onnx");
+}
+
 }  // namespace trtlens::test

@@ -80,4 +80,9 @@ std::string save_external_data_model(const std::string& dir);
 // a Conv inside an FP8 Q/DQ region, which runs at FP8. Returns the model's path.
 std::string save_fp8_qdq_conv_model(const std::string& dir);
 
+// Saves dir/m.onnx (opset 13): x [1,3,8,8] -> Conv "conv" (3x3, pads 1, 4 channels) -> Relu "relu" -> y [1,4,8,8]:
+// two static-shape nodes every release imports, the smallest model a target or DLA placement reads.
+// Returns the model's path.
+std::string save_conv_relu_model(const std::string& dir);
+
 }  // namespace trtlens::test

@@ -119,16 +119,7 @@ TEST(TargetCatalog, MalformedFilesNameTheFileAndLine) {
 
 // ---- precision narrowing ---------------------------------------------------------------------
 
-Model conv_model(const std::string& name) {
-  ModelBuilder mb(13);
-  auto g = mb.graph();
-  g.input("x", kFloat, {1, 3, 8, 8});
-  g.init_float("w", {4, 3, 3, 3}, std::vector<float>(108, 0.1f));
-  attr_ints(g.node("Conv", {"x", "w"}, {"c"}, "conv"), "pads", {1, 1, 1, 1});
-  g.node("Relu", {"c"}, {"y"}, "relu");
-  g.output("y", kFloat, {1, 4, 8, 8});
-  return load_model(mb.save(temp_dir(name) + "/m.onnx"));
-}
+Model conv_model(const std::string& name) { return load_model(save_conv_relu_model(temp_dir(name))); }
 
 TEST(TargetPrecision, Fp8OnAnA100FallsBackCitingTheSupportMatrix) {
   Model m = load_model(save_fp8_qdq_conv_model(temp_dir("target_fp8")));
