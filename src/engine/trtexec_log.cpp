@@ -25,12 +25,6 @@ namespace {
 
 constexpr size_t kMaxValue = 4096;  // bytes kept of a value or command line
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
-  return s;
-}
-
 bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 
 // Text we keep: cut to kMaxValue, invalid UTF-8 replaced.
@@ -87,7 +81,7 @@ struct Parser {
     for (std::string_view item : split(value, ',')) {
       auto eq = item.find('=');
       if (eq == std::string_view::npos) continue;
-      std::string_view name = trim(item.substr(0, eq));
+      std::string_view name = trim_blanks(item.substr(0, eq));
       double v = 0, ms = 0;
       std::string_view unit;
       if (!number_and_unit(item.substr(eq + 1), v, unit) || !to_ms(v, unit, ms)) {
@@ -142,7 +136,7 @@ struct Parser {
     // "&&&& RUNNING TensorRT.trtexec [TensorRT v8601] # trtexec --onnx=m.onnx --fp16"
     if (starts_with(body, "&&&& RUNNING ")) {
       auto hash = body.find(" # ");
-      if (hash != std::string_view::npos) log.command = keep(trim(body.substr(hash + 3)));
+      if (hash != std::string_view::npos) log.command = keep(trim_blanks(body.substr(hash + 3)));
       auto v = body.find("[TensorRT v");
       if (v != std::string_view::npos && log.tensorrt_version.empty()) {
         int64_t n = 0;
@@ -185,7 +179,7 @@ TrtexecLog parse_trtexec_log(std::string_view text, const std::string& file_name
     char sev = 0;
     std::string_view body = body_of(line, sev);
     if (sev == 'I' || sev == 0) {
-      std::string_view b = trim(body);
+      std::string_view b = trim_blanks(body);
       if (starts_with(b, "=== ") && b.size() > 8 && b.substr(b.size() - 4) == " ===") {
         std::string_view name = b.substr(4, b.size() - 8);
         recognised = true;
@@ -200,7 +194,7 @@ TrtexecLog parse_trtexec_log(std::string_view text, const std::string& file_name
         if (in_performance) log.perf.reset();
         continue;
       }
-      if (starts_with(b, "TensorRT version: ")) log.tensorrt_version = keep(trim(b.substr(18)));
+      if (starts_with(b, "TensorRT version: ")) log.tensorrt_version = keep(trim_blanks(b.substr(18)));
       if (starts_with(b, "Engine built in ")) {
         double v = 0;
         std::string_view unit;
@@ -210,7 +204,7 @@ TrtexecLog parse_trtexec_log(std::string_view text, const std::string& file_name
     if (!section && !in_performance) continue;
     // Warnings printed with the performance summary belong to it.
     if (in_performance && sev == 'W') {
-      std::string_view w = trim(body);
+      std::string_view w = trim_blanks(body);
       if (w.empty()) continue;
       auto& p = log.perf ? *log.perf : log.perf.emplace();
       if (starts_with(w, "* ") || (p.warnings.empty() && p.warnings_left_out == 0)) {
@@ -222,14 +216,14 @@ TrtexecLog parse_trtexec_log(std::string_view text, const std::string& file_name
       continue;
     }
     auto colon = body.find(':');
-    std::string_view key = colon == std::string_view::npos ? std::string_view() : trim(body.substr(0, colon));
+    std::string_view key = colon == std::string_view::npos ? std::string_view() : trim_blanks(body.substr(0, colon));
     // A section runs while lines are "[I] Key: value"; anything else ends it.
     if ((sev != 'I' && sev != 0) || key.empty() || starts_with(key, "[")) {
       section = nullptr;
       in_performance = false;
       continue;
     }
-    std::string_view value = trim(body.substr(colon + 1));
+    std::string_view value = trim_blanks(body.substr(colon + 1));
     if (section && section->size() < kTrtexecLogLinesKept) section->emplace_back(keep(key), keep(value));
     else if (section) ++ps.section_lines_left_out;
     if (in_performance) ps.performance_line(key, value);

@@ -19,6 +19,8 @@
 #include <thread>
 #include <vector>
 
+#include "util/strings.h"
+
 namespace trtlens::serve {
 
 namespace {
@@ -26,12 +28,6 @@ namespace {
 bool iequals(std::string_view a, std::string_view b) {
   return a.size() == b.size() &&
          std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) { return std::tolower(x) == std::tolower(y); });
-}
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
-  return s;
 }
 
 bool ends_with(std::string_view s, std::string_view tail) {
@@ -126,7 +122,7 @@ HeadCheck check_head(std::string_view head, const RequestLimits& limits) {
   };
   size_t line_end = head.find('\n');
   if (line_end == std::string_view::npos) return refuse(400, "bad request line");
-  std::string_view request_line = trim(head.substr(0, line_end));
+  std::string_view request_line = trim_blanks(head.substr(0, line_end));
   size_t sp1 = request_line.find(' '), sp2 = request_line.rfind(' ');
   if (sp1 == std::string_view::npos || sp2 == sp1 || request_line.substr(sp2 + 1).substr(0, 5) != "HTTP/")
     return refuse(400, "bad request line");
@@ -144,7 +140,7 @@ HeadCheck check_head(std::string_view head, const RequestLimits& limits) {
     if (end == std::string_view::npos) end = head.size() - 1;
     std::string_view raw = head.substr(pos, end + 1 - pos);
     pos = end + 1;
-    std::string_view line = trim(raw.substr(0, raw.size() - 1));
+    std::string_view line = trim_blanks(raw.substr(0, raw.size() - 1));
     if (line.empty()) {  // the blank line: the end of the head
       out.head.append(raw);
       break;
@@ -153,7 +149,7 @@ HeadCheck check_head(std::string_view head, const RequestLimits& limits) {
       return refuse(431, "more than " + std::to_string(limits.header_lines) + " header lines");
     size_t colon = line.find(':');
     if (colon == std::string_view::npos || colon == 0) return refuse(400, "bad header line");
-    std::string_view name = trim(line.substr(0, colon)), value = trim(line.substr(colon + 1));
+    std::string_view name = trim_blanks(line.substr(0, colon)), value = trim_blanks(line.substr(colon + 1));
     if (iequals(name, "Content-Encoding") && !iequals(value, "identity"))
       return refuse(415, "request bodies are not decoded: send them without Content-Encoding");
     if (iequals(name, "Transfer-Encoding"))

@@ -9,6 +9,10 @@ namespace trtlens {
 // The views point into `s`.
 std::vector<std::string_view> split(std::string_view s, char sep);
 
+// `s` without leading spaces and tabs and trailing spaces, tabs and CRs (a view into `s`):
+// a header value or a log line's field as the writer padded it.
+std::string_view trim_blanks(std::string_view s);
+
 // Deepest nesting of JSON arrays and objects in `text` (brackets inside strings
 // do not count), scanning no further than one level past `limit`. Lets a reader
 // refuse deep JSON before a recursive parser or printer sees it.
