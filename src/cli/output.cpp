@@ -10,6 +10,7 @@
 #include "render/table.h"
 #include "trtlens/error.h"
 #include "util/files.h"
+#include "util/strings.h"
 
 namespace trtlens::cli {
 
@@ -34,20 +35,16 @@ bool color_for(const std::string& path) { return path.empty() && stdout_wants_co
 
 std::vector<bool> parse_choices(std::string_view option, std::string_view text, const std::vector<std::string>& choices) {
   std::vector<bool> out(choices.size(), false);
-  size_t start = 0;
-  while (start <= text.size()) {
-    size_t end = std::min(text.find(',', start), text.size());
-    std::string word(text.substr(start, end - start));
+  for (std::string_view piece : split(text, ',')) {
+    std::string word(piece);
     for (auto& c : word) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     auto it = std::find(choices.begin(), choices.end(), word);
     if (it != choices.end()) out[static_cast<size_t>(it - choices.begin())] = true;
     else if (word != "none" || text.find(',') != std::string_view::npos) {
       std::string list;
       for (size_t i = 0; i < choices.size(); ++i) list += (i ? ", " : "") + choices[i];
-      throw UsageError(fmt::format("{} {}: expected none or one or more of {} (comma-separated)", option,
-                                   text.substr(start, end - start), list));
+      throw UsageError(fmt::format("{} {}: expected none or one or more of {} (comma-separated)", option, piece, list));
     }
-    start = end + 1;
   }
   return out;
 }
