@@ -2,6 +2,7 @@
 // projects (run on the server's machine, against the same data folder or database).
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
+#include <fmt/format.h>
 
 #include <ctime>
 #include <memory>
@@ -30,7 +31,8 @@ struct AdminArgs {
   int version = 0, engine = 0;
   int64_t token_id = 0;
   int64_t min_age_s = 3600;
-  bool remove = false;
+  bool remove = false, admin = false, clear = false;
+  std::vector<std::string> pins;
 };
 
 std::string day(int64_t unix_seconds) {
@@ -99,8 +101,10 @@ void add_admin_command(CLI::App& app, int& exit_code) {
   };
   auto* user = cmd->add_subcommand("user", "Create a user and print its first API token (shown once)");
   user->add_option("name", a->name, "user name")->required();
+  user->add_flag("--admin", a->admin, "a site administrator (the admin page: users, projects, tokens, pins)");
   user->callback(with_store([a, &exit_code](store::Store& s) {
     s.create_user(a->name);
+    if (a->admin) s.set_admin(a->name, true);
     fmt::print("{}\n", s.issue_token(a->name));
     exit_code = kExitOk;
   }));
@@ -126,26 +130,54 @@ void add_admin_command(CLI::App& app, int& exit_code) {
     exit_code = kExitOk;
   }));
 
+  for (const bool promote : {true, false}) {
+    auto* sub = cmd->add_subcommand(promote ? "promote" : "demote",
+                                    promote ? "Make a user a site administrator (the dashboard's admin page and API)"
+                                            : "Make a site administrator an ordinary user again");
+    sub->add_option("user", a->name, "user name")->required();
+    sub->callback(with_store([a, promote, &exit_code](store::Store& s) {
+      s.set_admin(a->name, promote);
+      exit_code = kExitOk;
+    }));
+  }
+  auto* pins = cmd->add_subcommand("pins", "Show or set a project's pinned runtimes (its lists, reports and diffs); "
+                                           "without pins, print them");
+  pins->add_option("project", a->project, "project")->required();
+  pins->add_option("pins", a->pins, "RELEASE:PRECISION[:TARGET] as serve --pin takes them (at most " +
+                                        std::to_string(store::kMaxPins) + ")");
+  pins->add_flag("--clear", a->clear, "use the server's --pin again");
+  pins->callback(with_store([a, &exit_code](store::Store& s) {
+    if (a->clear && !a->pins.empty()) throw UsageError("admin pins: give pins or --clear, not both");
+    if (a->clear || !a->pins.empty()) s.set_project_pins(a->project, serve::canonical_pins(a->pins, "pins of " + a->project));
+    const std::vector<std::string> now = s.project_pins(a->project);
+    fmt::print("{}\n", now.empty() ? "- (the server's --pin)" : fmt::format("{}", fmt::join(now, " ")));
+    exit_code = kExitOk;
+  }));
+
   auto* users = cmd->add_subcommand("users", "List users: tokens and roles");
   users->callback(with_store([&exit_code](store::Store& s) {
     for (const store::UserInfo& u : s.users()) {
       std::string grants;
       for (const auto& [p, r] : u.grants) grants += fmt::format("{}{}:{}", grants.empty() ? "" : ", ", p, store::role_name(r));
-      fmt::print("{}\t{} token(s)\tsince {}\t{}\n", u.name, u.tokens, day(u.created_at), grants.empty() ? "-" : grants);
+      fmt::print("{}\t{} token(s)\tsince {}\t{}{}\n", u.name, u.tokens, day(u.created_at), grants.empty() ? "-" : grants,
+                 u.admin ? "\tadmin" : "");
     }
     exit_code = kExitOk;
   }));
   auto* projects = cmd->add_subcommand("projects", "List projects and their model counts");
   projects->callback(with_store([&exit_code](store::Store& s) {
     for (const store::ProjectInfo& p : s.projects())
-      fmt::print("{}\t{} model(s)\tsince {}\n", p.name, p.models, day(p.created_at));
+      fmt::print("{}\t{} model(s)\tsince {}\tpins {}\n", p.name, p.models, day(p.created_at),
+                 p.pins.empty() ? "- (the server's)" : fmt::format("{}", fmt::join(p.pins, " ")));
     exit_code = kExitOk;
   }));
-  auto* tokens = cmd->add_subcommand("tokens", "List API tokens (id, user, last characters, issued); never the tokens");
+  auto* tokens = cmd->add_subcommand("tokens", "List API tokens (id, user, last characters, issued, last used, "
+                                               "revoked); never the tokens");
   tokens->add_option("user", a->name, "only this user's");
   tokens->callback(with_store([a, &exit_code](store::Store& s) {
     for (const store::TokenInfo& t : s.tokens(a->name))
-      fmt::print("{}\t{}\t{}\t{}\n", t.id, t.user, t.hint.empty() ? "-" : t.hint, day(t.created_at));
+      fmt::print("{}\t{}\t{}\t{}\tused {}\t{}\n", t.id, t.user, t.hint.empty() ? "-" : t.hint, day(t.created_at),
+                 t.last_used_at ? day(t.last_used_at) : "never", t.revoked_at ? "revoked " + day(t.revoked_at) : "active");
     exit_code = kExitOk;
   }));
   auto* revoke = cmd->add_subcommand("revoke", "Revoke an API token by its id (admin tokens): it gets 401 from then on");

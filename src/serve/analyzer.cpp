@@ -28,10 +28,22 @@ constexpr int64_t kStaleSeconds = 120;
 // Engines above this many layers draw their graph region by region (as `engine report`).
 constexpr size_t kEngineGraphMaxLayers = 1500;
 
-std::string model_key(const store::Version& v) { return v.tree_hash + "/" + v.main_file; }
+std::string files_key(const store::Version& v) { return v.tree_hash + "/" + v.main_file; }
 // The release is part of the key: the same files judged against another release are another result.
+// Pins are not: an engine's pages and overlay do not depend on them.
 std::string engine_key(const store::Version& v, const store::Engine& e) {
-  return "engine:" + e.tree_hash + (e.release.empty() ? "" : "@" + e.release) + "+" + model_key(v);
+  return "engine:" + e.tree_hash + (e.release.empty() ? "" : "@" + e.release) + "+" + files_key(v);
+}
+
+// Pin sets resolved from stored text, kept at most this many (a server sees a handful).
+constexpr size_t kMaxPinSets = 1000;
+
+std::shared_ptr<const PinSet> make_pin_set(std::vector<Pin> pins, bool project_own) {
+  auto set = std::make_shared<PinSet>();
+  for (const Pin& p : pins) set->key += (set->key.empty() ? "" : ",") + p.spec;
+  set->pins = std::move(pins);
+  set->project_own = project_own;
+  return set;
 }
 
 // The line a failed analysis shows for `error`, without the server's folders
@@ -104,27 +116,39 @@ std::unique_ptr<StoredDiffRows> read_diff_rows(const std::string& text) {
   return out;
 }
 
-std::vector<Pin> resolve_pins(const std::vector<std::string>& specs) {
+std::vector<Pin> resolve_pins(const std::vector<std::string>& specs, const std::string& what) {
   const KnowledgeBase& kb = KnowledgeBase::builtin();
   std::vector<Pin> pins;
+  if (specs.size() > store::kMaxPins)
+    throw UsageError(fmt::format("{}: {} pins; at most {} (each is stored with every version)", what, specs.size(),
+                                 store::kMaxPins));
   if (specs.empty()) {
     // The newest release of each of the three newest majors, at fp16.
     const auto& releases = kb.releases();
     for (auto it = releases.rbegin(); it != releases.rend() && pins.size() < 3; ++it)
-      if (pins.empty() || pins.back().release->major != it->major) pins.push_back({&*it, Precision::FP16, "", nullptr});
+      if (pins.empty() || pins.back().release->major != it->major) pins.push_back({&*it, Precision::FP16, "", nullptr, ""});
   } else {
     for (const std::string& spec : specs) {
       size_t colon = spec.find(':');
+      const std::string shown = spec.substr(0, 80);
       if (colon == std::string::npos)
-        throw UsageError("--pin " + spec + ": expected RELEASE:PRECISION[:TARGET], e.g. 8.6:fp16 or 8.5:fp16:orin-dla");
+        throw UsageError(what + " " + shown + ": expected RELEASE:PRECISION[:TARGET], e.g. 8.6:fp16 or 8.5:fp16:orin-dla");
       size_t second = spec.find(':', colon + 1);
-      Pin pin{&kb.resolve(spec.substr(0, colon)), parse_precision(spec.substr(colon + 1, second - colon - 1)), "", nullptr};
-      if (second != std::string::npos) {
-        const TargetCatalog& catalog = TargetCatalog::builtin();
-        pin.target = &catalog.resolve(spec.substr(second + 1));
-        catalog.check_release(*pin.target, *pin.release);
+      // Each refusal names the pin: "pins of vision 99.1:fp16: unknown TensorRT release 99.1; known: ...".
+      try {
+        Pin pin{&kb.resolve(spec.substr(0, colon)), parse_precision(spec.substr(colon + 1, second - colon - 1)), "",
+                nullptr, ""};
+        if (second != std::string::npos) {
+          const TargetCatalog& catalog = TargetCatalog::builtin();
+          pin.target = &catalog.resolve(spec.substr(second + 1));
+          catalog.check_release(*pin.target, *pin.release);
+        }
+        pins.push_back(pin);
+      } catch (const UsageError& e) {
+        throw UsageError(what + " " + shown + ": " + e.what());
+      } catch (const InputError& e) {
+        throw UsageError(what + " " + shown + ": " + e.what());
       }
-      pins.push_back(pin);
     }
   }
   // A page carries one target: a server's pins name at most one.
@@ -134,13 +158,25 @@ std::vector<Pin> resolve_pins(const std::vector<std::string>& specs) {
       throw UsageError("--pin: pins name targets " + target->name + " and " + p.target->name + "; a server takes one");
     else if (p.target)
       target = p.target;
-  for (Pin& p : pins)
+  for (Pin& p : pins) {
     p.label = p.release->name + " " + std::string(precision_name(p.precision)) + (p.target ? " " + p.target->name : "");
+    p.spec = p.release->name + ":" + std::string(precision_name(p.precision)) + (p.target ? ":" + p.target->name : "");
+  }
+  for (size_t i = 0; i < pins.size(); ++i)
+    for (size_t j = 0; j < i; ++j)
+      if (pins[i].spec == pins[j].spec) throw UsageError(what + ": " + pins[i].spec + " is given twice");
   return pins;
 }
 
-Analyzer::Analyzer(store::Store& store, std::vector<Pin> pins, unsigned threads)
-    : store_(store), pins_(std::move(pins)) {
+std::vector<std::string> canonical_pins(const std::vector<std::string>& specs, const std::string& what) {
+  std::vector<std::string> out;
+  if (specs.empty()) return out;  // resolve_pins would give the defaults
+  for (const Pin& p : resolve_pins(specs, what)) out.push_back(p.spec);
+  return out;
+}
+
+Analyzer::Analyzer(store::Store& store, std::vector<Pin> default_pins, unsigned threads)
+    : store_(store), defaults_(make_pin_set(std::move(default_pins), false)) {
   for (unsigned i = 0; i < std::max(1u, threads); ++i) threads_.emplace_back([this] { work(); });
   heartbeat_ = std::thread([this] { heartbeat(); });
 }
@@ -220,16 +256,43 @@ Analyzer::~Analyzer() {
   heartbeat_.join();
 }
 
-store::Analysis Analyzer::ensure(const store::Version& v) { return ensure_job({model_key(v), v, std::nullopt}); }
+std::shared_ptr<const PinSet> Analyzer::pins_for(const std::string& project) {
+  // Read on every call (another server, or `admin pins`, may have changed them); only the
+  // resolution is cached.
+  std::vector<std::string> stored = store_.project_pins(project);
+  if (stored.empty()) return defaults_;
+  std::string text;
+  for (const std::string& p : stored) text += (text.empty() ? "" : " ") + p;
+  std::lock_guard lock(pins_mutex_);
+  if (auto it = pin_sets_.find(text); it != pin_sets_.end()) return it->second;
+  std::shared_ptr<const PinSet> set;
+  try {
+    set = make_pin_set(resolve_pins(stored, "pins of " + project), true);
+  } catch (const UsageError& e) {
+    // Stored by a trtlens whose knowledge base knew them: this project shows the server's pins.
+    fmt::print(stderr, "serve: {}; the project is shown at the server's pins\n", e.what());
+    set = defaults_;
+  }
+  if (pin_sets_.size() >= kMaxPinSets) pin_sets_.clear();
+  return pin_sets_[text] = set;
+}
+
+Analyzer::Job Analyzer::model_job(const store::Version& v) {
+  auto pins = pins_for(v.project);
+  // No pin spec holds '?' (resolve_pins), so the last "?pins=" splits a key unambiguously.
+  return {files_key(v) + "?pins=" + pins->key, v, std::nullopt, pins};
+}
+
+store::Analysis Analyzer::ensure(const store::Version& v) { return ensure_job(model_job(v)); }
 store::Analysis Analyzer::ensure(const store::Version& v, const store::Engine& e) {
-  return ensure_job({engine_key(v, e), v, e});
+  return ensure_job({engine_key(v, e), v, e, nullptr});
 }
 store::Analysis Analyzer::retry(const store::Version& v, const std::optional<store::Engine>& e) {
-  return ensure_job({e ? engine_key(v, *e) : model_key(v), v, e}, /*retry_failed=*/true);
+  return ensure_job(e ? Job{engine_key(v, *e), v, e, nullptr} : model_job(v), /*retry_failed=*/true);
 }
 
 std::optional<store::Analysis> Analyzer::peek(const store::Version& v) {
-  const std::string key = model_key(v);
+  const std::string key = model_job(v).key;
   auto a = store_.analysis(key, analysis_fingerprint());
   if (a && (a->status == Analysis::Status::Done || a->status == Analysis::Status::Failed)) return a;
   if (auto f = unrecorded_failure(key)) return f;
@@ -305,20 +368,21 @@ void Analyzer::analyse(const Job& job, Analysis& state) {
   Model model = load_stored_model(store_.objects(), v);
   json result;
   if (!job.engine) {
+    const std::vector<Pin>& pin_set = job.pins->pins;
     ReportOptions options;
     // Not the version: the page is shared by every version with these files (a --force push).
     options.title = v.model;
     // The page opens where the dashboard's badges look: the first pinned runtime.
-    if (!pins_.empty()) {
-      options.initial_release = pins_.front().release;
-      options.initial_precision = pins_.front().precision;
+    if (!pin_set.empty()) {
+      options.initial_release = pin_set.front().release;
+      options.initial_precision = pin_set.front().precision;
     }
     // A pinned target: the page gets its Target select (report --target), opening on the target.
-    for (const Pin& p : pins_)
+    for (const Pin& p : pin_set)
       if (p.target) options.target = p.target;
     ReportPage page(model, KnowledgeBase::builtin(), options);
     std::vector<Runtime> pins;
-    for (const Pin& p : pins_) pins.push_back({p.release, p.precision, p.target});
+    for (const Pin& p : pin_set) pins.push_back({p.release, p.precision, p.target});
     AnalysisRequest request = page.request(2, pins);
     int last = 0;
     request.progress = [&](size_t done, size_t total) {
@@ -329,9 +393,9 @@ void Analyzer::analyse(const Job& job, Analysis& state) {
     ModelAnalysis analysis = analyze_model(model, KnowledgeBase::builtin(), request);
     report(92, "storing the pinned runtimes");
     json converts = json::array();
-    for (size_t i = 0; i < pins_.size(); ++i) {
+    for (size_t i = 0; i < pin_set.size(); ++i) {
       const Annotations& a = analysis.pinned[i + 1];
-      converts.push_back({{"runtime", pins_[i].label},
+      converts.push_back({{"runtime", pin_set[i].label},
                           {"converts", a.converts},
                           {"unsupported", a.summary[static_cast<int>(Verdict::UNSUPPORTED)]},
                           {"check", store_.objects().put_blob(check_json(model, a, KnowledgeBase::builtin()))},
@@ -395,7 +459,7 @@ std::optional<std::string> Analyzer::result_hash(const std::string& key) {
 }
 
 std::optional<ModelResult> Analyzer::model_result(const store::Version& v) {
-  auto hash = result_hash(model_key(v));
+  auto hash = result_hash(model_job(v).key);
   if (!hash) return std::nullopt;
   // Results never change once written: parsed once, then served from memory.
   std::lock_guard lock(cache_mutex_);

@@ -103,18 +103,50 @@ json engine_doc(Context& ctx, const store::Version& v, const store::Engine& e) {
                         {"message", without_server_paths(a.message, ctx.store->objects())}}}};
 }
 
-// The caller when it may act on the project; else the error is sent. Writes
-// by a browser session must carry the session's CSRF token in X-CSRF-Token.
+// Writes by a browser session must carry the session's CSRF token in X-CSRF-Token; else 403 is sent.
+bool csrf_ok(const httplib::Request& req, httplib::Response& res, const Caller& caller) {
+  if (!caller.by_session || store::same_secret(req.get_header_value("X-CSRF-Token"), caller.csrf)) return true;
+  send_error(res, 403, "a form or script write needs the session's X-CSRF-Token");
+  return false;
+}
+
+// The caller when it may act on the project (with `needed`, or as a site administrator when
+// `admins`); else the error is sent.
 std::optional<Caller> caller_for(Context& ctx, const httplib::Request& req, httplib::Response& res,
-                                 const std::string& project, Role needed) {
+                                 const std::string& project, Role needed, bool admins = false) {
   auto caller = authenticate(ctx, req);
-  if (!allowed(ctx, caller, project, needed, res)) return std::nullopt;
-  if (needed == Role::Write && caller->by_session &&
-      !store::same_secret(req.get_header_value("X-CSRF-Token"), caller->csrf)) {
-    send_error(res, 403, "a form or script write needs the session's X-CSRF-Token");
+  if (!(admins && caller && caller->admin) && !allowed(ctx, caller, project, needed, res)) return std::nullopt;
+  if (needed == Role::Write && !csrf_ok(req, res, *caller)) return std::nullopt;
+  return caller;
+}
+
+// The caller when a site administrator; else 401 or 403 is sent.
+std::optional<Caller> admin_caller(Context& ctx, const httplib::Request& req, httplib::Response& res, bool write) {
+  auto caller = authenticate(ctx, req);
+  if (!caller) {
+    send_error(res, 401, "sign in: send Authorization: Bearer <token> (trtlens admin token USER)");
     return std::nullopt;
   }
+  if (!caller->admin) {
+    send_error(res, 403, caller->user + " is not an administrator (trtlens admin promote USER)");
+    return std::nullopt;
+  }
+  if (write && !csrf_ok(req, res, *caller)) return std::nullopt;
   return caller;
+}
+
+json optional_time(int64_t unix_seconds) { return unix_seconds ? json(iso_time(unix_seconds)) : json(nullptr); }
+
+// A project's pins: the specs, their runtime labels, and whose they are.
+json pins_doc(Context& ctx, const std::string& project) {
+  auto set = ctx.analyzer->pins_for(project);
+  json specs = json::array(), runtimes = json::array();
+  for (const Pin& p : set->pins) {
+    specs.push_back(p.spec);
+    runtimes.push_back(p.label);
+  }
+  return {{"project", project}, {"pins", specs}, {"runtimes", runtimes},
+          {"source", set->project_own ? "project" : "server"}};
 }
 
 }  // namespace
@@ -384,6 +416,60 @@ void add_api_routes(httplib::Server& http, Context& ctx) {
     auto [trees, blobs] = ctx.store->collect_garbage();
     send_json(res, dump({{"deleted", project + "/" + model}, {"removed_trees", trees}, {"removed_blobs", blobs}}));
   });
+  // A project's pins (read role), set by its writers or an administrator: pins=TEXT
+  // ("8.6:fp16 10.16:fp16", spaces or commas between; empty: the server's --pin again).
+  server.Get(P + "/pins", [&ctx](const httplib::Request& req, httplib::Response& res) {
+    if (!caller_for(ctx, req, res, req.matches[1], Role::Read, /*admins=*/true)) return;
+    send_json(res, dump(pins_doc(ctx, req.matches[1])));
+  });
+  server.Post(P + "/pins", [&ctx](const httplib::Request& req, httplib::Response& res) {
+    const std::string project = req.matches[1];
+    if (!caller_for(ctx, req, res, project, Role::Write, /*admins=*/true)) return;
+    if (!req.has_param("pins"))
+      return send_error(res, 400, "pins: give pins=RELEASE:PRECISION[:TARGET] ... (empty: the server's --pin)");
+    set_project_pins(ctx, project, req.get_param_value("pins"));
+    send_json(res, dump(pins_doc(ctx, project)));
+  });
+
+  // Site administration (administrators only): users, projects and tokens (never a token,
+  // only its id and last characters), and revoking a token.
+  server.Get("/api/admin/users", [&ctx](const httplib::Request& req, httplib::Response& res) {
+    if (!admin_caller(ctx, req, res, false)) return;
+    json users = json::array();
+    for (const store::UserInfo& u : ctx.store->users()) {
+      json roles = json::array();
+      for (const auto& [project, role] : u.grants) roles.push_back({{"project", project}, {"role", store::role_name(role)}});
+      users.push_back({{"name", u.name}, {"admin", u.admin}, {"created_at", iso_time(u.created_at)},
+                       {"tokens", u.tokens}, {"roles", roles}});
+    }
+    send_json(res, dump({{"users", users}}));
+  });
+  server.Get("/api/admin/projects", [&ctx](const httplib::Request& req, httplib::Response& res) {
+    if (!admin_caller(ctx, req, res, false)) return;
+    json projects = json::array();
+    for (const store::ProjectInfo& p : ctx.store->projects()) {
+      json doc = pins_doc(ctx, p.name);
+      projects.push_back({{"name", p.name}, {"created_at", iso_time(p.created_at)}, {"models", p.models},
+                          {"pins", doc["pins"]}, {"pins_source", doc["source"]}});
+    }
+    send_json(res, dump({{"projects", projects}}));
+  });
+  server.Get("/api/admin/tokens", [&ctx](const httplib::Request& req, httplib::Response& res) {
+    if (!admin_caller(ctx, req, res, false)) return;
+    json tokens = json::array();
+    for (const store::TokenInfo& t : ctx.store->tokens(req.get_param_value("user")))
+      tokens.push_back({{"id", t.id}, {"user", t.user}, {"hint", t.hint}, {"created_at", iso_time(t.created_at)},
+                        {"last_used_at", optional_time(t.last_used_at)}, {"revoked", t.revoked_at != 0},
+                        {"revoked_at", optional_time(t.revoked_at)}});
+    send_json(res, dump({{"tokens", tokens}}));
+  });
+  server.Post("/api/admin/tokens/([0-9]{1,9})/revoke", [&ctx](const httplib::Request& req, httplib::Response& res) {
+    if (!admin_caller(ctx, req, res, true)) return;
+    const int id = parse_number(req.matches[1], "token");
+    ctx.store->revoke_token(id);
+    send_json(res, dump({{"revoked", id}}));
+  });
+
   // Model settings (form fields or query): description=TEXT, name=NEW (a rename),
   // tag=T with version=N (moves the tag), untag=T.
   server.Post(M, [&ctx](const httplib::Request& req, httplib::Response& res) {
@@ -404,6 +490,17 @@ void add_api_routes(httplib::Server& http, Context& ctx) {
                                     {"latest", version_doc(ctx, m.latest, false)}}));
     send_error(res, 404, "no model " + model + " in project " + project);
   });
+}
+
+void set_project_pins(Context& ctx, const std::string& project, const std::string& text) {
+  std::vector<std::string> specs;
+  for (size_t at = text.find_first_not_of(" ,\t\r\n"); at != std::string::npos;
+       at = text.find_first_not_of(" ,\t\r\n", at)) {
+    size_t end = std::min(text.find_first_of(" ,\t\r\n", at), text.size());
+    specs.push_back(text.substr(at, end - at));
+    at = end;
+  }
+  ctx.store->set_project_pins(project, canonical_pins(specs, "pins of " + project));
 }
 
 namespace {

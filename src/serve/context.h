@@ -27,10 +27,20 @@ struct Pin {
   Precision precision = Precision::FP16;
   std::string label;  // "10.16 fp16", "8.5 fp16 orin-dla"
   const Target* target = nullptr;  // RELEASE:PRECISION:TARGET; null: none
+  std::string spec;   // canonical "10.16:fp16", "8.5:fp16:orin-dla"
 };
-// "RELEASE:PRECISION[:TARGET]" each. Throws UsageError for a malformed spec, an unknown
-// release, precision or target, or a release the target does not run.
-std::vector<Pin> resolve_pins(const std::vector<std::string>& specs);
+// "RELEASE:PRECISION[:TARGET]" each (`what` names them in errors: "--pin", "pins of vision").
+// Throws UsageError for a malformed spec, an unknown release, precision or target, a release
+// the target does not run, a pin given twice, two targets, or more than store::kMaxPins.
+// No specs: fp16 on the newest release of each of the three newest majors.
+std::vector<Pin> resolve_pins(const std::vector<std::string>& specs, const std::string& what = "--pin");
+
+// The runtimes one project's analyses are stored at: its own pins, else the server's.
+struct PinSet {
+  std::vector<Pin> pins;
+  std::string key;             // the canonical specs joined by ',': part of the analysis key
+  bool project_own = false;    // the project's pins (else the server's --pin)
+};
 
 // What one analysis produced (stored as a JSON blob; see Analyzer):
 // {schema_version, page, nodes, converts: [{runtime, converts, unsupported, check, diff}]}.
@@ -69,9 +79,14 @@ struct EngineResult {
 // Runs analyses on its own threads, one job per (tree, knowledge base),
 // recording progress in the store so any server process (and any page) can
 // show it. A job another process already claimed is left to it.
+//
+// A model's analysis is keyed by its files and the pins it is stored at ("<tree>/<main>?pins=
+// 8.6:fp16,10.16:fp16"), so a project whose pins change is analysed again when a version is
+// next opened, and the results at the former pins stay for whoever still has them. An engine's
+// analysis does not depend on pins: its key is the files alone.
 class Analyzer {
  public:
-  Analyzer(store::Store& store, std::vector<Pin> pins, unsigned threads);
+  Analyzer(store::Store& store, std::vector<Pin> default_pins, unsigned threads);
   ~Analyzer();  // finishes the job in progress, drops the queue
 
   // The state of v's analysis; queues it when it has none (or it failed
@@ -87,14 +102,19 @@ class Analyzer {
   std::optional<ModelResult> model_result(const store::Version& v);
   std::optional<EngineResult> engine_result(const store::Version& v, const store::Engine& e);
 
-  const std::vector<Pin>& pins() const { return pins_; }
+  // The pins of `project`: its own (store::Store::project_pins), else the server's. Pins a
+  // project stored that this binary cannot resolve fall back to the server's (logged once).
+  std::shared_ptr<const PinSet> pins_for(const std::string& project);
+  const PinSet& default_pins() const { return *defaults_; }
 
  private:
   struct Job {
     std::string key;
     store::Version version;
     std::optional<store::Engine> engine;
+    std::shared_ptr<const PinSet> pins;  // model analyses
   };
+  Job model_job(const store::Version& v);  // keyed by v's files and its project's pins
   std::optional<std::string> result_hash(const std::string& key);  // when done
   void work();
   void heartbeat();
@@ -111,7 +131,9 @@ class Analyzer {
   std::optional<store::Analysis> unrecorded_failure(const std::string& key);
 
   store::Store& store_;
-  std::vector<Pin> pins_;
+  std::shared_ptr<const PinSet> defaults_;
+  std::mutex pins_mutex_;
+  std::map<std::string, std::shared_ptr<const PinSet>> pin_sets_;  // by stored text, bounded
   std::mutex mutex_;
   std::condition_variable wake_;
   std::deque<Job> queue_;
@@ -137,6 +159,7 @@ struct Caller {
   std::string user;
   bool by_session = false;
   std::string csrf;  // the session's form token (empty for tokens)
+  bool admin = false;  // a site administrator (store::User::admin)
 };
 
 // Refused for now: the request may be sent again later (503).
@@ -225,6 +248,9 @@ int status_for(const store::StoreError& e);
 // and returns false otherwise. Unreadable projects answer 404, as unknown ones do.
 bool allowed(Context& ctx, const std::optional<Caller>& caller, const std::string& project, store::Role needed,
              httplib::Response& res);
+// Sets a project's pins from text ("8.6:fp16 10.16:fp16:orin-dla", spaces or commas between;
+// "" = the server's). UsageError (400) for a pin resolve_pins refuses.
+void set_project_pins(Context& ctx, const std::string& project, const std::string& text);
 
 // Upload of a model version (a .onnx, or a .zip of its folder) streamed to a
 // temporary folder, checked (it must load), then stored. Used by the API
@@ -274,6 +300,9 @@ std::optional<Upload> receive_form(Context& ctx, const httplib::Request& req, ht
 
 // Unix seconds as UTC text with a strftime format ("%Y-%m-%dT%H:%M:%SZ").
 std::string utc_time(int64_t unix_seconds, const char* format);
+
+// The project page's pinned runtimes, with a form for its writers and administrators.
+std::string project_pins_section(Context& ctx, const std::string& project, const Caller& caller);
 
 void add_api_routes(httplib::Server& server, Context& ctx);
 void add_page_routes(httplib::Server& server, Context& ctx);

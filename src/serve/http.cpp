@@ -80,13 +80,13 @@ std::optional<Caller> authenticate_once(Context& ctx, const httplib::Request& re
       ctx.failures.failed(req.remote_addr, std::time(nullptr));
       return std::nullopt;
     }
-    return Caller{user->id, user->name, false, ""};
+    return Caller{user->id, user->name, false, "", user->admin};
   }
   std::string cookie = session_cookie(req);
   if (cookie.empty()) return std::nullopt;
   auto session = ctx.store->session(cookie);
   if (!session) return std::nullopt;
-  return Caller{session->user_id, session->user_name, true, session->csrf};
+  return Caller{session->user_id, session->user_name, true, session->csrf, session->admin};
 }
 }  // namespace
 

@@ -48,9 +48,10 @@ void send_page(httplib::Response& res, const std::string& title, const std::opti
   res.set_header("Content-Security-Policy",
                  "default-src 'self'; script-src 'self'; style-src 'self'; frame-src 'self'; "
                  "frame-ancestors 'self'; form-action 'self'");
-  std::string nav = caller ? fmt::format("<span class=\"who\">{}</span> <form method=\"post\" action=\"/logout\" "
+  std::string nav = caller ? fmt::format("{}<span class=\"who\">{}</span> <form method=\"post\" action=\"/logout\" "
                                          "class=\"inline\"><input type=\"hidden\" name=\"csrf\" value=\"{}\">"
                                          "<button>sign out</button></form>",
+                                         caller->admin ? "<a class=\"admin-link\" href=\"/admin\">admin</a> " : "",
                                          esc(caller->user), esc(caller->csrf))
                            : "";
   res.status = status;
@@ -111,15 +112,32 @@ bool page_allowed(Context& ctx, const std::optional<Caller>& caller, const std::
 // Each pin links to the version's nodes that do not convert at that runtime (`version_url` given).
 // A small form (application/x-www-form-urlencoded) that changes something: the caller's
 // write role and the session's CSRF token in its "csrf" field; else a page says why.
+bool form_csrf_ok(const httplib::Request& req, httplib::Response& res, const Caller& caller) {
+  if (caller.by_session && store::same_secret(req.get_param_value("csrf"), caller.csrf)) return true;
+  send_page(res, "not allowed", caller,
+            "<p class=\"error\">The form is stale or not from this site (CSRF token); reload the page.</p>", 403);
+  return false;
+}
+
 std::optional<Caller> form_caller(Context& ctx, const httplib::Request& req, httplib::Response& res,
                                   const std::string& project) {
   auto caller = page_caller(ctx, req, res);
-  if (!caller || !page_allowed(ctx, caller, project, Role::Write, res)) return std::nullopt;
-  if (!caller->by_session || !store::same_secret(req.get_param_value("csrf"), caller->csrf)) {
+  if (!caller || !page_allowed(ctx, caller, project, Role::Write, res) || !form_csrf_ok(req, res, *caller))
+    return std::nullopt;
+  return caller;
+}
+
+// The same for site administrators' pages and forms (`form`: check the CSRF token too).
+std::optional<Caller> admin_page_caller(Context& ctx, const httplib::Request& req, httplib::Response& res, bool form) {
+  auto caller = page_caller(ctx, req, res);
+  if (!caller) return std::nullopt;
+  if (!caller->admin) {
     send_page(res, "not allowed", caller,
-              "<p class=\"error\">The form is stale or not from this site (CSRF token); reload the page.</p>", 403);
+              "<p class=\"error\">Only administrators see this page (<code>trtlens admin promote USER</code>).</p>",
+              403);
     return std::nullopt;
   }
+  if (form && !form_csrf_ok(req, res, *caller)) return std::nullopt;
   return caller;
 }
 
@@ -223,10 +241,104 @@ std::string upload_form(const std::string& project, const Caller& caller) {
       esc(project), esc(caller.csrf));
 }
 
+// The form that sets a project's pins; `back` is where it returns ("admin" or the project page).
+std::string pins_form(const std::string& project, const Caller& caller, const PinSet& set, const PinSet& defaults,
+                      const std::string& back) {
+  std::string own, server;
+  for (const Pin& p : set.pins) own += (own.empty() ? "" : " ") + p.spec;
+  for (const Pin& p : defaults.pins) server += (server.empty() ? "" : " ") + p.spec;
+  return fmt::format(
+      "<form class=\"pins\" method=\"post\" action=\"/projects/{0}/pins\"><input type=\"hidden\" name=\"csrf\" "
+      "value=\"{1}\"><input type=\"hidden\" name=\"back\" value=\"{2}\"><input name=\"pins\" size=\"44\" "
+      "maxlength=\"1000\" value=\"{3}\" placeholder=\"{4}\" aria-label=\"pins of {0}\"> <button>save pins</button></form>",
+      esc(project), esc(caller.csrf), esc(back), set.project_own ? esc(own) : "", esc(server));
+}
+
+// Site administration: users, projects (with their pins) and tokens (never a token: its id and
+// last characters), each token with a revoke button.
+void add_admin_pages(Routes& server, Context& ctx) {
+  server.Get("/admin", [&ctx](const httplib::Request& req, httplib::Response& res) {
+    auto caller = admin_page_caller(ctx, req, res, false);
+    if (!caller) return;
+    std::string body = "<h1>Administration</h1>\n<h2>Users</h2>\n<table class=\"users\"><tr><th>user</th><th>roles</th>"
+                       "<th>tokens</th><th>since</th></tr>\n";
+    for (const store::UserInfo& u : ctx.store->users()) {
+      std::string roles;
+      for (const auto& [project, role] : u.grants)
+        roles += fmt::format("{}{} {}", roles.empty() ? "" : ", ", esc(project), store::role_name(role));
+      body += fmt::format("<tr><td>{}{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n", esc(u.name),
+                          u.admin ? " <span class=\"tag\">admin</span>" : "", roles.empty() ? "-" : roles, u.tokens,
+                          when(u.created_at));
+    }
+    body += "</table>\n<h2>Projects</h2>\n<table class=\"projects\"><tr><th>project</th><th>models</th>"
+            "<th>pinned runtimes</th><th>since</th></tr>\n";
+    for (const store::ProjectInfo& p : ctx.store->projects()) {
+      auto set = ctx.analyzer->pins_for(p.name);
+      std::string labels;
+      for (const Pin& pin : set->pins) labels += fmt::format("<span class=\"pin\">{}</span> ", esc(pin.label));
+      body += fmt::format("<tr data-project=\"{0}\"><td>{0}</td><td>{1}</td><td>{2}<span class=\"meta\">{3}</span>{4}"
+                          "</td><td>{5}</td></tr>\n",
+                          esc(p.name), p.models, labels, set->project_own ? "" : "(the server's)",
+                          pins_form(p.name, *caller, *set, ctx.analyzer->default_pins(), "admin"), when(p.created_at));
+    }
+    body += "</table>\n<p class=\"hint\">Pins: up to " + std::to_string(store::kMaxPins) +
+            " of RELEASE:PRECISION[:TARGET], as <code>serve --pin</code> takes them; empty: the server's. A "
+            "project's versions are analysed again at new pins when next opened.</p>\n";
+    body += "<h2>API tokens</h2>\n<table class=\"tokens\"><tr><th>id</th><th>user</th><th>token</th><th>issued</th>"
+            "<th>last used</th><th>state</th></tr>\n";
+    for (const store::TokenInfo& t : ctx.store->tokens()) {
+      std::string state = t.revoked_at ? "revoked " + when(t.revoked_at)
+                                       : "active " + action_button(fmt::format("/admin/tokens/{}/revoke", t.id), *caller,
+                                                                   fmt::format("revoke token {}", t.id), true);
+      body += fmt::format("<tr data-token=\"{0}\" class=\"{6}\"><td>{0}</td><td>{1}</td><td><code>{2}</code></td>"
+                          "<td>{3}</td><td>{4}</td><td>{5}</td></tr>\n",
+                          t.id, esc(t.user), esc(t.hint.empty() ? "-" : t.hint), when(t.created_at),
+                          t.last_used_at ? when(t.last_used_at) : "never", state, t.revoked_at ? "revoked" : "active");
+    }
+    body += "</table>\n<p class=\"hint\">A revoked token gets 401, and browsers signed in with it are signed out. "
+            "New tokens and users: <code>trtlens admin token USER</code>, <code>trtlens admin user NAME</code>.</p>\n";
+    send_page(res, "administration", caller, body);
+  });
+
+  server.Post("/admin/tokens/([0-9]{1,9})/revoke", [&ctx](const httplib::Request& req, httplib::Response& res) {
+    if (!admin_page_caller(ctx, req, res, true)) return;
+    ctx.store->revoke_token(std::stoll(req.matches[1]));
+    redirect(res, "/admin");
+  });
+
+  // A project's pins, from the project page (its writers) or the admin page (administrators).
+  server.Post(std::string("/projects/") + kName + "/pins", [&ctx](const httplib::Request& req, httplib::Response& res) {
+    const std::string project = req.matches[1];
+    auto caller = page_caller(ctx, req, res);
+    if (!caller || (!caller->admin && !page_allowed(ctx, caller, project, Role::Write, res)) ||
+        !form_csrf_ok(req, res, *caller))
+      return;
+    set_project_pins(ctx, project, req.get_param_value("pins"));
+    redirect(res, req.get_param_value("back") == "admin" ? "/admin" : "/projects/" + project);
+  });
+}
+
 }  // namespace
+
+std::string project_pins_section(Context& ctx, const std::string& project, const Caller& caller) {
+  auto set = ctx.analyzer->pins_for(project);
+  std::string labels;
+  for (const Pin& p : set->pins) labels += fmt::format("<span class=\"pin\">{}</span> ", esc(p.label));
+  std::string out = fmt::format("<section class=\"pins\"><h2>Pinned runtimes</h2><p>{}<span class=\"meta\">{}</span>"
+                                "</p>\n",
+                                labels, set->project_own ? "this project's" : "the server's (serve --pin)");
+  if (caller.admin || ctx.store->role(caller.user_id, project) == Role::Write)
+    out += pins_form(project, caller, *set, ctx.analyzer->default_pins(), "project") +
+           fmt::format("<p class=\"hint\">Up to {} of RELEASE:PRECISION[:TARGET], as <code>serve --pin</code> takes "
+                       "them (8.6:fp16, 8.5:fp16:orin-dla); empty: the server's. The lists, reports and diffs of this "
+                       "project use them; its versions are analysed again when next opened.</p>\n",
+                       store::kMaxPins);
+  return out + "</section>\n";
+}
 
 void add_page_routes(httplib::Server& http, Context& ctx) {
   Routes server(http, ctx);  // replies name no server path
+  add_admin_pages(server, ctx);
   const std::string P = std::string("/projects/") + kName;
   const std::string M = P + "/models/" + kName;
   const std::string V = M + "/versions/([0-9]{1,9})";
@@ -271,7 +383,7 @@ void add_page_routes(httplib::Server& http, Context& ctx) {
       return send_page(res, "sign in", std::nullopt, "<h1>Sign in</h1><p class=\"error\">Unknown token.</p>"
                                                      "<p><a href=\"/login\">Try again</a></p>", 401);
     }
-    std::string cookie = ctx.store->create_session(user->id, kSessionSeconds);
+    std::string cookie = ctx.store->create_session(user->id, kSessionSeconds, user->token_id);
     // Behind a TLS-terminating proxy the cookie must never travel in clear.
     const bool https = req.get_header_value("X-Forwarded-Proto") == "https";
     res.set_header("Set-Cookie", fmt::format("{}={}; Path=/; HttpOnly; SameSite=Strict; Max-Age={}{}", kSessionCookie,
@@ -306,6 +418,7 @@ void add_page_routes(httplib::Server& http, Context& ctx) {
     const std::string q = req.get_param_value("q").substr(0, 200);
     std::string body = fmt::format("<h1>{}</h1>\n{}{}", esc(project), search_form("/projects/" + project, q),
                                    models_table(ctx, project, q));
+    body += project_pins_section(ctx, project, *caller);
     if (ctx.store->role(caller->user_id, project) == Role::Write)
       body += "<h2>Upload a model</h2>\n" + upload_form(project, *caller);
     send_page(res, project, caller, body);
@@ -531,7 +644,7 @@ void add_page_routes(httplib::Server& http, Context& ctx) {
       if (p.runtime == runtime && !p.check_hash.empty()) pin = &p;
     if (!pin)
       return send_page(res, "nodes", caller,
-                       fmt::format("<p class=\"error\">{} is not a pinned runtime of this server.</p>", esc(runtime)),
+                       fmt::format("<p class=\"error\">{} is not a pinned runtime of this project.</p>", esc(runtime)),
                        404);
     nlohmann::json check = nlohmann::json::parse(ctx.store->objects().get_blob(pin->check_hash));
     std::string rows;

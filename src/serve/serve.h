@@ -25,6 +25,11 @@ struct ServeOptions {
   std::vector<std::string> pins;
 };
 
+// Pins as the server stores them: each "RELEASE:PRECISION[:TARGET]" of `specs` checked as
+// --pin is (UsageError naming `what` otherwise) and spelled canonically ("8.6.1:FP16" ->
+// "8.6:fp16"). For `trtlens admin pins`.
+std::vector<std::string> canonical_pins(const std::vector<std::string>& specs, const std::string& what);
+
 // Serves until SIGINT or SIGTERM, then finishes the requests in progress and
 // returns. Throws UsageError (bad pin, port in use), store::StoreError (the
 // database or data folder cannot be opened).

@@ -128,6 +128,14 @@ const std::vector<std::vector<std::string>>& migrations() {
       "ALTER TABLE engines ADD COLUMN trt_release_source TEXT NOT NULL DEFAULT ''",
       "CREATE TABLE tags (model_id BIGINT NOT NULL REFERENCES models(id), name TEXT NOT NULL,"
       " version_id BIGINT NOT NULL REFERENCES versions(id), PRIMARY KEY (model_id, name))",
+  }, {
+      // Site administrators, tokens revoked (kept, listed as revoked) and last used, the token
+      // a session signed in with (revoking it ends the session), per-project pins (issue 22).
+      "ALTER TABLE users ADD COLUMN admin INTEGER NOT NULL DEFAULT 0",
+      "ALTER TABLE tokens ADD COLUMN last_used_at BIGINT NOT NULL DEFAULT 0",
+      "ALTER TABLE tokens ADD COLUMN revoked_at BIGINT NOT NULL DEFAULT 0",
+      "ALTER TABLE sessions ADD COLUMN token_id BIGINT NOT NULL DEFAULT 0",
+      "ALTER TABLE projects ADD COLUMN pins TEXT NOT NULL DEFAULT ''",
   }};
   return m;
 }
@@ -140,6 +148,9 @@ Analysis::Status parse_status(const std::string& s) {
     if (s == status_name(st)) return st;
   throw StoreError(Kind::Backend, "database: unknown analysis status '" + s.substr(0, 40) + "'");
 }
+
+// A token's last use is written at most this often (a write per request would serialise readers).
+constexpr int64_t kLastUsedEverySeconds = 60;
 
 // Tokens: "trt_" + 64 hex digits.
 bool token_shape(const std::string& token) {
@@ -206,6 +217,27 @@ void check_exact_text(const std::string& what, const std::string& text) {
     throw StoreError(Kind::Invalid, what + " is not valid UTF-8 text");
 }
 
+// A pin as the store keeps it: RELEASE:PRECISION[:TARGET] in 1..64 of [A-Za-z0-9._:-].
+bool pin_shape(const std::string& pin) {
+  if (pin.empty() || pin.size() > 64) return false;
+  for (char c : pin)
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
+          c == '-' || c == ':'))
+      return false;
+  return true;
+}
+
+// The pins column: pins separated by single spaces ("" = none).
+std::vector<std::string> split_pins(const std::string& text) {
+  std::vector<std::string> out;
+  for (size_t at = 0; at < text.size();) {
+    size_t end = std::min(text.find(' ', at), text.size());
+    if (end > at) out.push_back(text.substr(at, end - at));
+    at = end + 1;
+  }
+  return out;
+}
+
 void check_name(const std::string& what, const std::string& name) {
   if (!valid_name(name))
     throw StoreError(Kind::Invalid, "invalid " + what + " name '" + name.substr(0, 80) +
@@ -245,13 +277,31 @@ class SqlStore : public Store {
   std::optional<User> user_for_token(const std::string& token) override {
     if (!token_shape(token)) return std::nullopt;
     std::string hash = blake2b_hex(token);
-    return tx(false, [&]() -> std::optional<User> {
-      auto rows = db_->query("SELECT u.id, u.name, t.hash FROM tokens t JOIN users u ON u.id = t.user_id"
-                             " WHERE t.hash = ?",
+    const int64_t t = now();
+    int64_t last_used = 0;
+    auto user = tx(false, [&]() -> std::optional<User> {
+      auto rows = db_->query("SELECT u.id, u.name, t.hash, u.admin, t.id, t.last_used_at FROM tokens t"
+                             " JOIN users u ON u.id = t.user_id WHERE t.hash = ? AND t.revoked_at = 0",
                              {hash});
       if (rows.empty() || !same_hash(rows[0].text(2), hash)) return std::nullopt;
-      return User{rows[0].integer(0), rows[0].text(1)};
+      last_used = rows[0].integer(5);
+      return User{rows[0].integer(0), rows[0].text(1), rows[0].integer(3) != 0, rows[0].integer(4)};
     });
+    if (user && last_used <= t - kLastUsedEverySeconds) {
+      // Best effort: a store that cannot write (disk full) still signs the caller in.
+      try {
+        tx(true, [&] {
+          db_->exec("UPDATE tokens SET last_used_at = ? WHERE id = ? AND last_used_at <= ?",
+                    {t, user->token_id, t - kLastUsedEverySeconds});
+        });
+      } catch (const StoreError&) {
+      }
+    }
+    return user;
+  }
+
+  void set_admin(const std::string& user_name, bool admin) override {
+    tx(true, [&] { db_->exec("UPDATE users SET admin = ? WHERE id = ?", {int64_t{admin ? 1 : 0}, user_id(user_name)}); });
   }
 
   void create_project(const std::string& name) override {
@@ -298,7 +348,7 @@ class SqlStore : public Store {
     });
   }
 
-  std::string create_session(int64_t user_id, int64_t ttl_seconds) override {
+  std::string create_session(int64_t user_id, int64_t ttl_seconds, int64_t token_id) override {
     std::string cookie = random_hex(32);
     std::string hash = blake2b_hex(cookie);
     int64_t t = now();
@@ -307,8 +357,8 @@ class SqlStore : public Store {
         throw StoreError(Kind::NotFound, "no user with id " + std::to_string(user_id));
       // Expired sessions are dropped as new ones are made, so the table stays small.
       db_->exec("DELETE FROM sessions WHERE expires_at <= ?", {t});
-      db_->exec("INSERT INTO sessions (hash, user_id, expires_at) VALUES (?, ?, ?)",
-                {hash, user_id, t + std::max<int64_t>(ttl_seconds, 0)});
+      db_->exec("INSERT INTO sessions (hash, user_id, expires_at, token_id) VALUES (?, ?, ?, ?)",
+                {hash, user_id, t + std::max<int64_t>(ttl_seconds, 0), token_id});
     });
     return cookie;
   }
@@ -317,11 +367,11 @@ class SqlStore : public Store {
     if (!is_digest_hex(cookie_value)) return std::nullopt;
     std::string hash = blake2b_hex(cookie_value);
     return tx(false, [&]() -> std::optional<Session> {
-      auto rows = db_->query("SELECT s.user_id, u.name, s.hash FROM sessions s JOIN users u ON u.id = s.user_id"
+      auto rows = db_->query("SELECT s.user_id, u.name, s.hash, u.admin FROM sessions s JOIN users u ON u.id = s.user_id"
                              " WHERE s.hash = ? AND s.expires_at > ?",
                              {hash, now()});
       if (rows.empty() || !same_hash(rows[0].text(2), hash)) return std::nullopt;
-      return Session{rows[0].integer(0), rows[0].text(1), csrf_token(cookie_value)};
+      return Session{rows[0].integer(0), rows[0].text(1), rows[0].integer(3) != 0, csrf_token(cookie_value)};
     });
   }
 
@@ -479,9 +529,9 @@ class SqlStore : public Store {
   std::vector<UserInfo> users() override {
     return tx(false, [&] {
       std::vector<UserInfo> out;
-      for (const auto& r : db_->query("SELECT u.name, u.created_at, (SELECT COUNT(*) FROM tokens t WHERE t.user_id = u.id),"
-                                      " u.id FROM users u ORDER BY u.name")) {
-        UserInfo info{r.text(0), r.integer(1), static_cast<int>(r.integer(2)), {}};
+      for (const auto& r : db_->query("SELECT u.name, u.created_at, (SELECT COUNT(*) FROM tokens t WHERE t.user_id = u.id"
+                                      " AND t.revoked_at = 0), u.id, u.admin FROM users u ORDER BY u.name")) {
+        UserInfo info{r.text(0), r.integer(1), static_cast<int>(r.integer(2)), r.integer(4) != 0, {}};
         for (const auto& g : db_->query("SELECT p.name, g.role FROM grants g JOIN projects p ON p.id = g.project_id"
                                         " WHERE g.user_id = ? ORDER BY p.name",
                                         {r.integer(3)}))
@@ -495,9 +545,9 @@ class SqlStore : public Store {
   std::vector<ProjectInfo> projects() override {
     return tx(false, [&] {
       std::vector<ProjectInfo> out;
-      for (const auto& r : db_->query("SELECT p.name, p.created_at, (SELECT COUNT(*) FROM models m WHERE m.project_id = p.id)"
-                                      " FROM projects p ORDER BY p.name"))
-        out.push_back({r.text(0), r.integer(1), static_cast<int>(r.integer(2))});
+      for (const auto& r : db_->query("SELECT p.name, p.created_at, (SELECT COUNT(*) FROM models m WHERE m.project_id = p.id),"
+                                      " p.pins FROM projects p ORDER BY p.name"))
+        out.push_back({r.text(0), r.integer(1), static_cast<int>(r.integer(2)), split_pins(r.text(3))});
       return out;
     });
   }
@@ -506,20 +556,45 @@ class SqlStore : public Store {
     return tx(false, [&] {
       std::vector<TokenInfo> out;
       std::vector<Row> rows;
-      const std::string sql = "SELECT t.id, u.name, t.hint, t.created_at FROM tokens t JOIN users u ON u.id = t.user_id";
+      const std::string sql = "SELECT t.id, u.name, t.hint, t.created_at, t.last_used_at, t.revoked_at FROM tokens t"
+                              " JOIN users u ON u.id = t.user_id";
       if (user_name.empty())
         rows = db_->query(sql + " ORDER BY t.id");
       else
         rows = db_->query(sql + " WHERE t.user_id = ? ORDER BY t.id", {user_id(user_name)});
-      for (const auto& r : rows) out.push_back({r.integer(0), r.text(1), r.text(2), r.integer(3)});
+      for (const auto& r : rows)
+        out.push_back({r.integer(0), r.text(1), r.text(2), r.integer(3), r.integer(4), r.integer(5)});
       return out;
     });
   }
 
   void revoke_token(int64_t id) override {
     tx(true, [&] {
-      if (db_->exec("DELETE FROM tokens WHERE id = ?", {id}) == 0)
-        throw StoreError(Kind::NotFound, "no token with id " + std::to_string(id));
+      if (db_->exec("UPDATE tokens SET revoked_at = ? WHERE id = ? AND revoked_at = 0", {now(), id}) == 0) {
+        if (db_->query("SELECT id FROM tokens WHERE id = ?", {id}).empty())
+          throw StoreError(Kind::NotFound, "no token with id " + std::to_string(id));
+        throw StoreError(Kind::Conflict, "token " + std::to_string(id) + " is revoked already");
+      }
+      db_->exec("DELETE FROM sessions WHERE token_id = ?", {id});
+    });
+  }
+
+  void set_project_pins(const std::string& project, const std::vector<std::string>& pins) override {
+    if (pins.size() > kMaxPins)
+      throw StoreError(Kind::Invalid, std::to_string(pins.size()) + " pins; a project takes at most " + std::to_string(kMaxPins));
+    std::string text;
+    for (const std::string& p : pins) {
+      if (!pin_shape(p)) throw StoreError(Kind::Invalid, "invalid pin '" + display_text(p.substr(0, 80)) + "'");
+      text += (text.empty() ? "" : " ") + p;
+    }
+    tx(true, [&] { db_->exec("UPDATE projects SET pins = ? WHERE id = ?", {text, project_id(project)}); });
+  }
+
+  std::vector<std::string> project_pins(const std::string& project) override {
+    return tx(false, [&] {
+      auto rows = db_->query("SELECT pins FROM projects WHERE name = ?", {project});
+      if (rows.empty()) throw StoreError(Kind::NotFound, "no project named " + project.substr(0, 80));
+      return split_pins(rows[0].text(0));
     });
   }
 

@@ -43,13 +43,19 @@ bool valid_name(std::string_view name);
 struct User {
   int64_t id = 0;
   std::string name;
+  bool admin = false;    // a site administrator (admin promote): the admin page and API
+  int64_t token_id = 0;  // the token it signed in with (user_for_token), else 0
 };
+
+// Pins a project may set (runtimes its lists, checks and diffs are stored at), at most.
+inline constexpr size_t kMaxPins = 8;
 
 // What `admin users` lists.
 struct UserInfo {
   std::string name;
   int64_t created_at = 0;
-  int tokens = 0;
+  int tokens = 0;  // not revoked
+  bool admin = false;
   std::vector<std::pair<std::string, Role>> grants;  // (project, role), by project
 };
 
@@ -60,6 +66,9 @@ struct TokenInfo {
   std::string user;
   std::string hint;  // "…1a2b" or ""
   int64_t created_at = 0;
+  // Unix seconds; 0 = never (or before schema 4). Recorded at most once a minute per token.
+  int64_t last_used_at = 0;
+  int64_t revoked_at = 0;  // 0 = valid
 };
 
 // What `admin projects` lists.
@@ -67,12 +76,14 @@ struct ProjectInfo {
   std::string name;
   int64_t created_at = 0;
   int models = 0;
+  std::vector<std::string> pins;  // the project's own pins (set_project_pins); empty: the server's
 };
 
 // A browser session: created at sign-in (with a token), carried in a cookie.
 struct Session {
   int64_t user_id = 0;
   std::string user_name;
+  bool admin = false;  // the user is a site administrator
   // The token every form of this session posts back: derived from the cookie
   // value (keyed BLAKE2b), never stored; the same in every server process.
   std::string csrf;
@@ -215,7 +226,12 @@ class Store {
   // "trt_<64 hex>", stored only as their BLAKE2b hash.
   virtual User create_user(const std::string& name) = 0;              // Conflict, Invalid
   virtual std::string issue_token(const std::string& user_name) = 0;  // NotFound
+  // nullopt for an unknown or revoked token. Records the token's last use (at most once a
+  // minute; a store that cannot write still answers).
   virtual std::optional<User> user_for_token(const std::string& token) = 0;
+  // Site administrators see every user, project and token (the admin page) and set any
+  // project's pins; roles on projects are still per project.
+  virtual void set_admin(const std::string& user_name, bool admin) = 0;  // NotFound
   virtual void create_project(const std::string& name) = 0;  // Conflict, Invalid
   // Role::None removes the grant.
   virtual void grant(const std::string& user_name, const std::string& project, Role role) = 0;  // NotFound
@@ -224,7 +240,8 @@ class Store {
 
   // Browser sessions (cookie value is returned; only its hash is stored, and
   // the session's CSRF token not at all).
-  virtual std::string create_session(int64_t user_id, int64_t ttl_seconds) = 0;
+  // `token_id`: the token signed in with (User::token_id); revoking it ends the session.
+  virtual std::string create_session(int64_t user_id, int64_t ttl_seconds, int64_t token_id = 0) = 0;
   // nullopt for an unknown, ended or expired session (ttl_seconds <= 0 expires at once).
   virtual std::optional<Session> session(const std::string& cookie_value) = 0;
   virtual void end_session(const std::string& cookie_value) = 0;
@@ -244,11 +261,18 @@ class Store {
                             const std::string& release_source = "") = 0;  // NotFound (version, user), Invalid (hash)
   virtual std::vector<Engine> engines(int64_t version_id) = 0;  // by number
 
-  // Administration (schema 3). Each throws StoreError NotFound for an unknown name or number.
+  // Administration (schemas 3 and 4). Each throws StoreError NotFound for an unknown name or number.
   virtual std::vector<UserInfo> users() = 0;                         // by name
   virtual std::vector<ProjectInfo> projects() = 0;                   // by name
   virtual std::vector<TokenInfo> tokens(const std::string& user_name = "") = 0;  // "" = every user's; by id
-  virtual void revoke_token(int64_t id) = 0;  // the token gets 401 from then on
+  // The token gets 401 from then on, and the sessions signed in with it end; it stays listed
+  // as revoked. NotFound for an unknown id, Conflict for one already revoked.
+  virtual void revoke_token(int64_t id) = 0;
+  // A project's pins, "RELEASE:PRECISION[:TARGET]" each as the server checked them (the store
+  // checks only their shape: at most kMaxPins of 1..64 characters of [A-Za-z0-9._:-], else
+  // Invalid); empty = the server's --pin. NotFound for an unknown project.
+  virtual void set_project_pins(const std::string& project, const std::vector<std::string>& pins) = 0;
+  virtual std::vector<std::string> project_pins(const std::string& project) = 0;
   virtual void set_description(const std::string& project, const std::string& model, const std::string& text) = 0;
   virtual void rename_model(const std::string& project, const std::string& model, const std::string& new_name) = 0;
   // A tag names one version of a model; setting it again moves it. Names as valid_name.

@@ -1050,7 +1050,13 @@ TEST(ServeCli, AdminRevokesTokensAndDeletesWithoutLosingSharedFiles) {
   EXPECT_EQ(s.client().Get("/api/projects", bearer(s.token))->status, 200);
   RunResult again = run_trtlens({"admin", "--data", s.data, "revoke", "2"});
   EXPECT_EQ(again.exit_code, 2);
-  EXPECT_EQ(again.err, "trtlens: no token with id 2\n");
+  EXPECT_EQ(again.err, "trtlens: token 2 is revoked already\n");
+  RunResult unknown = run_trtlens({"admin", "--data", s.data, "revoke", "9"});
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_EQ(unknown.err, "trtlens: no token with id 9\n");
+  listed = run_trtlens({"admin", "--data", s.data, "tokens"});
+  EXPECT_NE(listed.out.find("\trevoked "), std::string::npos) << listed.out;  // still listed, as revoked
+  EXPECT_NE(listed.out.find("\tactive\n"), std::string::npos) << listed.out;
 
   RunResult users = run_trtlens({"admin", "--data", s.data, "users"});
   EXPECT_NE(users.out.find("alice\t1 token(s)\t"), std::string::npos) << users.out;
@@ -1162,6 +1168,296 @@ TEST(ServeCli, AccessLogErrorPagesAndLinksBack) {
   EXPECT_NE(none->body.find("No model matches."), std::string::npos);
   auto failing = c.Get("/projects/vision?q=converts:no", {{"Cookie", session.first}});
   EXPECT_NE(failing->body.find(">detector</a>"), std::string::npos);
+}
+
+// Issue 22: the admin page and /api/admin, for site administrators only: users, projects and
+// tokens (never a token), and revoking one, after which it gets 401 on the API, cannot sign in,
+// and the browsers signed in with it are signed out.
+TEST(ServeCli, AdministratorsListAndRevokeTokensOnThePageAndTheApi) {
+  Served s("serve_admin_page");
+  RunResult root_user = run_trtlens({"admin", "--data", s.data, "user", "root", "--admin"});
+  ASSERT_EQ(root_user.exit_code, 0) << root_user.err;
+  const std::string root = root_user.out.substr(0, 68);
+  auto c = s.client();
+
+  // The API: administrators only.
+  EXPECT_EQ(c.Get("/api/admin/tokens")->status, 401);
+  auto refused = c.Get("/api/admin/tokens", bearer(s.token));
+  EXPECT_EQ(refused->status, 403);
+  EXPECT_NE(refused->body.find("alice is not an administrator"), std::string::npos) << refused->body;
+  auto tokens = c.Get("/api/admin/tokens", bearer(root));
+  ASSERT_EQ(tokens->status, 200) << tokens->body;
+  EXPECT_EQ(tokens->body.find(s.token), std::string::npos);  // never a token
+  EXPECT_EQ(tokens->body.find(root), std::string::npos);
+  json t = json::parse(tokens->body)["tokens"];
+  ASSERT_EQ(t.size(), 2u) << t.dump();
+  EXPECT_EQ(t[0]["user"], "alice");
+  EXPECT_EQ(t[0]["hint"], "…" + s.token.substr(64));
+  EXPECT_EQ(t[0]["revoked"], false);
+  EXPECT_TRUE(t[1]["last_used_at"].is_string()) << t.dump();  // root's, just now
+  json users = json::parse(c.Get("/api/admin/users", bearer(root))->body)["users"];
+  ASSERT_EQ(users.size(), 2u);
+  EXPECT_EQ(users[0]["name"], "alice");
+  EXPECT_EQ(users[0]["admin"], false);
+  EXPECT_EQ(users[0]["roles"], json::parse(R"([{"project": "vision", "role": "write"}])"));
+  EXPECT_EQ(users[1]["admin"], true);
+  json projects = json::parse(c.Get("/api/admin/projects", bearer(root))->body)["projects"];
+  ASSERT_EQ(projects.size(), 1u);
+  EXPECT_EQ(projects[0]["pins_source"], "server");
+  EXPECT_EQ(projects[0]["pins"].size(), 3u);
+
+  // The page: a 403 page for others; for administrators users, projects and tokens, each with a revoke button.
+  const auto alice_session = sign_in(c, s.token);
+  auto not_admin = c.Get("/admin", {{"Cookie", alice_session.first}, {"Accept", "text/html"}});
+  EXPECT_EQ(not_admin->status, 403);
+  EXPECT_NE(not_admin->body.find("Only administrators"), std::string::npos) << not_admin->body;
+  EXPECT_EQ(c.Get("/projects/vision", {{"Cookie", alice_session.first}})->body.find("href=\"/admin\""),
+            std::string::npos);
+  // root has no role on vision: sign in and read the CSRF token off the admin page.
+  auto login = post_login(c, root);
+  ASSERT_EQ(login->status, 303);
+  std::string root_cookie = login->get_header_value("Set-Cookie");
+  root_cookie = root_cookie.substr(0, root_cookie.find(';'));
+  auto page = c.Get("/admin", {{"Cookie", root_cookie}});
+  ASSERT_EQ(page->status, 200) << page->body;
+  EXPECT_NE(page->body.find("href=\"/admin\""), std::string::npos);  // linked in the header
+  EXPECT_NE(page->body.find("<code>…" + s.token.substr(64) + "</code>"), std::string::npos);
+  EXPECT_EQ(page->body.find(s.token), std::string::npos);
+  EXPECT_NE(page->body.find("action=\"/admin/tokens/1/revoke\""), std::string::npos);
+  EXPECT_NE(page->body.find("root <span class=\"tag\">admin</span>"), std::string::npos);
+  const size_t at = page->body.find("name=\"csrf\" value=\"");
+  ASSERT_NE(at, std::string::npos);
+  const std::string root_csrf = page->body.substr(at + 19, 64);
+
+  // A third token of alice's, used by a script and by a browser, then revoked on the page.
+  const std::string third = run_trtlens({"admin", "--data", s.data, "token", "alice"}).out.substr(0, 68);
+  ASSERT_EQ(c.Get("/api/projects", bearer(third))->status, 200);
+  ASSERT_EQ(c.Get("/projects/vision", bearer(third))->status, 200);
+  const auto third_session = sign_in(c, third);
+  ASSERT_EQ(c.Get("/", {{"Cookie", third_session.first}})->status, 200);
+  const httplib::Headers form_root = {{"Cookie", root_cookie}};
+  EXPECT_EQ(c.Post("/admin/tokens/3/revoke", form_root, "csrf=wrong", "application/x-www-form-urlencoded")->status,
+            403);
+  EXPECT_EQ(c.Post("/admin/tokens/3/revoke", {{"Cookie", alice_session.first}}, "csrf=" + alice_session.second,
+                   "application/x-www-form-urlencoded")->status,
+            403);  // not an administrator
+  ASSERT_EQ(c.Get("/api/projects", bearer(third))->status, 200);  // refused forms changed nothing
+  auto revoked = c.Post("/admin/tokens/3/revoke", form_root, "csrf=" + root_csrf, "application/x-www-form-urlencoded");
+  ASSERT_EQ(revoked->status, 303) << revoked->body;
+  EXPECT_EQ(revoked->get_header_value("Location"), "/admin");
+  EXPECT_EQ(c.Get("/api/projects", bearer(third))->status, 401);  // the API
+  auto page_by_token = c.Get("/projects/vision", bearer(third));  // the pages
+  EXPECT_EQ(page_by_token->status, 303);
+  EXPECT_EQ(page_by_token->get_header_value("Location"), "/login");
+  auto signed_out = c.Get("/", {{"Cookie", third_session.first}});
+  EXPECT_EQ(signed_out->status, 303);  // its browser is signed out
+  EXPECT_EQ(signed_out->get_header_value("Location"), "/login");
+  EXPECT_EQ(post_login(c, third)->status, 401);  // and cannot sign in again
+  EXPECT_EQ(c.Get("/", {{"Cookie", alice_session.first}})->status, 200);  // alice's other session stays
+  EXPECT_NE(c.Get("/admin", form_root)->body.find("<tr data-token=\"3\" class=\"revoked\">"), std::string::npos);
+
+  // Revoking through the API: 200, then 409; 404 for an unknown id; a session needs X-CSRF-Token.
+  const std::string fourth = run_trtlens({"admin", "--data", s.data, "token", "alice"}).out.substr(0, 68);
+  EXPECT_EQ(c.Post("/api/admin/tokens/4/revoke", bearer(s.token), "", "text/plain")->status, 403);
+  EXPECT_EQ(c.Post("/api/admin/tokens/4/revoke", form_root, "", "text/plain")->status, 403);  // no X-CSRF-Token
+  ASSERT_EQ(c.Get("/api/projects", bearer(fourth))->status, 200);
+  auto by_api = c.Post("/api/admin/tokens/4/revoke", bearer(root), "", "text/plain");
+  ASSERT_EQ(by_api->status, 200) << by_api->body;
+  EXPECT_EQ(json::parse(by_api->body)["revoked"], 4);
+  EXPECT_EQ(c.Get("/api/projects", bearer(fourth))->status, 401);
+  EXPECT_EQ(c.Post("/api/admin/tokens/4/revoke", bearer(root), "", "text/plain")->status, 409);
+  EXPECT_EQ(c.Post("/api/admin/tokens/99/revoke", bearer(root), "", "text/plain")->status, 404);
+  t = json::parse(c.Get("/api/admin/tokens?user=alice", bearer(root))->body)["tokens"];
+  ASSERT_EQ(t.size(), 3u);
+  EXPECT_EQ(t[1]["revoked"], true);
+  EXPECT_TRUE(t[1]["revoked_at"].is_string());
+  EXPECT_EQ(c.Get("/api/admin/tokens?user=nobody", bearer(root))->status, 404);
+
+  // promote and demote.
+  ASSERT_EQ(run_trtlens({"admin", "--data", s.data, "promote", "alice"}).exit_code, 0);
+  EXPECT_EQ(c.Get("/api/admin/users", bearer(s.token))->status, 200);
+  EXPECT_NE(run_trtlens({"admin", "--data", s.data, "users"}).out.find("vision:write\tadmin\n"), std::string::npos);
+  ASSERT_EQ(run_trtlens({"admin", "--data", s.data, "demote", "alice"}).exit_code, 0);
+  EXPECT_EQ(c.Get("/api/admin/users", bearer(s.token))->status, 403);
+  RunResult nobody = run_trtlens({"admin", "--data", s.data, "promote", "nobody"});
+  EXPECT_EQ(nobody.exit_code, 2);
+  EXPECT_EQ(nobody.err, "trtlens: no user named nobody\n");
+}
+
+// Issue 22: a project's pins, set by its writers or an administrator (page, API, `admin pins`),
+// checked as --pin is; its lists, served report, checks and version diffs use them. The analysis
+// is keyed by the pins, so new pins analyse a version again when it is next opened, while other
+// projects, engines and the results at the former pins are kept.
+TEST(ServeCli, ProjectPinsAreCheckedStoredAndKeyTheAnalysis) {
+  Served s("serve_project_pins");
+  const std::string reader = make_user(s.data, "bob", {"vision"}, "read");
+  ASSERT_EQ(run_trtlens({"admin", "--data", s.data, "project", "audio"}).exit_code, 0);
+  ASSERT_EQ(run_trtlens({"admin", "--data", s.data, "grant", "alice", "audio", "write"}).exit_code, 0);
+  auto c = s.client();
+  auto post_pins = [&](const std::string& token, const std::string& body, const std::string& project = "vision") {
+    return c.Post(("/api/projects/" + project + "/pins").c_str(), bearer(token), body,
+                  "application/x-www-form-urlencoded");
+  };
+  auto pins_of = [&](const std::string& project = "vision") {
+    return json::parse(c.Get(("/api/projects/" + project + "/pins").c_str(), bearer(s.token))->body);
+  };
+  auto runtimes = [](const json& analysis) {
+    std::vector<std::string> out;
+    for (const json& p : analysis["converts"]) out.push_back(p["runtime"]);
+    return out;
+  };
+
+  // Before: the server's pins. A version of vision, the same files in audio, and an engine.
+  json before = pins_of();
+  EXPECT_EQ(before["source"], "server");
+  ASSERT_EQ(before["pins"].size(), 3u);
+  ASSERT_EQ(s.push(model_bytes())->status, 201);
+  ASSERT_EQ(c.Post("/api/projects/audio/models/detector/versions?filename=model.onnx", bearer(s.token), model_bytes(),
+                   "application/octet-stream")->status,
+            201);
+  const std::string overlay_model = temp_dir("serve_project_pins_model") + "/overlay.onnx";
+  ASSERT_EQ(s.push(read_text(save_overlay_fixture_model(overlay_model)), "overlay", "filename=overlay.onnx")->status, 201);
+  const std::string engines = "/api/projects/vision/models/overlay/versions/1/engines";
+  ASSERT_EQ(c.Post((engines + "?filename=engine.zip&label=a").c_str(), bearer(s.token), overlay_engine_zip(),
+                   "application/zip")->status,
+            201);
+  json a1 = s.wait_analysis(1);
+  ASSERT_EQ(a1["status"], "done") << a1.dump();
+  EXPECT_EQ(runtimes(a1).size(), 3u);
+  json engine;
+  for (int i = 0; i < 600; ++i) {
+    engine = json::parse(c.Get(engines.c_str(), bearer(s.token))->body)["engines"][0];
+    if (engine["analysis"]["status"] == "done") break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_EQ(engine["analysis"]["status"], "done") << engine.dump();
+
+  // Bad input: 400 with one line naming the pin, 403 for a reader, nothing stored.
+  auto unknown = post_pins(s.token, "pins=8.6:fp16+99.1:fp16");
+  EXPECT_EQ(unknown->status, 400);
+  EXPECT_NE(unknown->body.find("pins of vision 99.1:fp16: unknown TensorRT release '99.1'"), std::string::npos)
+      << unknown->body;
+  auto target = post_pins(s.token, "pins=8.6:fp16:no-such-device");
+  EXPECT_EQ(target->status, 400);
+  EXPECT_NE(target->body.find("unknown target"), std::string::npos) << target->body;
+  auto many = post_pins(s.token, "pins=8.6:fp32,8.6:fp16,8.6:int8,8.6:bf16,8.6:fp8,8.6:best,10.16:fp16,10.16:int8,9.3:fp16");
+  EXPECT_EQ(many->status, 400);
+  EXPECT_NE(many->body.find("9 pins; at most 8"), std::string::npos) << many->body;
+  auto twice = post_pins(s.token, "pins=8.6:fp16,8.6.1:FP16");
+  EXPECT_EQ(twice->status, 400);
+  EXPECT_NE(twice->body.find("8.6:fp16 is given twice"), std::string::npos) << twice->body;
+  EXPECT_EQ(post_pins(s.token, "precision=fp16")->status, 400);  // no pins field
+  EXPECT_EQ(post_pins(reader, "pins=8.6:int8")->status, 403);
+  EXPECT_EQ(post_pins(s.token, "pins=8.6:int8", "nowhere")->status, 404);
+  EXPECT_EQ(pins_of()["source"], "server");
+
+  // Set by a writer: spelled canonically; the list, the stored checks, the report and the diff use them.
+  auto set = post_pins(s.token, "pins=8.6.1:INT8+10.16:fp16");
+  ASSERT_EQ(set->status, 200) << set->body;
+  json now = json::parse(set->body);
+  EXPECT_EQ(now["source"], "project");
+  EXPECT_EQ(now["pins"], json::array({"8.6:int8", "10.16:fp16"}));
+  EXPECT_EQ(now["runtimes"], json::array({"8.6 int8", "10.16 fp16"}));
+  json a2 = s.wait_analysis(1);
+  ASSERT_EQ(a2["status"], "done") << a2.dump();
+  EXPECT_EQ(runtimes(a2), (std::vector<std::string>{"8.6 int8", "10.16 fp16"}));  // analysed again at the new pins
+  auto check = c.Get("/api/projects/vision/models/detector/versions/1/check?trt=8.6&precision=int8", bearer(s.token));
+  ASSERT_EQ(check->status, 200);
+  const auto session = sign_in(c, s.token);
+  const httplib::Headers browser = {{"Cookie", session.first}};
+  auto report = c.Get("/projects/vision/models/detector/versions/1/report", browser);
+  ASSERT_EQ(report->status, 200);
+  json d = embedded_json(report->body, "trtlens-data");
+  EXPECT_EQ(d["releases"][d["initial"][0].get<int>()]["name"], "8.6");  // opens at the first pin
+  EXPECT_EQ(d["precisions"][d["initial"][1].get<int>()], "int8");
+  auto list = c.Get("/projects/vision", browser);
+  EXPECT_NE(list->body.find("/versions/1/nodes?trt=8.6&amp;precision=int8"), std::string::npos) << list->body;
+  EXPECT_NE(list->body.find("value=\"8.6:int8 10.16:fp16\""), std::string::npos);  // the form holds them
+  EXPECT_NE(list->body.find("this project's"), std::string::npos);
+  EXPECT_EQ(c.Get("/projects/vision/models/detector/versions/1/nodes?trt=8.6&precision=int8", browser)->status, 200);
+  ASSERT_EQ(s.push(model_bytes(true))->status, 201);
+  ASSERT_EQ(s.wait_analysis(2)["status"], "done");
+  json diff = json::parse(
+      c.Get("/api/projects/vision/models/detector/versions/2/diff?against=1&trt=8.6&precision=int8", bearer(s.token))->body);
+  std::vector<std::string> diff_pins;
+  for (const json& p : diff["summary"]["pins"]) diff_pins.push_back(p["runtime"]);
+  EXPECT_EQ(diff_pins, (std::vector<std::string>{"8.6 int8", "10.16 fp16"}));
+
+  // Nothing else is lost: audio keeps the server's pins and its result, the engine's analysis stays done.
+  json audio = json::parse(
+      c.Get("/api/projects/audio/models/detector/versions/1/analysis", bearer(s.token))->body);
+  EXPECT_EQ(audio["status"], "done") << audio.dump();
+  EXPECT_EQ(runtimes(audio).size(), 3u);
+  EXPECT_EQ(json::parse(c.Get(engines.c_str(), bearer(s.token))->body)["engines"][0]["analysis"]["status"], "done");
+  // Back to the server's pins: the result at them is still there, read at once (no analysis).
+  auto cleared = post_pins(s.token, "pins=");
+  ASSERT_EQ(cleared->status, 200);
+  EXPECT_EQ(json::parse(cleared->body)["source"], "server");
+  json a3 = json::parse(c.Get("/api/projects/vision/models/detector/versions/1/analysis", bearer(s.token))->body);
+  EXPECT_EQ(a3["status"], "done") << a3.dump();
+  EXPECT_EQ(runtimes(a3), runtimes(a1));
+
+  // The page form: the session's CSRF token, a writer's role; a bad pin is a page that says why.
+  const httplib::Headers html = {{"Cookie", session.first}, {"Accept", "text/html"}};
+  EXPECT_EQ(c.Post("/projects/vision/pins", html, "csrf=wrong&pins=8.6:fp16", "application/x-www-form-urlencoded")->status,
+            403);
+  auto bad = c.Post("/projects/vision/pins", html, "csrf=" + session.second + "&pins=99.1:fp16",
+                    "application/x-www-form-urlencoded");
+  EXPECT_EQ(bad->status, 400);
+  EXPECT_NE(bad->get_header_value("Content-Type").find("text/html"), std::string::npos);
+  EXPECT_NE(bad->body.find("unknown TensorRT release &#39;99.1&#39;"), std::string::npos) << bad->body;
+  auto saved = c.Post("/projects/vision/pins", html, "csrf=" + session.second + "&pins=8.6:fp16&back=project",
+                      "application/x-www-form-urlencoded");
+  ASSERT_EQ(saved->status, 303) << saved->body;
+  EXPECT_EQ(saved->get_header_value("Location"), "/projects/vision");
+  EXPECT_EQ(pins_of()["pins"], json::array({"8.6:fp16"}));
+  const auto bob_session = sign_in(c, reader);
+  EXPECT_EQ(c.Post("/projects/vision/pins", {{"Cookie", bob_session.first}}, "csrf=" + bob_session.second + "&pins=",
+                   "application/x-www-form-urlencoded")->status,
+            403);
+  EXPECT_EQ(c.Get("/projects/vision", {{"Cookie", bob_session.first}})->body.find("form class=\"pins\""),
+            std::string::npos);  // readers see the pins, not the form
+
+  // An administrator with no role on the project may set them too.
+  const std::string root = run_trtlens({"admin", "--data", s.data, "user", "root", "--admin"}).out.substr(0, 68);
+  ASSERT_EQ(post_pins(root, "pins=10.16:fp16", "audio")->status, 200);
+  EXPECT_EQ(pins_of("audio")["pins"], json::array({"10.16:fp16"}));
+
+  // `admin pins`: the same checks, exit 2 and one line.
+  RunResult shown = run_trtlens({"admin", "--data", s.data, "pins", "vision"});
+  EXPECT_EQ(shown.out, "8.6:fp16\n");
+  RunResult cli_set = run_trtlens({"admin", "--data", s.data, "pins", "vision", "8.6.1:int8", "9.3:fp16"});
+  ASSERT_EQ(cli_set.exit_code, 0) << cli_set.err;
+  EXPECT_EQ(cli_set.out, "8.6:int8 9.3:fp16\n");
+  EXPECT_EQ(pins_of()["pins"], json::array({"8.6:int8", "9.3:fp16"}));
+  RunResult cli_bad = run_trtlens({"admin", "--data", s.data, "pins", "vision", "99.1:fp16"});
+  EXPECT_EQ(cli_bad.exit_code, 2);
+  EXPECT_EQ(cli_bad.err.rfind("trtlens: pins of vision 99.1:fp16: unknown TensorRT release '99.1'", 0), 0u) << cli_bad.err;
+  std::vector<std::string> nine = {"admin", "--data", s.data, "pins", "vision"};
+  for (const char* p : {"8.6:fp32", "8.6:fp16", "8.6:int8", "8.6:bf16", "8.6:fp8", "8.6:best", "10.16:fp16", "10.16:int8",
+                        "9.3:fp16"})
+    nine.push_back(p);
+  RunResult cli_many = run_trtlens(nine);
+  EXPECT_EQ(cli_many.exit_code, 2);
+  EXPECT_EQ(cli_many.err, "trtlens: pins of vision: 9 pins; at most 8 (each is stored with every version)\n");
+  RunResult cli_nowhere = run_trtlens({"admin", "--data", s.data, "pins", "nowhere", "8.6:fp16"});
+  EXPECT_EQ(cli_nowhere.exit_code, 2);
+  EXPECT_EQ(cli_nowhere.err, "trtlens: no project named nowhere\n");
+  EXPECT_EQ(pins_of()["pins"], json::array({"8.6:int8", "9.3:fp16"}));  // refusals changed nothing
+  EXPECT_NE(run_trtlens({"admin", "--data", s.data, "projects"}).out.find("\tpins 8.6:int8 9.3:fp16\n"),
+            std::string::npos);
+  RunResult cli_clear = run_trtlens({"admin", "--data", s.data, "pins", "vision", "--clear"});
+  EXPECT_EQ(cli_clear.out, "- (the server's --pin)\n");
+  EXPECT_EQ(pins_of()["source"], "server");
+  // The server's own --pin takes the same limit.
+  std::vector<std::string> serve_nine = {"serve", "--data", s.data, "--port", "0"};
+  for (size_t i = 5; i < nine.size(); ++i) {
+    serve_nine.push_back("--pin");
+    serve_nine.push_back(nine[i]);
+  }
+  RunResult too_many = run_trtlens(serve_nine);
+  EXPECT_EQ(too_many.exit_code, 2);
+  EXPECT_EQ(too_many.err, "trtlens: --pin: 9 pins; at most 8 (each is stored with every version)\n");
 }
 
 }  // namespace

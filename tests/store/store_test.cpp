@@ -553,12 +553,77 @@ TEST_P(StoreTest, AdminListsUsersProjectsAndTokensAndARevokedTokenFindsNoUser) {
   EXPECT_EQ(s.tokens("bob").size(), 1u);
   EXPECT_EQ(error_kind([&] { s.tokens("nobody"); }), Kind::NotFound);
 
+  // Last use: t1 signed in above (add_version's user), t3 never.
+  EXPECT_GT(tokens[0].last_used_at, 0);
+  EXPECT_EQ(tokens[2].last_used_at, 0);
+  EXPECT_EQ(tokens[0].revoked_at, 0);
+
+  // Sessions signed in with t2 end when it is revoked; one signed in with t1 stays.
+  auto by_t2 = s.user_for_token(t2);
+  ASSERT_TRUE(by_t2);
+  EXPECT_EQ(by_t2->token_id, tokens[1].id);
+  const std::string session_t2 = s.create_session(by_t2->id, 3600, by_t2->token_id);
+  const std::string session_t1 = s.create_session(by_t2->id, 3600, s.user_for_token(t1)->token_id);
   s.revoke_token(tokens[1].id);
   EXPECT_TRUE(s.user_for_token(t1));
   EXPECT_FALSE(s.user_for_token(t2));  // revoked
   EXPECT_TRUE(s.user_for_token(t3));
-  EXPECT_EQ(s.tokens().size(), 2u);
-  EXPECT_EQ(error_kind([&] { s.revoke_token(tokens[1].id); }), Kind::NotFound);
+  EXPECT_FALSE(s.session(session_t2));
+  EXPECT_TRUE(s.session(session_t1));
+  // Listed as revoked, not counted among the user's tokens.
+  tokens = s.tokens();
+  ASSERT_EQ(tokens.size(), 3u);
+  EXPECT_GT(tokens[1].revoked_at, 0);
+  EXPECT_EQ(tokens[0].revoked_at, 0);
+  EXPECT_EQ(s.users()[0].tokens, 1);
+  EXPECT_EQ(error_kind([&] { s.revoke_token(tokens[1].id); }), Kind::Conflict);  // revoked already
+  EXPECT_EQ(error_kind([&] { s.revoke_token(999); }), Kind::NotFound);
+}
+
+TEST_P(StoreTest, AdministratorsAreMarkedOnTokensSessionsAndListings) {
+  Store& s = *this->store_;
+  s.create_user("root");
+  s.create_user("dev");
+  const std::string root = s.issue_token("root"), dev = s.issue_token("dev");
+  EXPECT_FALSE(s.user_for_token(root)->admin);  // nobody is one until promoted
+  s.set_admin("root", true);
+  EXPECT_TRUE(s.user_for_token(root)->admin);
+  EXPECT_FALSE(s.user_for_token(dev)->admin);
+  auto user = s.user_for_token(root);
+  auto session = s.session(s.create_session(user->id, 3600, user->token_id));
+  ASSERT_TRUE(session);
+  EXPECT_TRUE(session->admin);
+  auto users = s.users();
+  EXPECT_FALSE(users[0].admin);  // dev
+  EXPECT_TRUE(users[1].admin);   // root
+  s.set_admin("root", false);
+  EXPECT_FALSE(s.user_for_token(root)->admin);
+  EXPECT_EQ(error_kind([&] { s.set_admin("nobody", true); }), Kind::NotFound);
+}
+
+TEST_P(StoreTest, ProjectsKeepTheirPins) {
+  Store& s = *this->store_;
+  s.create_project("vision");
+  s.create_project("audio");
+  EXPECT_TRUE(s.project_pins("vision").empty());  // the server's
+  s.set_project_pins("vision", {"8.6:fp16", "10.16:int8", "8.5:fp16:orin-dla"});
+  EXPECT_EQ(s.project_pins("vision"), (std::vector<std::string>{"8.6:fp16", "10.16:int8", "8.5:fp16:orin-dla"}));
+  EXPECT_TRUE(s.project_pins("audio").empty());
+  auto projects = s.projects();
+  EXPECT_TRUE(projects[0].pins.empty());
+  EXPECT_EQ(projects[1].pins.size(), 3u);
+  EXPECT_EQ(this->open_again()->project_pins("vision").size(), 3u);
+  // The store checks shapes (the server checks releases and targets): nothing is half-set.
+  EXPECT_EQ(error_kind([&] { s.set_project_pins("vision", std::vector<std::string>(kMaxPins + 1, "8.6:fp16")); }),
+            Kind::Invalid);
+  EXPECT_EQ(error_kind([&] { s.set_project_pins("vision", {"8.6:fp16", "8.6 fp16"}); }), Kind::Invalid);
+  EXPECT_EQ(error_kind([&] { s.set_project_pins("vision", {""}); }), Kind::Invalid);
+  EXPECT_EQ(error_kind([&] { s.set_project_pins("vision", {std::string(65, '8')}); }), Kind::Invalid);
+  EXPECT_EQ(s.project_pins("vision").size(), 3u);
+  EXPECT_EQ(error_kind([&] { s.set_project_pins("nowhere", {"8.6:fp16"}); }), Kind::NotFound);
+  EXPECT_EQ(error_kind([&] { s.project_pins("nowhere"); }), Kind::NotFound);
+  s.set_project_pins("vision", {});
+  EXPECT_TRUE(s.project_pins("vision").empty());
 }
 
 TEST_P(StoreTest, DeletingAVersionKeepsObjectsAnotherVersionShares) {
@@ -759,6 +824,74 @@ TEST(Store, MigrationFromSchema2KeepsEverythingAndAddsTheAdministration) {
   EXPECT_EQ(s->version("vision", "detector", 1)->tags, std::vector<std::string>{"production"});
   s->revoke_token(tokens[0].id);
   EXPECT_FALSE(s->user_for_token(token));
+  s.reset();
+  EXPECT_NO_THROW(Store::open(dir));  // migrated once: opening again changes nothing
+}
+
+// Schema 3 as trtlens left it: schema 2 plus migration 3's columns and tags table, a token
+// with its hint, a tag and a session.
+TEST(Store, MigrationFromSchema3KeepsTokensAndAddsAdminsRevocationAndPins) {
+  const fs::path scratch = fresh_dir("store-migration-3-token");
+  std::string token, hash;
+  {
+    auto s = Store::open(scratch);
+    s->create_user("alice");
+    token = s->issue_token("alice");
+  }
+  {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open((scratch / "trtlens.db").c_str(), &db), SQLITE_OK);
+    sqlite3_stmt* st = nullptr;
+    ASSERT_EQ(sqlite3_prepare_v2(db, "SELECT hash FROM tokens", -1, &st, nullptr), SQLITE_OK);
+    ASSERT_EQ(sqlite3_step(st), SQLITE_ROW);
+    hash = reinterpret_cast<const char*>(sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+  }
+  const fs::path dir = fresh_dir("store-migration-3-4");
+  write_schema_2(dir, hash);
+  {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open((dir / "trtlens.db").c_str(), &db), SQLITE_OK);
+    const std::string session_hash(64, 'c');
+    const std::string sql =
+        "ALTER TABLE tokens ADD COLUMN hint TEXT NOT NULL DEFAULT '';"
+        "ALTER TABLE versions ADD COLUMN git_sha TEXT NOT NULL DEFAULT '';"
+        "ALTER TABLE versions ADD COLUMN git_branch TEXT NOT NULL DEFAULT '';"
+        "ALTER TABLE versions ADD COLUMN io TEXT NOT NULL DEFAULT '';"
+        "ALTER TABLE models ADD COLUMN description TEXT NOT NULL DEFAULT '';"
+        "ALTER TABLE engines ADD COLUMN trt_release TEXT NOT NULL DEFAULT '';"
+        "ALTER TABLE engines ADD COLUMN trt_release_source TEXT NOT NULL DEFAULT '';"
+        "CREATE TABLE tags (model_id BIGINT NOT NULL REFERENCES models(id), name TEXT NOT NULL,"
+        " version_id BIGINT NOT NULL REFERENCES versions(id), PRIMARY KEY (model_id, name));"
+        "UPDATE schema_version SET version = 3;"
+        "UPDATE tokens SET hint = '…" + token.substr(64) + "';"
+        "INSERT INTO tags VALUES (1, 'production', 1);"
+        "INSERT INTO sessions VALUES ('" + session_hash + "', 1, 99999999999);";
+    char* error = nullptr;
+    EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &error), SQLITE_OK) << (error ? error : "");
+    sqlite3_free(error);
+    sqlite3_close(db);
+  }
+  auto s = Store::open(dir);
+  auto user = s->user_for_token(token);
+  ASSERT_TRUE(user);  // tokens of schema 3 still sign in
+  EXPECT_FALSE(user->admin);  // nobody is an administrator until promoted
+  auto tokens = s->tokens();
+  ASSERT_EQ(tokens.size(), 1u);
+  EXPECT_EQ(tokens[0].hint, "…" + token.substr(64));
+  EXPECT_EQ(tokens[0].revoked_at, 0);
+  EXPECT_GT(tokens[0].last_used_at, 0);  // just now
+  EXPECT_EQ(s->version("vision", "detector", 1)->tags, std::vector<std::string>{"production"});
+  EXPECT_TRUE(s->project_pins("vision").empty());  // the server's, as before
+  // The new columns work on the migrated database.
+  s->set_admin("alice", true);
+  EXPECT_TRUE(s->user_for_token(token)->admin);
+  s->set_project_pins("vision", {"8.6:fp16"});
+  EXPECT_EQ(s->projects()[0].pins, std::vector<std::string>{"8.6:fp16"});
+  s->revoke_token(tokens[0].id);
+  EXPECT_FALSE(s->user_for_token(token));
+  EXPECT_GT(s->tokens()[0].revoked_at, 0);
   s.reset();
   EXPECT_NO_THROW(Store::open(dir));  // migrated once: opening again changes nothing
 }
