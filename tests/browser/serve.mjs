@@ -2,7 +2,8 @@
 // server on 127.0.0.1; a user signs in with a token, uploads a model through
 // the page, watches it analysed, opens the report in its frame, switches
 // precision, opens a node's drawer, uploads a second version, compares the
-// two, attaches an engine, and administers (tag, filter, delete, error pages).
+// two, attaches an engine, and administers (tag, filter, delete, error pages; the admin page:
+// tokens listed and revoked, a project's pins set and the report opening at them).
 // Usage: node serve.mjs <trtlens binary> <source dir> <artifact dir>
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -26,9 +27,11 @@ execFileSync(python, [path.join(here, 'make_models.py'), work], { stdio: 'inheri
 
 const data = path.join(work, 'data');
 const admin = (...args) => execFileSync(trtlens, ['admin', '--data', data, ...args]).toString().trim();
-const token = admin('user', 'alice');
+const token = admin('user', 'alice', '--admin');
 admin('project', 'vision');
 admin('grant', 'alice', 'vision', 'write');
+const bobToken = admin('user', 'bob');
+admin('grant', 'bob', 'vision', 'read');
 
 const portFile = path.join(work, 'port');
 const server = spawn(trtlens, ['serve', '--data', data, '--port', '0', '--port-file', portFile],
@@ -174,6 +177,63 @@ test('administration: tag, filter the list, delete a version, error pages', asyn
   check((await page.textContent('main')).includes('has no version 1'), 'an error page, not JSON');
   eq(await page.locator('main a[href="/"]').count(), 1, 'the error page links back');
   await page.screenshot({ path: path.join(artifacts, 'serve-admin.png') });
+});
+
+// The API as a script calls it, with a token.
+const apiStatus = async (url, bearer) =>
+  (await fetch(base + url, { headers: { Authorization: 'Bearer ' + bearer } })).status;
+
+test('admin page: tokens listed without secrets, one revoked, which then fails', async () => {
+  eq(await apiStatus('/api/projects', bobToken), 200, "bob's token works");
+  await page.goto(base + '/');
+  await page.click('header a.admin-link');
+  eq(new URL(page.url()).pathname, '/admin', 'the header links the admin page');
+  const users = await page.textContent('table.users');
+  check(users.includes('alice') && users.includes('bob') && users.includes('vision write'), 'users and roles: ' + users);
+  check((await page.textContent('table.projects')).includes('vision'), 'projects listed');
+  const html = await page.content();
+  check(!html.includes(token) && !html.includes(bobToken), 'no token on the page');
+  const bobRow = page.locator('table.tokens tr[data-token="2"]');
+  check((await bobRow.textContent()).includes('…' + bobToken.slice(-4)), "bob's token by its last characters");
+  eq(await page.locator('table.tokens tr.active').count(), 2, 'two active tokens');
+  page.removeAllListeners('dialog');
+  page.once('dialog', (d) => d.accept());
+  await bobRow.locator('button').click();
+  await page.waitForSelector('table.tokens tr[data-token="2"].revoked');
+  eq(new URL(page.url()).pathname, '/admin', 'back on the admin page');
+  check((await page.textContent('table.tokens tr[data-token="2"]')).includes('revoked'), 'listed as revoked');
+  eq(await apiStatus('/api/projects', bobToken), 401, 'the revoked token gets 401');
+  // Nor can it sign a browser in.
+  const other = await browser.newPage();
+  await other.goto(base + '/login');
+  await other.fill('input[name="token"]', bobToken);
+  await other.click('form button');
+  check((await other.textContent('body')).includes('Unknown token'), 'the revoked token cannot sign in');
+  await other.close();
+  await page.screenshot({ path: path.join(artifacts, 'serve-admin-page.png') });
+});
+
+test("a project's pins: a bad one is refused; set, the report opens at the new pin", async () => {
+  await page.goto(base + '/projects/vision');
+  check((await page.textContent('section.pins')).includes("the server's"), 'the server pins at first');
+  await page.fill('section.pins input[name="pins"]', '99.1:fp16');
+  await page.click('section.pins form button');
+  check((await page.textContent('main')).includes("unknown TensorRT release '99.1'"), 'bad pin refused in words');
+  await page.goto(base + '/projects/vision');
+  await page.fill('section.pins input[name="pins"]', '8.6:int8 10.16:fp16');
+  await page.click('section.pins form button');
+  eq(new URL(page.url()).pathname, '/projects/vision', 'back on the project');
+  const pins = await page.textContent('section.pins');
+  check(pins.includes('8.6 int8') && pins.includes("this project's"), 'the project pins shown: ' + pins);
+  await page.goto(base + '/projects/vision/models/demo/versions/2');
+  const frame = await reportFrame();  // analysed again at the new pins
+  eq(await frame.locator('select[name="release"]').inputValue(), '8.6', 'report opens at the first pin release');
+  eq(await frame.locator('select[name="precision"]').inputValue(), 'int8', 'report opens at the first pin precision');
+  check((await page.textContent('.converts')).includes('8.6 int8'), 'the version badges at the new pins');
+  await page.goto(base + '/projects/vision');
+  check((await page.textContent('table.models')).includes('10.16 fp16'), 'the model list badges at the new pins');
+  await page.screenshot({ path: path.join(artifacts, 'serve-pins.png') });
+  eq(trouble.join('; '), '', 'trouble');
 });
 
 await run(artifacts);
