@@ -131,9 +131,12 @@ const std::vector<std::vector<std::string>>& migrations() {
   }, {
       // Site administrators, tokens revoked (kept, listed as revoked) and last used, the token
       // a session signed in with (revoking it ends the session), per-project pins (issue 22).
+      // Sessions of schema 3 do not know their token, so no revocation could end them: they
+      // end now, their users sign in again once.
       "ALTER TABLE users ADD COLUMN admin INTEGER NOT NULL DEFAULT 0",
       "ALTER TABLE tokens ADD COLUMN last_used_at BIGINT NOT NULL DEFAULT 0",
       "ALTER TABLE tokens ADD COLUMN revoked_at BIGINT NOT NULL DEFAULT 0",
+      "DELETE FROM sessions",
       "ALTER TABLE sessions ADD COLUMN token_id BIGINT NOT NULL DEFAULT 0",
       "ALTER TABLE projects ADD COLUMN pins TEXT NOT NULL DEFAULT ''",
   }};

@@ -874,6 +874,17 @@ TEST(Store, MigrationFromSchema3KeepsTokensAndAddsAdminsRevocationAndPins) {
     sqlite3_close(db);
   }
   auto s = Store::open(dir);
+  {
+    // Its sessions ended: they do not know the token they signed in with, so no revocation could end them.
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open((dir / "trtlens.db").c_str(), &db), SQLITE_OK);
+    sqlite3_stmt* st = nullptr;
+    ASSERT_EQ(sqlite3_prepare_v2(db, "SELECT COUNT(*) FROM sessions", -1, &st, nullptr), SQLITE_OK);
+    ASSERT_EQ(sqlite3_step(st), SQLITE_ROW);
+    EXPECT_EQ(sqlite3_column_int(st, 0), 0);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+  }
   auto user = s->user_for_token(token);
   ASSERT_TRUE(user);  // tokens of schema 3 still sign in
   EXPECT_FALSE(user->admin);  // nobody is an administrator until promoted
