@@ -82,7 +82,7 @@ struct EngineResult {
 //
 // A model's analysis is keyed by its files and the pins it is stored at ("<tree>/<main>?pins=
 // 8.6:fp16,10.16:fp16"), so a project whose pins change is analysed again when a version is
-// next opened, and the results at the former pins stay for whoever still has them. An engine's
+// next opened, and the results at the former pins stay (setting them back finds them). An engine's
 // analysis does not depend on pins: its key is the files alone.
 class Analyzer {
  public:

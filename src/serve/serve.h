@@ -20,8 +20,9 @@ struct ServeOptions {
   unsigned threads = 256;          // HTTP worker threads (each holds one keep-alive connection at a time)
   unsigned analysis_threads = 1;   // models analysed at once
   uint64_t max_upload_bytes = uint64_t{4} << 30;  // per request body, bytes; larger → 413
-  // Runtimes whose converts yes/no the model lists show, "RELEASE:PRECISION"
-  // ("8.6:fp16"). Empty: fp16 on the newest release of each of the three newest majors.
+  // Runtimes whose converts yes/no the model lists show, "RELEASE:PRECISION[:TARGET]"
+  // ("8.6:fp16"), for projects without pins of their own (Store::project_pins); at most
+  // store::kMaxPins. Empty: fp16 on the newest release of each of the three newest majors.
   std::vector<std::string> pins;
 };
 
