@@ -38,9 +38,14 @@ std::string engine_key(const store::Version& v, const store::Engine& e) {
 // Pin sets resolved from stored text, kept at most this many (a server sees a handful).
 constexpr size_t kMaxPinSets = 1000;
 
+// Longer pin lists enter analysis keys by their hash: a key over the store's 256 bytes is
+// stored hashed, and an analysis under a hashed key is never garbage-collected.
+constexpr size_t kMaxPinKeyBytes = 48;
+
 std::shared_ptr<const PinSet> make_pin_set(std::vector<Pin> pins, bool project_own) {
   auto set = std::make_shared<PinSet>();
   for (const Pin& p : pins) set->key += (set->key.empty() ? "" : ",") + p.spec;
+  if (set->key.size() > kMaxPinKeyBytes) set->key = "sha256:" + sha256_hex(set->key).substr(0, 32);
   set->pins = std::move(pins);
   set->project_own = project_own;
   return set;

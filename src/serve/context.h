@@ -38,7 +38,7 @@ std::vector<Pin> resolve_pins(const std::vector<std::string>& specs, const std::
 // The runtimes one project's analyses are stored at: its own pins, else the server's.
 struct PinSet {
   std::vector<Pin> pins;
-  std::string key;             // the canonical specs joined by ',': part of the analysis key
+  std::string key;             // part of the analysis key: the canonical specs joined by ',', or their hash when long
   bool project_own = false;    // the project's pins (else the server's --pin)
 };
 

@@ -685,8 +685,8 @@ class SqlStore : public Store {
       std::sort(trees.begin(), trees.end());
       for (const auto& r : db_->query("SELECT cache_key, kb FROM analyses")) {
         const std::string& key = r.text(0);
-        // "<tree>/<main>" or "engine:<engine tree>[@<release>]+<tree>/<main>" (the server's
-        // keys, analyzer.cpp); hashed long keys are kept.
+        // "<tree>/<main>?pins=<pins>" or "engine:<engine tree>[@<release>]+<tree>/<main>" (the
+        // server's keys, analyzer.cpp); hashed long keys are kept.
         std::vector<std::string> named;
         if (key.rfind("engine:", 0) == 0) {
           named.push_back(key.substr(7, 64));

@@ -296,8 +296,8 @@ class Store {
   // claim_analysis inserts a Queued row and returns true when none existed,
   // the existing one Failed, or it is Queued/Running but was not updated for
   // `stale_seconds` (its server died), so one worker runs each analysis.
-  // `key` is non-empty UTF-8 text (the server uses "<tree hash>/<main file>" for
-  // a model and "engine:<engine tree>+<model key>" for an engine page); a key
+  // `key` is non-empty UTF-8 text (the server uses "<tree hash>/<main file>?pins=<pins>" for
+  // a model and "engine:<engine tree>[@<release>]+<tree hash>/<main file>" for an engine page); a key
   // over 256 bytes (a long path in an upload) is stored as "blake2b:<its hash>",
   // so keys of any length work. `kb` is 1 to 256 bytes. StoreError(Invalid) otherwise.
   virtual std::optional<Analysis> analysis(const std::string& key, const std::string& kb) = 0;

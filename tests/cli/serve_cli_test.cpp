@@ -1418,6 +1418,14 @@ TEST(ServeCli, ProjectPinsAreCheckedStoredAndKeyTheAnalysis) {
   EXPECT_EQ(c.Get("/projects/vision", {{"Cookie", bob_session.first}})->body.find("form class=\"pins\""),
             std::string::npos);  // readers see the pins, not the form
 
+  // Eight pins (their key is hashed, keys stay short): analysed at all of them.
+  ASSERT_EQ(post_pins(s.token, "pins=8.6:fp32,8.6:fp16,8.6:int8,8.6:bf16,8.6:fp8,8.6:best,10.16:fp16,9.3:fp16")->status,
+            200);
+  json eight = s.wait_analysis(1);
+  ASSERT_EQ(eight["status"], "done") << eight.dump();
+  EXPECT_EQ(runtimes(eight).size(), 8u);
+  EXPECT_EQ(runtimes(eight)[7], "9.3 fp16");
+
   // An administrator with no role on the project may set them too.
   const std::string root = run_trtlens({"admin", "--data", s.data, "user", "root", "--admin"}).out.substr(0, 68);
   ASSERT_EQ(post_pins(root, "pins=10.16:fp16", "audio")->status, 200);
@@ -1425,7 +1433,7 @@ TEST(ServeCli, ProjectPinsAreCheckedStoredAndKeyTheAnalysis) {
 
   // `admin pins`: the same checks, exit 2 and one line.
   RunResult shown = run_trtlens({"admin", "--data", s.data, "pins", "vision"});
-  EXPECT_EQ(shown.out, "8.6:fp16\n");
+  EXPECT_EQ(shown.out, "8.6:fp32 8.6:fp16 8.6:int8 8.6:bf16 8.6:fp8 8.6:best 10.16:fp16 9.3:fp16\n");
   RunResult cli_set = run_trtlens({"admin", "--data", s.data, "pins", "vision", "8.6.1:int8", "9.3:fp16"});
   ASSERT_EQ(cli_set.exit_code, 0) << cli_set.err;
   EXPECT_EQ(cli_set.out, "8.6:int8 9.3:fp16\n");
