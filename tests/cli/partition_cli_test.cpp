@@ -368,6 +368,67 @@ TEST(PartitionCli, ExcludeOpsOverridesTheProvidersDefault) {
   EXPECT_EQ(e["outside"].size(), 2u);
 }
 
+// --target orin-dla: the TensorRT regions cut into DLA loadables and GPU regions, each part
+// naming its device in the manifest, the text and the file name.
+TEST(PartitionCli, ADlaTargetCutsRegionsIntoDlaLoadablesAndGpuRegions) {
+  std::string dir = temp_dir("PartitionCli.Dla");
+  std::string model = detect_model(dir);
+  std::string out = dir + "/parts";
+  RunResult r = run_trtlens({"partition", model, "--trt", "8.5", "--precision", "fp16", "--target", "orin-dla", "-o", out,
+                             "--format", "json"});
+  ASSERT_EQ(r.exit_code, 1) << r.err;  // the custom ops do not import
+  EXPECT_EQ(folder_entries(out), (std::vector<std::string>{"manifest.json", "part0_rest.onnx", "part1_dla.onnx",
+                                                           "part2_gpu.onnx", "part3_rest.onnx", "part4_dla.onnx",
+                                                           "weights.data"}));
+  json doc = json::parse(r.out);
+  EXPECT_EQ(doc["runtime"]["target"], "orin-dla");
+  std::vector<std::string> devices;
+  for (const auto& part : doc["parts"]) devices.push_back(part["device"]);
+  EXPECT_EQ(devices, (std::vector<std::string>{"onnxruntime", "dla", "gpu", "onnxruntime", "dla"}));
+  // conv1 .. relu2 on the DLA; GlobalAveragePool, Flatten, Gemm, Sigmoid on [1, 10] fall back.
+  EXPECT_EQ(doc["parts"][1]["nodes"], (json{"/1", "/2", "/3", "/4"}));
+  EXPECT_EQ(doc["parts"][1]["loadable"], 0);
+  EXPECT_EQ(doc["parts"][2]["loadable"], nullptr);
+  EXPECT_EQ(doc["parts"][1]["region"], 0);
+  EXPECT_EQ(doc["parts"][2]["region"], 0);
+  EXPECT_EQ(doc["parts"][4]["region"], 1);
+  EXPECT_EQ(doc["summary"]["regions"], 2);
+  EXPECT_EQ(doc["summary"]["engines"], 3);
+  const json& d = doc["dla"];
+  EXPECT_EQ(d["loadables"], 2);
+  EXPECT_EQ(d["gpu_regions"], 1);
+  EXPECT_EQ(d["max_loadables_per_core"], 16);
+  EXPECT_EQ(d["over_limit"], false);
+  // r2 to the GPU region and to the box decoder; norm into the first loadable; raw_boxes into the second.
+  EXPECT_EQ(d["transitions"], 4);
+  EXPECT_EQ(d["nodes_on_dla"], 5);
+  json manifest = json::parse(read_text(out + "/manifest.json"));
+  EXPECT_EQ(manifest["parts"][1]["file"], "part1_dla.onnx");
+  EXPECT_EQ(manifest["parts"][2]["file"], "part2_gpu.onnx");
+
+  RunResult t = run_trtlens({"partition", model, "--trt", "8.5", "--precision", "fp16", "--target", "orin-dla"});
+  EXPECT_NE(t.out.find("DLA loadables:              2 (within the 16 per DLA core TensorRT loads)"), std::string::npos) << t.out;
+  EXPECT_NE(t.out.find("part 1: DLA loadable 0, region 0, 4 nodes (conv1 .. relu2)"), std::string::npos) << t.out;
+  EXPECT_NE(t.out.find("part 2: GPU, region 0"), std::string::npos) << t.out;
+  RunResult md = run_trtlens({"partition", model, "--trt", "8.5", "--precision", "fp16", "--target", "orin-dla", "--format", "markdown"});
+  EXPECT_NE(md.out.find("**DLA loadable 1** (region 1, part 4, 1 nodes)"), std::string::npos) << md.out;
+
+  // A release without DLA facts is a usage error, as in check.
+  RunResult old = run_trtlens({"partition", model, "--trt", "8.4", "--precision", "fp16", "--target", "orin-dla"});
+  EXPECT_EQ(old.exit_code, 2);
+  EXPECT_NE(old.err.find("no DLA facts for TensorRT 8.4"), std::string::npos) << old.err;
+}
+
+// Without a DLA target nothing of the cut shows: a GPU target's json is the plain one's.
+TEST(PartitionCli, AGpuTargetLeavesTheJsonAsWithoutATarget) {
+  std::string model = detect_model(temp_dir("PartitionCli.GpuTarget"));
+  RunResult plain = run_trtlens({"partition", model, "--trt", "8.5", "--precision", "fp16", "--format", "json"});
+  RunResult orin = run_trtlens({"partition", model, "--trt", "8.5", "--precision", "fp16", "--target", "orin", "--format", "json"});
+  ASSERT_EQ(plain.exit_code, 1) << plain.err;
+  EXPECT_EQ(orin.out, plain.out);
+  EXPECT_EQ(plain.out.find("\"device\""), std::string::npos);
+}
+
 TEST(PartitionCli, BadInputIsOneLineAndExitTwo) {
   std::string dir = temp_dir("PartitionCli.Bad");
   write_text(dir + "/junk.onnx", "not a model at all");
