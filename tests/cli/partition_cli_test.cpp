@@ -1,6 +1,7 @@
 // `trtlens partition` as a user runs it: the report, the golden JSON, the
 // parts written with -o (valid for onnx.checker, chaining back to the model),
 // and bad input.
+#include <fmt/core.h>
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 
@@ -417,6 +418,46 @@ TEST(PartitionCli, ADlaTargetCutsRegionsIntoDlaLoadablesAndGpuRegions) {
   RunResult old = run_trtlens({"partition", model, "--trt", "8.4", "--precision", "fp16", "--target", "orin-dla"});
   EXPECT_EQ(old.exit_code, 2);
   EXPECT_NE(old.err.find("no DLA facts for TensorRT 8.4"), std::string::npos) << old.err;
+}
+
+// The torchvision models of tests/models/dla_expected.json (one DLA loadable, one transition,
+// the nodes it lists off the DLA): partition cuts each into that loadable and one GPU region
+// holding exactly the off-DLA nodes, in that order.
+TEST(PartitionCli, TorchvisionModelsOnOrinDlaSplitAsTheExpectedPlacementImplies) {
+  std::string cache = std::string(TRTLENS_TEST_TMP) + "/../model-cache";  // the build tree's, as models.real fills it
+  auto expected =
+      nlohmann::ordered_json::parse(read_text(std::string(TRTLENS_SOURCE_DIR) + "/tests/models/dla_expected.json"));
+  int checked = 0;
+  for (const auto& [file, want] : expected.items()) {
+    if (file.starts_with("_")) continue;
+    std::string path = cache + "/" + file;
+    if (!fs::exists(path)) continue;
+    ++checked;
+    std::vector<std::string> args = {"partition", path, "--trt", want["trt"], "--precision", want["precision"], "--target", want["target"]};
+    RunResult t = run_trtlens(args);
+    args.insert(args.end(), {"--format", "json"});
+    RunResult r = run_trtlens(args);
+    ASSERT_EQ(r.exit_code, 0) << file << r.err;
+    json doc = json::parse(r.out), dla = doc["dla"];
+    ASSERT_EQ(want["loadables"], 1) << "the expectations below assume one loadable";
+    EXPECT_EQ(dla["loadables"], want["loadables"]) << file;
+    EXPECT_EQ(dla["transitions"], want["transitions"]) << file;
+    EXPECT_EQ(dla["gpu_regions"], 1) << file;
+    EXPECT_EQ(dla["nodes_on_dla"], want["dla_nodes"]) << file;
+    EXPECT_EQ(dla["placed_nodes"], want["dla_nodes"].get<int>() + want["gpu_fallback_nodes"].get<int>() +
+                                       want["unsupported_nodes"].get<int>()) << file;
+    ASSERT_EQ(doc["parts"].size(), 2u) << file;
+    EXPECT_EQ(doc["parts"][0]["device"], "dla");
+    EXPECT_EQ(doc["parts"][1]["device"], "gpu");
+    const auto& off = want["off_dla"];
+    EXPECT_EQ(doc["parts"][1]["node_count"], off.size()) << file;
+    std::string gpu = fmt::format("part 1: GPU, region 0, {} nodes ({} .. {})", off.size(), off.begin().key(),
+                                  std::prev(off.end()).key());
+    EXPECT_NE(t.out.find(gpu), std::string::npos) << gpu << "\n" << t.out;
+    double share = static_cast<double>(dla["macs_on_dla"].get<int64_t>()) / doc["summary"]["macs"].get<int64_t>();
+    EXPECT_GE(share, want["min_mac_share"].get<double>()) << file;
+  }
+  if (checked == 0) GTEST_SKIP() << "no torchvision model in " << cache << " (tests/models/export.py fills it)";
 }
 
 // Without a DLA target nothing of the cut shows: a GPU target's json is the plain one's.
