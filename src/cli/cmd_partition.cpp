@@ -77,8 +77,8 @@ void add_partition_command(CLI::App& app, int& exit_code) {
     }
     // The loadable limit is a warning on stderr too, where json and markdown readers see it.
     if (p.dla && p.dla->loadables > p.dla->max_loadables && opt->format != "text")
-      std::fprintf(stderr, "trtlens partition: warning: %d DLA loadables, more than the %d TensorRT loads per DLA core\n",
-                   p.dla->loadables, p.dla->max_loadables);
+      fmt::print(stderr, "trtlens partition: warning: {} DLA loadables, more than the {} TensorRT loads per DLA core\n",
+                 p.dla->loadables, p.dla->max_loadables);
     OutputStream out("");
     if (opt->format == "json") partition_json(model, a, p, kb, false, [&out](std::string_view s) { out.write(s); });
     else out.write(opt->format == "markdown" ? partition_markdown(model, a, p) : partition_text(model, a, p, color_for("")));

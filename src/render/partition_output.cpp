@@ -111,7 +111,7 @@ std::vector<std::pair<std::string, std::string>> figures(const Partition& p) {
         {"DLA loadables", fmt::format("{} ({} the {} per DLA core TensorRT loads)", d.loadables,
                                       d.loadables > d.max_loadables ? "MORE THAN" : "within", d.max_loadables)},
         {"GPU regions", std::to_string(d.gpu_regions)},
-        {"DLA<->GPU transitions", fmt::format("{} (each a reformat)", d.transitions)},
+        {"DLA<->GPU transitions", fmt::format("{} (tensors into or out of a DLA loadable, each a reformat)", d.transitions)},
         {"nodes on the DLA", fmt::format("{} of {} placed ({})", d.nodes_on_dla, d.placed_nodes, share(d.nodes_on_dla, d.placed_nodes))},
         {"MACs on the DLA", fmt::format("{} of {} ({})", count_text(d.macs_on_dla), count_text(p.macs), share(d.macs_on_dla, p.macs))},
     });

@@ -460,6 +460,38 @@ TEST(PartitionCli, TorchvisionModelsOnOrinDlaSplitAsTheExpectedPlacementImplies)
   if (checked == 0) GTEST_SKIP() << "no torchvision model in " << cache << " (tests/models/export.py fills it)";
 }
 
+// 17 Relus (DLA) between 16 MaxPools of window 9 (GPU): more loadables than TensorRT loads on
+// one DLA core. A warning naming the count, on stdout in text and on stderr for json; the exit
+// code stays the verdicts' (--fail-on).
+TEST(PartitionCli, MoreDlaLoadablesThanACoreLoadsIsAWarningNamingTheCount) {
+  ModelBuilder mb(13);
+  auto g = mb.graph();
+  g.input("x", kFloat, {1, 4, 8, 8});
+  std::string at = "x";
+  for (int i = 0; i < 17; ++i) {
+    std::string r = "r" + std::to_string(i), p = "p" + std::to_string(i);
+    g.node("Relu", {at}, {r}, r);
+    at = r;
+    if (i == 16) break;
+    auto& pool = g.node("MaxPool", {at}, {p}, p);
+    attr_ints(pool, "kernel_shape", {9, 9});
+    attr_ints(pool, "pads", {4, 4, 4, 4});
+    at = p;
+  }
+  g.output(at);
+  std::string model = mb.save(temp_dir("PartitionCli.Loadables") + "/chain.onnx");
+  RunResult t = run_trtlens({"partition", model, "--trt", "8.5", "--precision", "fp16", "--target", "orin-dla"});
+  EXPECT_EQ(t.exit_code, 0) << t.err;
+  EXPECT_NE(t.out.find("warning: 17 DLA loadables, more than the 16 TensorRT loads per DLA core"), std::string::npos) << t.out;
+  RunResult j = run_trtlens({"partition", model, "--trt", "8.5", "--precision", "fp16", "--target", "orin-dla", "--format", "json"});
+  EXPECT_EQ(j.exit_code, 0) << j.err;
+  EXPECT_NE(j.err.find("warning: 17 DLA loadables, more than the 16 TensorRT loads per DLA core"), std::string::npos) << j.err;
+  json doc = json::parse(j.out);
+  EXPECT_EQ(doc["dla"]["loadables"], 17);
+  EXPECT_EQ(doc["dla"]["over_limit"], true);
+  EXPECT_EQ(doc["parts"].size(), 33u);
+}
+
 // Without a DLA target nothing of the cut shows: a GPU target's json is the plain one's.
 TEST(PartitionCli, AGpuTargetLeavesTheJsonAsWithoutATarget) {
   std::string model = detect_model(temp_dir("PartitionCli.GpuTarget"));
