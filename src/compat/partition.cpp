@@ -170,19 +170,32 @@ struct Piece {
 
 // Cuts one region (scheduled nodes of the main graph) into DLA and GPU pieces, in an order where
 // every piece reads only pieces before it. First the runs of a schedule in dependency order that
-// stays on one device while it has a ready node (form_regions' rule; a node the builder folds,
-// placed NONE, goes with the current run). Each run then reads the run before it (else it would
-// have been scheduled earlier), so two runs of one device merge only when the piece between them
-// does not read the earlier one: that piece then goes first, and the two join behind it (pieces
-// of one device that become neighbours join too). `scratch` is n ints, all -1 on entry and on return.
+// stays on one device while it has a ready node (form_regions' rule). Each run then reads the run
+// before it (else it would have been scheduled earlier), so two runs of one device merge only when
+// the piece between them does not read the earlier one: that piece then goes first, and the two
+// join behind it (pieces of one device that become neighbours join too). `scratch` is n ints, all
+// -1 on entry and on return.
 std::vector<Piece> cut_for_dla(const GraphFacts& f, const std::vector<int>& region, const DlaPlacement& d,
                                const std::vector<int>& producer, std::vector<int>& scratch) {
+  // scratch: 0 marks the region's nodes; then their in-region indegree while scheduling; then
+  // 1 + the piece index of each node.
+  for (int node : region) scratch[static_cast<size_t>(node)] = 0;
+  // A node the builder folds (NONE: a Shape of a static tensor) goes where its first reader in the
+  // region goes, so its value does not cross a cut; one without a reader here goes with the current run.
+  std::unordered_map<int, int> folded;
   auto device = [&](int node) {  // 0 GPU, 1 DLA, 2 either
     DlaVerdict v = d.nodes[static_cast<size_t>(node)].verdict;
-    return v == DlaVerdict::DLA ? 1 : v == DlaVerdict::NONE ? 2 : 0;
+    if (v != DlaVerdict::NONE) return v == DlaVerdict::DLA ? 1 : 0;
+    auto it = folded.find(node);
+    return it == folded.end() ? 2 : it->second;
   };
-  // scratch: the in-region indegree while scheduling, then 1 + the piece index of each node.
-  for (int node : region) scratch[static_cast<size_t>(node)] = 0;
+  for (auto it = region.rbegin(); it != region.rend(); ++it)  // readers first
+    if (d.nodes[static_cast<size_t>(*it)].verdict == DlaVerdict::NONE)
+      for (int c : f.consumers[static_cast<size_t>(*it)])
+        if (scratch[static_cast<size_t>(c)] == 0 && device(c) != 2) {
+          folded[*it] = device(c);
+          break;
+        }
   for (int node : region)
     for (int c : f.consumers[static_cast<size_t>(node)])
       if (scratch[static_cast<size_t>(c)] >= 0) ++scratch[static_cast<size_t>(c)];

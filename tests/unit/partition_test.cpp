@@ -538,6 +538,27 @@ TEST(DlaCut, MoreThan16LoadablesIsAWarningNamingTheCount) {
   expect_chains(c);
 }
 
+TEST(DlaCut, ANodeTheBuilderFoldsGoesWithItsReader) {
+  // Shape of a static tensor is folded (placed '-'): it goes with the Reshape that reads it (GPU:
+  // its output's shape is not static), so the shape value never crosses the cut.
+  ModelBuilder mb(13);
+  auto g = mb.graph();
+  g.input("x", kFloat, {1, 4, 8, 8});
+  g.node("Relu", {"x"}, {"a"}, "a");
+  g.node("Shape", {"a"}, {"s"}, "shape");
+  g.node("Reshape", {"a", "s"}, {"b"}, "reshape");
+  g.node("Relu", {"b"}, {"y"}, "y");
+  g.output("y");
+  Case c = run_dla(mb, "dla_cut_folded");
+  ASSERT_EQ(c.annotations.dla->nodes[1].verdict, DlaVerdict::NONE);
+  ASSERT_EQ(c.annotations.dla->nodes[2].verdict, DlaVerdict::GPU_FALLBACK);
+  EXPECT_EQ(names(c), (std::vector<std::vector<std::string>>{{"a"}, {"shape", "reshape", "y"}}));
+  EXPECT_EQ(devices(c), (std::vector<std::string>{"dla", "gpu"}));
+  EXPECT_EQ(c.partition.dla->transitions, 1);  // a; not the shape
+  EXPECT_EQ(c.partition.dla->placed_nodes, 3);
+  expect_chains(c);
+}
+
 TEST(Partition, PartFileNamesSayTheDeviceWithADlaCut) {
   Partition p;
   p.dla = DlaCut{};
