@@ -122,8 +122,8 @@ struct Partition {
 // With options.cut_for_dla and `annotations.dla` set, each main-graph region is cut into DLA
 // loadables and GPU regions: the runs of a schedule of the region's nodes in dependency order
 // that stays on one device while it has a ready node (DLA verdict, or not; a node the builder
-// folds goes with the run it is scheduled in), each run joining the previous part of its device
-// when that makes no cycle (the part between them does not feed it). Never throws for a loaded model.
+// folds goes with its first reader), two runs of one device joining when the part between them
+// does not read the earlier one (it then runs first: no cycle). Never throws for a loaded model.
 Partition partition_model(const Model& model, const Annotations& annotations, const PartitionOptions& options);
 
 // File name of part `k` in an output folder: "part<k>_trt.onnx" or
