@@ -3,6 +3,7 @@
 // provider forms them, decided offline from `annotate`'s verdicts.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,10 @@ struct PartitionOptions {
   // op_types (default domain) left to the other runtime even when they import, as
   // ONNX Runtime's trt_op_types_to_exclude does; see default_exclude_ops.
   std::vector<std::string> exclude_ops;
+  // With annotations placed on a DLA core (Annotations::dla, apply_target), cut every
+  // TensorRT region further into DLA loadables and GPU regions (Partition::dla). Off:
+  // regions stay whole, as the report's region overlay draws them.
+  bool cut_for_dla = false;
 };
 
 // The ops ONNX Runtime's TensorRT provider leaves out at release `r` by default:
@@ -30,7 +35,13 @@ std::vector<std::string> default_exclude_ops(const Release& r);
 // One step of the chain: a set of main-graph nodes run by one runtime.
 struct Part {
   bool tensorrt = false;        // true: a TensorRT region (one engine); false: left to another runtime
-  int region = -1;              // TensorRT parts: 0, 1, ... in chain order; -1 otherwise
+  // TensorRT parts: the region they belong to, 0, 1, ... in chain order; -1 otherwise. Without a
+  // DLA cut a region is one part; with one (Partition::dla) it is one or more DLA and GPU parts.
+  int region = -1;
+  // DLA cut only: true when the part is a DLA loadable (its nodes run on the DLA core), false for
+  // a GPU region (TensorRT on the GPU) or another runtime's part. Always false without a DLA cut.
+  bool dla = false;
+  int loadable = -1;            // DLA loadables: 0, 1, ... in chain order; -1 otherwise
   std::vector<int> nodes;       // main-graph node indices, in an order where producers come first
   // Tensors the part reads that are graph inputs or outputs of earlier parts,
   // in the order its nodes first read them (includes what If/Loop/Scan bodies read
@@ -48,6 +59,27 @@ struct OutsideNode {
   int index = 0;        // main-graph node index
   Verdict verdict = Verdict::UNSUPPORTED;  // its own verdict (an If/Loop/Scan that imports keeps SUPPORTED etc.)
   std::string reason;   // one sentence: its first reason, the body node that does not import, or the --min-nodes cut
+};
+
+// The DLA cut's figures (Partition::dla): the TensorRT regions cut into DLA loadables and
+// GPU regions by the placement of apply_target (include/trtlens/target.h).
+struct DlaCut {
+  std::string target;              // "orin-dla"
+  std::string release;             // the release whose DLA facts placed the nodes ("8.5")
+  int loadables = 0;               // DLA parts: each one loadable on a DLA core
+  int gpu_regions = 0;             // TensorRT parts on the GPU
+  // TensorRT loads at most this many loadables per DLA core (the release's DLA facts,
+  // "General Restrictions" of the developer guide's DLA section; `max_loadables_source`).
+  // The chain runs on one core, so `loadables` above it cannot all be loaded at once.
+  int max_loadables = 16;
+  std::string max_loadables_source;
+  // Boundary tensors between a DLA loadable and another part (a GPU region or another runtime),
+  // counted once per reading part: each is a reformat between the DLA's and the GPU's formats.
+  int transitions = 0;
+  // Main-graph nodes the placement counts (DLA, GPU_FALLBACK and UNSUPPORTED verdicts; a constant
+  // the builder folds is not counted), and those of them inside DLA loadables.
+  int placed_nodes = 0, nodes_on_dla = 0;
+  int64_t macs_on_dla = 0;         // MACs (as Partition::macs counts them) of the DLA loadables' nodes
 };
 
 struct Partition {
@@ -72,6 +104,8 @@ struct Partition {
   // Parameter elements; an initializer shared by a TensorRT region and another part counts as inside TensorRT.
   int64_t parameters = 0, parameters_in_tensorrt = 0;
   std::vector<OutsideNode> outside;  // in node index order
+  // Set when the regions were cut for a DLA target (PartitionOptions::cut_for_dla and a placement).
+  std::optional<DlaCut> dla;
 };
 
 // Splits `model` by the verdicts in `annotations` (which must be annotate(model, ...)):
@@ -84,11 +118,17 @@ struct Partition {
 // bodies does; otherwise it runs outside and its bodies are partitioned the same way
 // (counted in body_regions; the written parts keep it whole in an other-runtime part).
 // Constant nodes (inputs all initializers or constants, importing, deterministic) are
-// copied into every part that reads them. Never throws for a loaded model.
+// copied into every part that reads them.
+// With options.cut_for_dla and `annotations.dla` set, each main-graph region is cut into DLA
+// loadables and GPU regions: the runs of a schedule of the region's nodes in dependency order
+// that stays on one device while it has a ready node (DLA verdict, or not; a node the builder
+// folds goes with its first reader), two runs of one device joining when the part between them
+// does not read the earlier one (it then runs first: no cycle). Never throws for a loaded model.
 Partition partition_model(const Model& model, const Annotations& annotations, const PartitionOptions& options);
 
 // File name of part `k` in an output folder: "part<k>_trt.onnx" or
-// "part<k>_rest.onnx", k zero-padded to the width of the last index.
+// "part<k>_rest.onnx", k zero-padded to the width of the last index; with a DLA cut
+// "part<k>_dla.onnx", "part<k>_gpu.onnx" or "part<k>_rest.onnx".
 std::string part_file_name(const Partition& p, size_t k);
 
 // Name of the external data file shared by the written parts.

@@ -3,6 +3,8 @@
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
 
+#include <cstdio>
+
 #include "cli/app.h"
 #include "cli/knowledge.h"
 #include "cli/model_options.h"
@@ -58,7 +60,7 @@ void add_partition_command(CLI::App& app, int& exit_code) {
     const Model& model = keep_until_exit(load_with_options(opt->model, opt->model_options));
     Annotations& a = keep_until_exit(annotate_runtime(model, kb, runtime));
     if (unknown_unsupported) count_unknown_as_unsupported(a);
-    PartitionOptions po{opt->min_nodes, default_exclude_ops(*runtime.release)};
+    PartitionOptions po{opt->min_nodes, default_exclude_ops(*runtime.release), true};
     if (exclude->count() > 0) {
       po.exclude_ops.clear();
       for (std::string_view op : split(opt->exclude_ops, ',')) {
@@ -73,6 +75,10 @@ void add_partition_command(CLI::App& app, int& exit_code) {
       progress.stage(fmt::format("writing {} parts to {}", p.parts.size(), opt->dir));
       write_partition(model, p, partition_json(model, a, p, kb, true), opt->dir, opt->force);
     }
+    // The loadable limit is a warning on stderr too, where json and markdown readers see it.
+    if (p.dla && p.dla->loadables > p.dla->max_loadables && opt->format != "text")
+      fmt::print(stderr, "trtlens partition: warning: {} DLA loadables, more than the {} TensorRT loads per DLA core\n",
+                 p.dla->loadables, p.dla->max_loadables);
     OutputStream out("");
     if (opt->format == "json") partition_json(model, a, p, kb, false, [&out](std::string_view s) { out.write(s); });
     else out.write(opt->format == "markdown" ? partition_markdown(model, a, p) : partition_text(model, a, p, color_for("")));

@@ -11,6 +11,7 @@
 #include <unordered_set>
 
 #include "trtlens/partition.h"
+#include "trtlens/target.h"
 
 namespace trtlens {
 namespace {
@@ -161,6 +162,98 @@ void form_regions(const Graph& g, GraphFacts& f, int min_nodes) {
   f.regions = std::move(kept);
 }
 
+// One TensorRT part of a region cut for a DLA core.
+struct Piece {
+  bool dla = false;
+  std::vector<int> nodes;
+};
+
+// Cuts one region (scheduled nodes of the main graph) into DLA and GPU pieces, in an order where
+// every piece reads only pieces before it. First the runs of a schedule in dependency order that
+// stays on one device while it has a ready node (form_regions' rule). Each run then reads the run
+// before it (else it would have been scheduled earlier), so two runs of one device merge only when
+// the piece between them does not read the earlier one: that piece then goes first, and the two
+// join behind it (pieces of one device that become neighbours join too). `scratch` is n ints, all
+// -1 on entry and on return.
+std::vector<Piece> cut_for_dla(const GraphFacts& f, const std::vector<int>& region, const DlaPlacement& d,
+                               const std::vector<int>& producer, std::vector<int>& scratch) {
+  // scratch: 0 marks the region's nodes; then their in-region indegree while scheduling; then
+  // 1 + the piece index of each node.
+  for (int node : region) scratch[static_cast<size_t>(node)] = 0;
+  // A node the builder folds (NONE: a Shape of a static tensor) goes where its first reader in the
+  // region goes, so its value does not cross a cut; one without a reader here goes with the current run.
+  std::unordered_map<int, int> folded;
+  auto device = [&](int node) {  // 0 GPU, 1 DLA, 2 either
+    DlaVerdict v = d.nodes[static_cast<size_t>(node)].verdict;
+    if (v != DlaVerdict::NONE) return v == DlaVerdict::DLA ? 1 : 0;
+    auto it = folded.find(node);
+    return it == folded.end() ? 2 : it->second;
+  };
+  for (auto it = region.rbegin(); it != region.rend(); ++it)  // readers first
+    if (d.nodes[static_cast<size_t>(*it)].verdict == DlaVerdict::NONE)
+      for (int c : f.consumers[static_cast<size_t>(*it)])
+        if (scratch[static_cast<size_t>(c)] == 0 && device(c) != 2) {
+          folded[*it] = device(c);
+          break;
+        }
+  for (int node : region)
+    for (int c : f.consumers[static_cast<size_t>(node)])
+      if (scratch[static_cast<size_t>(c)] >= 0) ++scratch[static_cast<size_t>(c)];
+  using MinHeap = std::priority_queue<int, std::vector<int>, std::greater<int>>;
+  MinHeap ready[3];
+  for (int node : region)
+    if (scratch[static_cast<size_t>(node)] == 0) ready[device(node)].push(node);
+  std::vector<Piece> runs;
+  int current = !ready[1].empty() ? 1 : 0;
+  bool open = false;
+  while (!ready[0].empty() || !ready[1].empty() || !ready[2].empty()) {
+    MinHeap* from = !ready[current].empty() ? &ready[current] : !ready[2].empty() ? &ready[2] : nullptr;
+    if (!from) {
+      current = 1 - current;
+      open = false;
+      continue;
+    }
+    int node = from->top();
+    from->pop();
+    if (!open) runs.push_back({current == 1, {}});
+    open = true;
+    runs.back().nodes.push_back(node);
+    for (int c : f.consumers[static_cast<size_t>(node)])
+      if (scratch[static_cast<size_t>(c)] > 0 && --scratch[static_cast<size_t>(c)] == 0) ready[device(c)].push(c);
+  }
+  // scratch now holds 0 for every region node: it becomes 1 + the piece index.
+  std::vector<Piece> pieces;
+  auto number = [&](size_t k) {
+    for (int node : pieces[k].nodes) scratch[static_cast<size_t>(node)] = static_cast<int>(k) + 1;
+  };
+  auto reads = [&](const Piece& reader, size_t k) {  // `reader` reads an output of pieces[k]
+    for (int node : reader.nodes)
+      for (TensorId t : f.reads[static_cast<size_t>(node)])
+        if (int p = producer[static_cast<size_t>(t)]; p >= 0 && scratch[static_cast<size_t>(p)] == static_cast<int>(k) + 1)
+          return true;
+    return false;
+  };
+  for (auto& run : runs) {
+    const size_t k = pieces.size();
+    if (k >= 2 && pieces[k - 2].dla == run.dla && !reads(pieces[k - 1], k - 2)) {
+      Piece same = std::move(pieces[k - 2]), between = std::move(pieces[k - 1]);
+      pieces.resize(k - 2);
+      if (!pieces.empty() && pieces.back().dla == between.dla)
+        pieces.back().nodes.insert(pieces.back().nodes.end(), between.nodes.begin(), between.nodes.end());
+      else
+        pieces.push_back(std::move(between));
+      number(pieces.size() - 1);
+      same.nodes.insert(same.nodes.end(), run.nodes.begin(), run.nodes.end());
+      pieces.push_back(std::move(same));
+    } else {
+      pieces.push_back(std::move(run));
+    }
+    number(pieces.size() - 1);
+  }
+  for (int node : region) scratch[static_cast<size_t>(node)] = -1;
+  return pieces;
+}
+
 }  // namespace
 
 std::vector<std::string> default_exclude_ops(const Release& r) {
@@ -176,7 +269,9 @@ std::vector<std::string> default_exclude_ops(const Release& r) {
 
 std::string part_file_name(const Partition& p, size_t k) {
   size_t width = std::to_string(p.parts.empty() ? 0 : p.parts.size() - 1).size();
-  return fmt::format("part{:0{}}_{}.onnx", k, width, p.parts[k].tensorrt ? "trt" : "rest");
+  const Part& part = p.parts[k];
+  std::string_view kind = !part.tensorrt ? "rest" : !p.dla ? "trt" : part.dla ? "dla" : "gpu";
+  return fmt::format("part{:0{}}_{}.onnx", k, width, kind);
 }
 
 Partition partition_model(const Model& m, const Annotations& a, const PartitionOptions& options) {
@@ -383,6 +478,10 @@ Partition partition_model(const Model& m, const Annotations& a, const PartitionO
         ++unit_indegree[static_cast<size_t>(unit[static_cast<size_t>(c)])];
       }
   std::vector<int> part_of(n, -1);
+  // A DLA target's placement, when the regions are cut for it.
+  const DlaPlacement* dla = options.cut_for_dla && a.dla && a.dla->nodes.size() == n ? a.dla.get() : nullptr;
+  std::vector<int> scratch(dla ? n : 0, -1);
+  int next_region = 0;  // region numbers in chain order
   {
     using MinHeap = std::priority_queue<int, std::vector<int>, std::greater<int>>;
     MinHeap ready_other, ready_region;
@@ -413,17 +512,25 @@ Partition partition_model(const Model& m, const Annotations& a, const PartitionO
       int r = ready_region.top();
       ready_region.pop();
       flush();
-      pending.tensorrt = true;
-      pending.nodes = f.regions[static_cast<size_t>(r)];
-      flush();
+      if (dla) {
+        for (Piece& piece : cut_for_dla(f, f.regions[static_cast<size_t>(r)], *dla, producer, scratch)) {
+          pending.tensorrt = true;
+          pending.region = next_region;
+          pending.dla = piece.dla;
+          pending.nodes = std::move(piece.nodes);
+          flush();
+        }
+      } else {
+        pending.tensorrt = true;
+        pending.region = next_region;
+        pending.nodes = f.regions[static_cast<size_t>(r)];
+        flush();
+      }
+      ++next_region;
       done(r);
     }
     flush();
   }
-  // Region numbers in chain order.
-  int next_region = 0;
-  for (auto& p : out.parts)
-    if (p.tensorrt) p.region = next_region++;
 
   // Each part gets copies of the constant nodes it reads, directly or through other
   // constants, first and in dependency order. A constant graph output no part reads
@@ -504,6 +611,35 @@ Partition partition_model(const Model& m, const Annotations& a, const PartitionO
     for (int node : p.nodes)
       for (const auto& o : g.nodes[static_cast<size_t>(node)].outputs)
         if (!o.empty() && crossing.count(o) && produced.insert(o).second) p.outputs.push_back(o);
+
+  if (dla) {
+    DlaCut cut;
+    cut.target = a.target ? a.target->name : std::string();
+    cut.release = dla->release;
+    cut.max_loadables = dla->max_loadables;
+    if (const DlaRules* rules = TargetCatalog::builtin().dla_rules(dla->release))
+      for (const DlaCheck& c : rules->checks)
+        if (c.layer == "general" && c.check == "loadables") cut.max_loadables_source = c.source;
+    cut.placed_nodes = dla->dla_nodes + dla->gpu_nodes + dla->unsupported_nodes;
+    for (auto& p : out.parts) {
+      if (!p.tensorrt) continue;
+      if (!p.dla) {
+        ++cut.gpu_regions;
+        continue;
+      }
+      p.loadable = cut.loadables++;
+      cut.macs_on_dla += p.macs;
+      for (int node : p.nodes) cut.nodes_on_dla += dla->nodes[static_cast<size_t>(node)].verdict == DlaVerdict::DLA;
+    }
+    // A tensor crossing between a DLA loadable and another part: once per reading part.
+    for (const auto& p : out.parts)
+      for (const auto& name : p.inputs)
+        if (TensorId t = g.id(name); t != kNoTensor)
+          if (int q = producer[static_cast<size_t>(t)]; q >= 0 && part_of[static_cast<size_t>(q)] >= 0 &&
+                                                        out.parts[static_cast<size_t>(part_of[static_cast<size_t>(q)])].dla != p.dla)
+            ++cut.transitions;
+    out.dla = std::move(cut);
+  }
 
   // An initializer that is a graph output: the last part hands it on (ONNX lets an
   // initializer be a graph output), so every graph output comes from some part.

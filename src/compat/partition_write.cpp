@@ -442,6 +442,24 @@ class PartWriter {
   std::unordered_map<std::string, const onnx::FunctionProto*> functions_;
 };
 
+// Writes a new file of the private temporary folder. No per-file temporary and rename as in
+// write_file_atomic: the folder itself is renamed into place, and write_file_atomic's scan of
+// the folder for stale temporaries made writing N parts O(N^2) (10,000 DLA parts: 45 s).
+void write_new_file(const std::string& path, const std::string& contents) {
+  Fd out;
+  out.fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (out.fd < 0) throw InputError(path, "cannot write: " + errno_text());
+  for (size_t done = 0; done < contents.size();) {
+    ssize_t n = ::write(out.fd, contents.data() + done, contents.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw InputError(path, "cannot write: " + errno_text());
+    done += static_cast<size_t>(n);
+  }
+  int fd = out.fd;
+  out.fd = -1;
+  if (::close(fd) != 0) throw InputError(path, "cannot write: " + errno_text());
+}
+
 // Refuses folders that must not be replaced.
 void check_target(const Model& m, const fs::path& dir, bool force) {
   std::error_code ec;
@@ -489,7 +507,7 @@ void write_partition(const Model& m, const Partition& p, const std::string& mani
     PartWriter writer(m, source, weights);
     for (size_t k = 0; k < p.parts.size(); ++k) {
       std::string name = part_file_name(p, k);
-      write_file_atomic((tmp / name).string(), writer.serialize(p.parts[k], name.substr(0, name.size() - 5)));
+      write_new_file((tmp / name).string(), writer.serialize(p.parts[k], name.substr(0, name.size() - 5)));
     }
     weights.close();
     write_file_atomic((tmp / "manifest.json").string(), manifest);

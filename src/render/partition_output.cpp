@@ -2,12 +2,14 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <unordered_map>
 
 #include "render/check_output.h"
 #include "render/report_data.h"
 #include "render/table.h"
+#include "trtlens/target.h"
 #include "util/utf8.h"
 
 namespace trtlens {
@@ -38,7 +40,26 @@ std::string tensor_text(const Model& m, const std::string& name) {
 
 std::string part_label(const Partition& p, size_t k) {
   const Part& part = p.parts[k];
-  return part.tensorrt ? fmt::format("TensorRT region {}", part.region) : "other runtime";
+  if (!part.tensorrt) return "other runtime";
+  if (!p.dla) return fmt::format("TensorRT region {}", part.region);
+  return part.dla ? fmt::format("DLA loadable {}, region {}", part.loadable, part.region)
+                  : fmt::format("GPU, region {}", part.region);
+}
+
+// The device a part runs on, with a DLA cut: "dla", "gpu" or "onnxruntime".
+std::string_view part_device(const Part& part) { return !part.tensorrt ? "onnxruntime" : part.dla ? "dla" : "gpu"; }
+
+size_t tensorrt_parts(const Partition& p) {
+  return static_cast<size_t>(std::count_if(p.parts.begin(), p.parts.end(), [](const Part& part) { return part.tensorrt; }));
+}
+
+// More DLA loadables than TensorRT loads on one core: one sentence naming both counts; "" otherwise.
+std::string loadables_warning(const Partition& p) {
+  if (!p.dla || p.dla->loadables <= p.dla->max_loadables) return {};
+  return fmt::format("{} DLA loadables, more than the {} TensorRT loads per DLA core ({}): the chain cannot keep "
+                     "them all loaded on one core; fewer DLA<->GPU cuts (layers the DLA runs) or a larger --min-nodes "
+                     "give fewer",
+                     p.dla->loadables, p.dla->max_loadables, p.dla->max_loadables_source);
 }
 
 // Which part produces each boundary tensor, and which parts read it.
@@ -56,8 +77,10 @@ Wiring wiring(const Partition& p) {
   return w;
 }
 
-std::string runtime_label(const Annotations& a) {
-  return fmt::format("TensorRT {}, {}", a.release->name, precision_name(a.precision));
+std::string runtime_label(const Annotations& a, const Partition& p) {
+  std::string label = fmt::format("TensorRT {}, {}", a.release->name, precision_name(a.precision));
+  if (p.dla) label += fmt::format(", target {}", p.dla->target);
+  return label;
 }
 
 // The headline figures, shared by text and markdown.
@@ -67,19 +90,45 @@ std::vector<std::pair<std::string, std::string>> figures(const Partition& p) {
   if (p.macs_unknown)
     macs += fmt::format("; not counted: {} Conv/MatMul/Gemm node(s) with unknown shapes, holding {} of their weights",
                         p.macs_unknown, share(p.mac_weights_unknown, p.mac_weights));
-  std::string engines = std::to_string(p.regions + p.body_regions);
-  if (p.body_regions) engines += fmt::format(" ({} in the main graph, {} inside If/Loop/Scan bodies)", p.regions, p.body_regions);
+  // Each TensorRT part is an engine: a region, or with a DLA cut each DLA loadable and GPU region of it.
+  const size_t main_engines = tensorrt_parts(p);
+  std::string engines = std::to_string(main_engines + static_cast<size_t>(p.body_regions));
+  if (p.body_regions) engines += fmt::format(" ({} in the main graph, {} inside If/Loop/Scan bodies)", main_engines, p.body_regions);
   std::string excluded;
   for (const auto& op : p.exclude_ops) excluded += (excluded.empty() ? "" : ",") + op;
-  return {
+  std::vector<std::pair<std::string, std::string>> out = {
       {"TensorRT engines", engines},
-      {"parts in the chain", fmt::format("{} ({} left to another runtime)", p.parts.size(), p.parts.size() - static_cast<size_t>(p.regions))},
+      {"parts in the chain", fmt::format("{} ({} left to another runtime)", p.parts.size(), p.parts.size() - tensorrt_parts(p))},
       {"nodes in TensorRT", fmt::format("{} of {} ({})", p.nodes_in_tensorrt, p.nodes, share(p.nodes_in_tensorrt, p.nodes))},
       {"MACs in TensorRT", macs},
       {"parameters in TensorRT", fmt::format("{} of {} ({})", count_text(p.parameters_in_tensorrt), count_text(p.parameters),
                                              share(p.parameters_in_tensorrt, p.parameters))},
       {"ops excluded", excluded.empty() ? "none" : excluded},
   };
+  if (p.dla) {
+    const DlaCut& d = *p.dla;
+    out.insert(out.end(), {
+        {"DLA loadables", fmt::format("{} ({} the {} per DLA core TensorRT loads)", d.loadables,
+                                      d.loadables > d.max_loadables ? "MORE THAN" : "within", d.max_loadables)},
+        {"GPU regions", std::to_string(d.gpu_regions)},
+        {"DLA<->GPU transitions", fmt::format("{} (tensors into or out of a DLA loadable, each a reformat)", d.transitions)},
+        {"nodes on the DLA", fmt::format("{} of {} placed ({})", d.nodes_on_dla, d.placed_nodes, share(d.nodes_on_dla, d.placed_nodes))},
+        {"MACs on the DLA", fmt::format("{} of {} ({})", count_text(d.macs_on_dla), count_text(p.macs), share(d.macs_on_dla, p.macs))},
+    });
+  }
+  return out;
+}
+
+// The notes to print: with a DLA cut, the placement's loadable count (connected groups of DLA
+// nodes, as `check` estimates it) gives way to the cut's own.
+std::vector<std::string> notes(const Annotations& a, const Partition& p) {
+  std::vector<std::string> out;
+  for (const auto& note : a.notes)
+    if (!p.dla || !a.dla || std::find(a.dla->notes.begin(), a.dla->notes.end(), note) == a.dla->notes.end())
+      out.push_back(note);
+  if (p.dla && !p.dla->max_loadables_source.empty())
+    out.push_back(fmt::format("at most {} DLA loadables per core: {}", p.dla->max_loadables, p.dla->max_loadables_source));
+  return out;
 }
 
 json shape_json(const TensorInfo* t) {
@@ -118,15 +167,17 @@ Table parts_table(const Partition& p) {
 }  // namespace
 
 std::string partition_text(const Model& m, const Annotations& a, const Partition& p, bool color) {
-  std::string out = fmt::format("{} — {}, regions of at least {} node{}\n\n", escape_controls(m.path), runtime_label(a), p.min_nodes,
+  std::string out = fmt::format("{} — {}, regions of at least {} node{}\n\n", escape_controls(m.path), runtime_label(a, p), p.min_nodes,
                                 p.min_nodes == 1 ? "" : "s");
   for (const auto& [k, v] : figures(p)) out += fmt::format("{:<28}{}\n", k + ":", v);
+  if (std::string w = loadables_warning(p); !w.empty()) out += colorize("warning: " + w, "31", color) + "\n";
   if (p.parts.empty()) return out + "\nthe main graph has no nodes\n";
   out += "\n" + to_text(parts_table(p));
   Wiring w = wiring(p);
   for (size_t k = 0; k < p.parts.size(); ++k) {
     const Part& part = p.parts[k];
-    out += fmt::format("\npart {}: {}, {} node{} ({} .. {})\n", k, colorize(part_label(p, k), part.tensorrt ? "32" : "33", color),
+    out += fmt::format("\npart {}: {}, {} node{} ({} .. {})\n", k,
+                       colorize(part_label(p, k), part.dla ? "36" : part.tensorrt ? "32" : "33", color),
                        part.nodes.size(), part.nodes.size() == 1 ? "" : "s",
                        escape_controls(node_label(m.graphs[0].nodes[static_cast<size_t>(part.nodes.front())])),
                        escape_controls(node_label(m.graphs[0].nodes[static_cast<size_t>(part.nodes.back())])));
@@ -146,7 +197,7 @@ std::string partition_text(const Model& m, const Annotations& a, const Partition
     }
   }
   if (!p.outside.empty()) out += "\nnodes left outside TensorRT:\n" + to_text(outside_table(m, p, false));
-  for (const auto& note : a.notes) out += "note: " + escape_controls(note) + "\n";
+  for (const auto& note : notes(a, p)) out += "note: " + escape_controls(note) + "\n";
   return out;
 }
 
@@ -180,7 +231,7 @@ void partition_json(const Model& m, const Annotations& a, const Partition& p, co
               {"exclude_ops", p.exclude_ops},
               {"summary",
                {{"regions", p.regions},
-                {"engines", p.regions + p.body_regions},
+                {"engines", tensorrt_parts(p) + static_cast<size_t>(p.body_regions)},
                 {"body_regions", p.body_regions},
                 {"parts", p.parts.size()},
                 {"nodes", p.nodes},
@@ -197,6 +248,20 @@ void partition_json(const Model& m, const Annotations& a, const Partition& p, co
               {"parts", json::array()},  // its "[]" is where the streamed parts go
               {"outside", outside}};
   if (with_files) doc["weights_file"] = kPartitionWeightsFile;
+  if (p.dla) {
+    const DlaCut& d = *p.dla;
+    doc["runtime"]["target"] = d.target;
+    doc["dla"] = {{"release", d.release},
+                  {"loadables", d.loadables},
+                  {"max_loadables_per_core", d.max_loadables},
+                  {"max_loadables_source", d.max_loadables_source},
+                  {"over_limit", d.loadables > d.max_loadables},
+                  {"gpu_regions", d.gpu_regions},
+                  {"transitions", d.transitions},
+                  {"placed_nodes", d.placed_nodes},
+                  {"nodes_on_dla", d.nodes_on_dla},
+                  {"macs_on_dla", d.macs_on_dla}};
+  }
   // The input shapes the partition assumed (--shapes, --minShapes/--optShapes/--maxShapes), as check records them.
   if (!m.input_shapes.empty()) doc["input_shapes"] = input_shapes_json(m);
   // Invalid UTF-8 in names becomes U+FFFD rather than an exception.
@@ -239,6 +304,10 @@ void partition_json(const Model& m, const Annotations& a, const Partition& p, co
     }
     json j = {{"index", k}, {"runtime", part.tensorrt ? "tensorrt" : "other"},
               {"region", part.region < 0 ? json(nullptr) : json(part.region)}};
+    if (p.dla) {
+      j["device"] = part_device(part);
+      j["loadable"] = part.loadable < 0 ? json(nullptr) : json(part.loadable);
+    }
     if (with_files) j["file"] = part_file_name(p, k);
     j["node_count"] = part.nodes.size();
     j["macs"] = part.macs;
@@ -276,10 +345,11 @@ std::string partition_json(const Model& m, const Annotations& a, const Partition
 }
 
 std::string partition_markdown(const Model& m, const Annotations& a, const Partition& p) {
-  std::string out = fmt::format("### trtlens partition: `{}` on {}\n\n", md_escape(m.path), runtime_label(a));
+  std::string out = fmt::format("### trtlens partition: `{}` on {}\n\n", md_escape(m.path), runtime_label(a, p));
   Table f{{"", ""}, {}, {}};
   for (const auto& [k, v] : figures(p)) f.rows.push_back({k, v});
   out += to_markdown(f);
+  if (std::string w = loadables_warning(p); !w.empty()) out += "\n> **Warning:** " + md_escape(w) + "\n";
   if (!p.parts.empty()) out += "\n" + to_markdown(parts_table(p));
   for (size_t k = 0; k < p.parts.size(); ++k) {
     const Part& part = p.parts[k];
@@ -294,9 +364,15 @@ std::string partition_markdown(const Model& m, const Annotations& a, const Parti
     };
     rows("in", part.inputs);
     rows("out", part.outputs);
-    out += fmt::format("\n**Region {}** (part {}, {} nodes)\n\n", part.region, k, part.nodes.size()) + to_markdown(b);
+    std::string title = !p.dla     ? fmt::format("Region {}", part.region)
+                        : part.dla ? fmt::format("DLA loadable {}", part.loadable)
+                                   : fmt::format("GPU, region {}", part.region);
+    std::string where = p.dla && part.dla ? fmt::format("region {}, part {}", part.region, k) : fmt::format("part {}", k);
+    out += fmt::format("\n**{}** ({}, {} nodes)\n\n", title, where, part.nodes.size()) + to_markdown(b);
   }
   if (!p.outside.empty()) out += "\n**Nodes left outside TensorRT**\n\n" + to_markdown(outside_table(m, p, true));
+  if (p.dla && !p.dla->max_loadables_source.empty())
+    out += fmt::format("\nAt most {} DLA loadables per core: {}\n", p.dla->max_loadables, md_escape(p.dla->max_loadables_source));
   return out;
 }
 

@@ -1,6 +1,7 @@
 // `trtlens partition` as a user runs it: the report, the golden JSON, the
 // parts written with -o (valid for onnx.checker, chaining back to the model),
 // and bad input.
+#include <fmt/core.h>
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 
@@ -366,6 +367,139 @@ TEST(PartitionCli, ExcludeOpsOverridesTheProvidersDefault) {
   json e = json::parse(relu.out);
   EXPECT_EQ(e["exclude_ops"], (json{"Relu", "Cast"}));
   EXPECT_EQ(e["outside"].size(), 2u);
+}
+
+// --target orin-dla: the TensorRT regions cut into DLA loadables and GPU regions, each part
+// naming its device in the manifest, the text and the file name.
+TEST(PartitionCli, ADlaTargetCutsRegionsIntoDlaLoadablesAndGpuRegions) {
+  std::string dir = temp_dir("PartitionCli.Dla");
+  std::string model = detect_model(dir);
+  std::string out = dir + "/parts";
+  RunResult r = run_trtlens({"partition", model, "--trt", "8.5", "--precision", "fp16", "--target", "orin-dla", "-o", out,
+                             "--format", "json"});
+  ASSERT_EQ(r.exit_code, 1) << r.err;  // the custom ops do not import
+  EXPECT_EQ(folder_entries(out), (std::vector<std::string>{"manifest.json", "part0_rest.onnx", "part1_dla.onnx",
+                                                           "part2_gpu.onnx", "part3_rest.onnx", "part4_dla.onnx",
+                                                           "weights.data"}));
+  json doc = json::parse(r.out);
+  EXPECT_EQ(doc["runtime"]["target"], "orin-dla");
+  std::vector<std::string> devices;
+  for (const auto& part : doc["parts"]) devices.push_back(part["device"]);
+  EXPECT_EQ(devices, (std::vector<std::string>{"onnxruntime", "dla", "gpu", "onnxruntime", "dla"}));
+  // conv1 .. relu2 on the DLA; GlobalAveragePool, Flatten, Gemm, Sigmoid on [1, 10] fall back.
+  EXPECT_EQ(doc["parts"][1]["nodes"], (json{"/1", "/2", "/3", "/4"}));
+  EXPECT_EQ(doc["parts"][1]["loadable"], 0);
+  EXPECT_EQ(doc["parts"][2]["loadable"], nullptr);
+  EXPECT_EQ(doc["parts"][1]["region"], 0);
+  EXPECT_EQ(doc["parts"][2]["region"], 0);
+  EXPECT_EQ(doc["parts"][4]["region"], 1);
+  EXPECT_EQ(doc["summary"]["regions"], 2);
+  EXPECT_EQ(doc["summary"]["engines"], 3);
+  const json& d = doc["dla"];
+  EXPECT_EQ(d["loadables"], 2);
+  EXPECT_EQ(d["gpu_regions"], 1);
+  EXPECT_EQ(d["max_loadables_per_core"], 16);
+  EXPECT_EQ(d["over_limit"], false);
+  // r2 to the GPU region and to the box decoder; norm into the first loadable; raw_boxes into the second.
+  EXPECT_EQ(d["transitions"], 4);
+  EXPECT_EQ(d["nodes_on_dla"], 5);
+  json manifest = json::parse(read_text(out + "/manifest.json"));
+  EXPECT_EQ(manifest["parts"][1]["file"], "part1_dla.onnx");
+  EXPECT_EQ(manifest["parts"][2]["file"], "part2_gpu.onnx");
+
+  RunResult t = run_trtlens({"partition", model, "--trt", "8.5", "--precision", "fp16", "--target", "orin-dla"});
+  EXPECT_NE(t.out.find("DLA loadables:              2 (within the 16 per DLA core TensorRT loads)"), std::string::npos) << t.out;
+  EXPECT_NE(t.out.find("part 1: DLA loadable 0, region 0, 4 nodes (conv1 .. relu2)"), std::string::npos) << t.out;
+  EXPECT_NE(t.out.find("part 2: GPU, region 0"), std::string::npos) << t.out;
+  RunResult md = run_trtlens({"partition", model, "--trt", "8.5", "--precision", "fp16", "--target", "orin-dla", "--format", "markdown"});
+  EXPECT_NE(md.out.find("**DLA loadable 1** (region 1, part 4, 1 nodes)"), std::string::npos) << md.out;
+
+  // A release without DLA facts is a usage error, as in check.
+  RunResult old = run_trtlens({"partition", model, "--trt", "8.4", "--precision", "fp16", "--target", "orin-dla"});
+  EXPECT_EQ(old.exit_code, 2);
+  EXPECT_NE(old.err.find("no DLA facts for TensorRT 8.4"), std::string::npos) << old.err;
+}
+
+// The torchvision models of tests/models/dla_expected.json (one DLA loadable, one transition,
+// the nodes it lists off the DLA): partition cuts each into that loadable and one GPU region
+// holding exactly the off-DLA nodes, in that order.
+TEST(PartitionCli, TorchvisionModelsOnOrinDlaSplitAsTheExpectedPlacementImplies) {
+  std::string cache = std::string(TRTLENS_TEST_TMP) + "/../model-cache";  // the build tree's, as models.real fills it
+  auto expected =
+      nlohmann::ordered_json::parse(read_text(std::string(TRTLENS_SOURCE_DIR) + "/tests/models/dla_expected.json"));
+  int checked = 0;
+  for (const auto& [file, want] : expected.items()) {
+    if (file.starts_with("_")) continue;
+    std::string path = cache + "/" + file;
+    if (!fs::exists(path)) continue;
+    ++checked;
+    std::vector<std::string> args = {"partition", path, "--trt", want["trt"], "--precision", want["precision"], "--target", want["target"]};
+    RunResult t = run_trtlens(args);
+    args.insert(args.end(), {"--format", "json"});
+    RunResult r = run_trtlens(args);
+    ASSERT_EQ(r.exit_code, 0) << file << r.err;
+    json doc = json::parse(r.out), dla = doc["dla"];
+    ASSERT_EQ(want["loadables"], 1) << "the expectations below assume one loadable";
+    EXPECT_EQ(dla["loadables"], want["loadables"]) << file;
+    EXPECT_EQ(dla["transitions"], want["transitions"]) << file;
+    EXPECT_EQ(dla["gpu_regions"], 1) << file;
+    EXPECT_EQ(dla["nodes_on_dla"], want["dla_nodes"]) << file;
+    EXPECT_EQ(dla["placed_nodes"], want["dla_nodes"].get<int>() + want["gpu_fallback_nodes"].get<int>() +
+                                       want["unsupported_nodes"].get<int>()) << file;
+    ASSERT_EQ(doc["parts"].size(), 2u) << file;
+    EXPECT_EQ(doc["parts"][0]["device"], "dla");
+    EXPECT_EQ(doc["parts"][1]["device"], "gpu");
+    const auto& off = want["off_dla"];
+    EXPECT_EQ(doc["parts"][1]["node_count"], off.size()) << file;
+    std::string gpu = fmt::format("part 1: GPU, region 0, {} nodes ({} .. {})", off.size(), off.begin().key(),
+                                  std::prev(off.end()).key());
+    EXPECT_NE(t.out.find(gpu), std::string::npos) << gpu << "\n" << t.out;
+    double share = static_cast<double>(dla["macs_on_dla"].get<int64_t>()) / doc["summary"]["macs"].get<int64_t>();
+    EXPECT_GE(share, want["min_mac_share"].get<double>()) << file;
+  }
+  if (checked == 0) GTEST_SKIP() << "no torchvision model in " << cache << " (tests/models/export.py fills it)";
+}
+
+// 17 Relus (DLA) between 16 MaxPools of window 9 (GPU): more loadables than TensorRT loads on
+// one DLA core. A warning naming the count, on stdout in text and on stderr for json; the exit
+// code stays the verdicts' (--fail-on).
+TEST(PartitionCli, MoreDlaLoadablesThanACoreLoadsIsAWarningNamingTheCount) {
+  ModelBuilder mb(13);
+  auto g = mb.graph();
+  g.input("x", kFloat, {1, 4, 8, 8});
+  std::string at = "x";
+  for (int i = 0; i < 17; ++i) {
+    std::string r = "r" + std::to_string(i), p = "p" + std::to_string(i);
+    g.node("Relu", {at}, {r}, r);
+    at = r;
+    if (i == 16) break;
+    auto& pool = g.node("MaxPool", {at}, {p}, p);
+    attr_ints(pool, "kernel_shape", {9, 9});
+    attr_ints(pool, "pads", {4, 4, 4, 4});
+    at = p;
+  }
+  g.output(at);
+  std::string model = mb.save(temp_dir("PartitionCli.Loadables") + "/chain.onnx");
+  RunResult t = run_trtlens({"partition", model, "--trt", "8.5", "--precision", "fp16", "--target", "orin-dla"});
+  EXPECT_EQ(t.exit_code, 0) << t.err;
+  EXPECT_NE(t.out.find("warning: 17 DLA loadables, more than the 16 TensorRT loads per DLA core"), std::string::npos) << t.out;
+  RunResult j = run_trtlens({"partition", model, "--trt", "8.5", "--precision", "fp16", "--target", "orin-dla", "--format", "json"});
+  EXPECT_EQ(j.exit_code, 0) << j.err;
+  EXPECT_NE(j.err.find("warning: 17 DLA loadables, more than the 16 TensorRT loads per DLA core"), std::string::npos) << j.err;
+  json doc = json::parse(j.out);
+  EXPECT_EQ(doc["dla"]["loadables"], 17);
+  EXPECT_EQ(doc["dla"]["over_limit"], true);
+  EXPECT_EQ(doc["parts"].size(), 33u);
+}
+
+// Without a DLA target nothing of the cut shows: a GPU target's json is the plain one's.
+TEST(PartitionCli, AGpuTargetLeavesTheJsonAsWithoutATarget) {
+  std::string model = detect_model(temp_dir("PartitionCli.GpuTarget"));
+  RunResult plain = run_trtlens({"partition", model, "--trt", "8.5", "--precision", "fp16", "--format", "json"});
+  RunResult orin = run_trtlens({"partition", model, "--trt", "8.5", "--precision", "fp16", "--target", "orin", "--format", "json"});
+  ASSERT_EQ(plain.exit_code, 1) << plain.err;
+  EXPECT_EQ(orin.out, plain.out);
+  EXPECT_EQ(plain.out.find("\"device\""), std::string::npos);
 }
 
 TEST(PartitionCli, BadInputIsOneLineAndExitTwo) {

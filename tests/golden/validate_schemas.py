@@ -81,6 +81,8 @@ def main(argv):
                 ("matrix", ["matrix", model, "--format", "json"]),
                 ("matrix-diff", ["matrix", model, "--diff", "8.6", "10.4", "--format", "json"]),
                 ("partition", ["partition", model, "--trt", "8.6", "--format", "json"]),
+                ("partition", ["partition", model, "--trt", "8.5", "--precision", "fp16", "--target", "orin-dla",
+                               "--format", "json"]),
                 ("sarif-github", ["check", model, "--trt", "8.6", "--precision", "int8", "--format", "sarif"])]
         for schema, args in runs:
             r = subprocess.run([binary] + args, capture_output=True)

@@ -4,7 +4,8 @@
 Usage: make_models.py OUT_DIR. Each model uses only ops ONNX Runtime's CPU
 provider runs, and splits at a TensorRT release in a way issue 20 found wrong:
 constants read across a cut, a Reshape of unknown rank at a boundary, a cut
-inside a Loop's reach, an fp16 chain, and a Cast of an If whose branches disagree on rank.
+inside a Loop's reach, an fp16 chain, and a Cast of an If whose branches disagree on rank;
+and one cut for a DLA core (issue 23): DLA loadables around a GPU region.
 """
 import os
 import sys
@@ -101,6 +102,27 @@ def if_cast(out):
     save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 16)]), out, "if_cast.onnx")
 
 
+def dla_branch(out):
+    # At --target orin-dla --trt 8.5 --precision fp16: Conv 3x3 and Relus run on the DLA, the
+    # 33x33 Conv (kernel > 32) falls back to the GPU. Its input also feeds a DLA Relu and the Add
+    # reads both: a DLA loadable, the GPU region, a second loadable (one would be a cycle). The
+    # 33x33 weight (70 KB) goes to weights.data.
+    rng = np.random.default_rng(7)
+    nodes = [
+        helper.make_node("Conv", ["x", "w1"], ["c1"], pads=[1, 1, 1, 1]),
+        helper.make_node("Relu", ["c1"], ["r1"]),
+        helper.make_node("Conv", ["r1", "w33"], ["g"], pads=[16, 16, 16, 16]),
+        helper.make_node("Relu", ["r1"], ["b"]),
+        helper.make_node("Add", ["g", "b"], ["s"]),
+        helper.make_node("Relu", ["s"], ["y"]),
+    ]
+    g = helper.make_graph(nodes, "dla_branch", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4, 16, 16])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4, 16, 16])],
+                          [numpy_helper.from_array(rng.standard_normal((4, 4, 3, 3)).astype(np.float32), "w1"),
+                           numpy_helper.from_array((rng.standard_normal((4, 4, 33, 33)) * 0.01).astype(np.float32), "w33")])
+    save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), out, "dla_branch.onnx")
+
+
 if __name__ == "__main__":
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
@@ -108,3 +130,4 @@ if __name__ == "__main__":
     nonzero(out)
     fp16(out)
     if_cast(out)
+    dla_branch(out)

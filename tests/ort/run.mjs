@@ -29,8 +29,9 @@ fs.mkdirSync(work, { recursive: true });
 execFileSync(python, [path.join(here, 'make_models.py'), path.join(work, 'built')], { stdio: 'inherit' });
 
 const testdata = '/usr/share/libonnx-testdata/data/node';
-// [model, release, precision, run in ONNX Runtime?]. Real models: small ones whose
-// partition cuts (the provider's default exclusions, unsupported ops at old releases).
+// [model, release, precision, run in ONNX Runtime?, --target]. Real models: small ones whose
+// partition cuts (the provider's default exclusions, unsupported ops at old releases). A DLA
+// target cuts TensorRT regions further into DLA loadables and GPU regions.
 const cases = [
   [path.join(work, 'built/constants.onnx'), '8.6', 'fp32', true],
   [path.join(work, 'built/nonzero.onnx'), '8.6', 'fp32', true],
@@ -44,6 +45,9 @@ const cases = [
   // 49 parts whose boundaries need the rank walk; written, checked and converted, not run (a
   // minute of CPU on the shared machine; its chain was run bit-exact when the walk was written).
   [path.join(cache, 'swin_t_op17.onnx'), '8.6', 'fp16', false],
+  // The model is fp32; fp16 is the builder's precision that puts nodes on the DLA, so the chain is fp32, bit-exact.
+  [path.join(work, 'built/dla_branch.onnx'), '8.5', 'fp16', true, 'orin-dla'],
+  [path.join(cache, 'resnet18_op17.onnx'), '8.5', 'fp16', true, 'orin-dla'],
 ];
 
 const typed = {
@@ -99,8 +103,9 @@ const options = { graphOptimizationLevel: 'disabled', intraOpNumThreads: 1, inte
 
 let passed = 0, failed = 0, skipped = 0;
 const dirs = [];
-for (const [model, release, precision, runIt] of cases) {
-  const label = `${path.basename(path.dirname(model)) === 'built' || path.dirname(model) === cache ? path.basename(model) : path.basename(path.dirname(model))} at ${release} ${precision}`;
+for (const [model, release, precision, runIt, target] of cases) {
+  const label = `${path.basename(path.dirname(model)) === 'built' || path.dirname(model) === cache ? path.basename(model) : path.basename(path.dirname(model))} at ${release} ${precision}${target ? ` on ${target}` : ''}`;
+  const targetArgs = target ? ['--target', target] : [];
   if (!fs.existsSync(model)) {
     console.log(`skip  ${label}: ${model} is missing`);
     ++skipped;
@@ -110,17 +115,35 @@ for (const [model, release, precision, runIt] of cases) {
   dirs.push(dir);
   try {
     try {
-      execFileSync(trtlens, ['partition', model, '--trt', release, '--precision', precision, '-o', dir, '--format', 'json'],
+      execFileSync(trtlens, ['partition', model, '--trt', release, '--precision', precision, ...targetArgs, '-o', dir, '--format', 'json'],
         { stdio: ['ignore', 'ignore', 'pipe'] });
     } catch (e) {
       if (e.status !== 1) throw new Error(`partition exited ${e.status}: ${e.stderr}`);
     }
     const manifest = JSON.parse(fs.readFileSync(path.join(dir, 'manifest.json'), 'utf8'));
     const trtParts = manifest.parts.filter((p) => p.runtime === 'tensorrt').length;
+    // A DLA cut: each TensorRT part is a DLA loadable or a GPU region, and its file says which;
+    // `check` at the same target puts every node of a loadable on the DLA and none of a GPU region.
+    if (target) {
+      for (const part of manifest.parts) {
+        const want = { dla: '_dla.onnx', gpu: '_gpu.onnx', onnxruntime: '_rest.onnx' }[part.device];
+        if (!want || !part.file.endsWith(want)) throw new Error(`${part.file}: device ${part.device}`);
+        if (part.device === 'onnxruntime') continue;
+        let doc;
+        try {
+          doc = JSON.parse(execFileSync(trtlens, ['check', path.join(dir, part.file), '--trt', release, '--precision', precision,
+            ...targetArgs, '--format', 'json'], { stdio: ['ignore', 'pipe', 'pipe'] }));
+        } catch (e) {
+          throw new Error(`check --target ${target} refuses ${part.file} (exit ${e.status})`);
+        }
+        const off = part.device === 'dla' ? doc.dla.gpu_fallback_nodes + doc.dla.unsupported_nodes : doc.dla.dla_nodes;
+        if (off) throw new Error(`${part.file}: ${off} node(s) of this ${part.device} part are placed on the other device by check`);
+      }
+    }
     // Every TensorRT part converts by `check` at the same runtime (constants stay constants).
     for (const part of manifest.parts.filter((p) => p.runtime === 'tensorrt')) {
       try {
-        execFileSync(trtlens, ['check', path.join(dir, part.file), '--trt', release, '--precision', precision],
+        execFileSync(trtlens, ['check', path.join(dir, part.file), '--trt', release, '--precision', precision, ...targetArgs],
           { stdio: ['ignore', 'pipe', 'pipe'] });
       } catch (e) {
         throw new Error(`check refuses ${part.file} (exit ${e.status}): ${String(e.stdout).split('\n').filter((l) => l.includes('UNSUPPORTED')).slice(0, 2).join(' | ')}`);
@@ -147,7 +170,8 @@ for (const [model, release, precision, runIt] of cases) {
         : `${o.name}: no part produced it`))
       .filter(Boolean);
     if (problems.length) throw new Error(problems.join('; '));
-    console.log(`ok    ${label}: ${manifest.parts.length} parts (${trtParts} TensorRT) chain to the whole model's outputs`);
+    const dla = manifest.dla ? `, ${manifest.dla.loadables} DLA loadable(s), ${manifest.dla.gpu_regions} GPU region(s)` : '';
+    console.log(`ok    ${label}: ${manifest.parts.length} parts (${trtParts} TensorRT${dla}) chain to the whole model's outputs`);
     ++passed;
   } catch (e) {
     console.log(`FAIL  ${label}: ${e.message}`);

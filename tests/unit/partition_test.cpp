@@ -5,8 +5,11 @@
 #include <set>
 
 #include "support/onnx_builder.h"
+#include "render/partition_output.h"
 #include "support/paths.h"
+#include "trtlens/analysis.h"
 #include "trtlens/partition.h"
+#include "trtlens/target.h"
 
 namespace trtlens {
 namespace {
@@ -347,6 +350,224 @@ TEST(Partition, PartFileNamesSortInChainOrder) {
   p.parts[3].tensorrt = true;
   EXPECT_EQ(part_file_name(p, 3), "part03_trt.onnx");
   EXPECT_EQ(part_file_name(p, 11), "part11_rest.onnx");
+}
+
+// ---- DLA cut (--target orin-dla): regions into DLA loadables and GPU regions ----------------
+
+// `mb` at TensorRT 8.5 on orin-dla (or `target`), cut for the DLA unless `cut` is false.
+Case run_dla(const ModelBuilder& mb, const std::string& name, Precision precision = Precision::FP16,
+             const char* target = "orin-dla", bool cut = true) {
+  Model m = load_model(mb.save(temp_dir(name) + "/model.onnx"));
+  const KnowledgeBase& kb = KnowledgeBase::builtin();
+  Annotations a = annotate_runtime(m, kb, {&kb.resolve("8.5"), precision, &TargetCatalog::builtin().resolve(target)});
+  PartitionOptions options{1, {}, cut};
+  Partition p = partition_model(m, a, options);
+  return {std::move(m), std::move(a), std::move(p)};
+}
+
+// "dla", "gpu" or "rest" per part, from the file names.
+std::vector<std::string> devices(const Case& c) {
+  std::vector<std::string> out;
+  for (size_t k = 0; k < c.partition.parts.size(); ++k) {
+    std::string f = part_file_name(c.partition, k);
+    out.push_back(f.substr(f.find('_') + 1, f.size() - f.find('_') - 6));
+  }
+  return out;
+}
+
+void dla_conv(GraphBuilder& g, const std::string& in, const std::string& out, int64_t k) {
+  g.init_float(out + "_w", {4, 4, k, k}, std::vector<float>(static_cast<size_t>(16 * k * k), 0.01f));
+  attr_ints(g.node("Conv", {in, out + "_w"}, {out}, out), "pads", {k / 2, k / 2, k / 2, k / 2});
+}
+
+TEST(DlaCut, ConvReluThenAKernel33ConvThenReluGivesDlaGpuDlaParts) {
+  ModelBuilder mb(13);
+  auto g = mb.graph();
+  g.input("x", kFloat, {1, 4, 40, 40});
+  dla_conv(g, "x", "c1", 3);
+  g.node("Relu", {"c1"}, {"r1"}, "r1");
+  dla_conv(g, "r1", "c2", 33);  // kernel 33 > 32: GPU_FALLBACK
+  g.node("Relu", {"c2"}, {"r2"}, "r2");
+  g.output("r2");
+  Case c = run_dla(mb, "dla_cut_chain");
+  EXPECT_EQ(names(c), (std::vector<std::vector<std::string>>{{"c1", "r1"}, {"c2"}, {"r2"}}));
+  EXPECT_EQ(devices(c), (std::vector<std::string>{"dla", "gpu", "dla"}));
+  ASSERT_TRUE(c.partition.dla);
+  const DlaCut& d = *c.partition.dla;
+  EXPECT_EQ(d.target, "orin-dla");
+  EXPECT_EQ(d.release, "8.5");
+  EXPECT_EQ(d.loadables, 2);
+  EXPECT_EQ(d.gpu_regions, 1);
+  EXPECT_EQ(d.transitions, 2);  // r1 into the GPU part, c2 back into the DLA
+  EXPECT_EQ(d.max_loadables, 16);
+  EXPECT_NE(d.max_loadables_source.find("tensorrt-853"), std::string::npos) << d.max_loadables_source;
+  EXPECT_EQ(d.placed_nodes, 4);
+  EXPECT_EQ(d.nodes_on_dla, 3);
+  EXPECT_EQ(d.macs_on_dla, c.partition.parts[0].macs);
+  EXPECT_EQ(d.macs_on_dla, int64_t{1} * 4 * 40 * 40 * 4 * 3 * 3);
+  EXPECT_EQ(c.partition.regions, 1);  // one TensorRT region, cut in three
+  for (const Part& p : c.partition.parts) EXPECT_EQ(p.region, 0);
+  EXPECT_EQ(c.partition.parts[0].loadable, 0);
+  EXPECT_EQ(c.partition.parts[1].loadable, -1);
+  EXPECT_EQ(c.partition.parts[2].loadable, 1);
+  EXPECT_EQ(c.partition.parts[1].inputs, (std::vector<std::string>{"r1"}));
+  EXPECT_EQ(c.partition.parts[1].initializers, (std::vector<std::string>{"c2_w"}));
+  expect_chains(c);
+}
+
+TEST(DlaCut, ADlaRunThatReadsTheGpuPartBetweenIsALoadableOfItsOwn) {
+  // a feeds both the kernel-33 conv (GPU) and b; c adds both. a, b, c are connected DLA
+  // nodes (check counts one loadable), but one loadable {a, b, c} would need the GPU part's
+  // output, which needs the loadable's: a cycle. So two loadables.
+  ModelBuilder mb(13);
+  auto g = mb.graph();
+  g.input("x", kFloat, {1, 4, 40, 40});
+  dla_conv(g, "x", "a", 3);
+  dla_conv(g, "a", "gpu", 33);
+  g.node("Relu", {"a"}, {"b"}, "b");
+  g.node("Add", {"gpu", "b"}, {"c"}, "c");
+  g.output("c");
+  Case c = run_dla(mb, "dla_cut_cycle");
+  EXPECT_EQ(c.annotations.dla->loadables, 1);
+  EXPECT_EQ(names(c), (std::vector<std::vector<std::string>>{{"a", "b"}, {"gpu"}, {"c"}}));
+  EXPECT_EQ(devices(c), (std::vector<std::string>{"dla", "gpu", "dla"}));
+  EXPECT_EQ(c.partition.dla->loadables, 2);
+  expect_chains(c);
+}
+
+TEST(DlaCut, AGpuPartThatDoesNotReadTheDlaRunGoesFirstAndTheDlaNodesJoin) {
+  // x feeds a DLA conv and a GPU conv; an Add of both. The schedule runs a, then gpu, then
+  // c; gpu does not read a, so it goes first and {a, c} is one loadable.
+  ModelBuilder mb(13);
+  auto g = mb.graph();
+  g.input("x", kFloat, {1, 4, 40, 40});
+  dla_conv(g, "x", "a", 3);
+  dla_conv(g, "x", "gpu", 33);
+  g.node("Add", {"a", "gpu"}, {"c"}, "c");
+  g.output("c");
+  Case c = run_dla(mb, "dla_cut_merge");
+  EXPECT_EQ(names(c), (std::vector<std::vector<std::string>>{{"gpu"}, {"a", "c"}}));
+  EXPECT_EQ(devices(c), (std::vector<std::string>{"gpu", "dla"}));
+  EXPECT_EQ(c.partition.dla->loadables, 1);
+  EXPECT_EQ(c.partition.dla->transitions, 1);
+  expect_chains(c);
+}
+
+TEST(DlaCut, AtFp32TheWholeRegionIsOnTheGpu) {
+  // The DLA runs FP16 and INT8 only: at fp32 every node falls back.
+  ModelBuilder mb(13);
+  auto g = mb.graph();
+  g.input("x", kFloat, {1, 4, 8, 8});
+  dla_conv(g, "x", "c1", 3);
+  g.node("Relu", {"c1"}, {"r1"}, "r1");
+  g.output("r1");
+  Case c = run_dla(mb, "dla_cut_fp32", Precision::FP32);
+  EXPECT_EQ(names(c), (std::vector<std::vector<std::string>>{{"c1", "r1"}}));
+  EXPECT_EQ(devices(c), (std::vector<std::string>{"gpu"}));
+  EXPECT_EQ(c.partition.dla->loadables, 0);
+  EXPECT_EQ(c.partition.dla->gpu_regions, 1);
+  EXPECT_EQ(c.partition.dla->transitions, 0);
+  EXPECT_EQ(c.partition.dla->nodes_on_dla, 0);
+}
+
+TEST(DlaCut, NodesThatDoNotImportStayWithTheOtherRuntimeBetweenLoadables) {
+  ModelBuilder mb(13);
+  mb.opset("com.example", 1);
+  auto g = mb.graph();
+  g.input("x", kFloat, {1, 4, 8, 8});
+  g.node("Relu", {"x"}, {"a"}, "a");
+  g.node("Gate", {"a"}, {"gated"}, "custom", "com.example");
+  g.node("Relu", {"gated"}, {"b"}, "b");
+  g.output("b", kFloat, {1, 4, 8, 8});
+  g.output("gated", kFloat, {1, 4, 8, 8});  // declares the custom op's output: b's input is static
+  Case c = run_dla(mb, "dla_cut_custom");
+  EXPECT_EQ(names(c), (std::vector<std::vector<std::string>>{{"a"}, {"custom"}, {"b"}}));
+  EXPECT_EQ(devices(c), (std::vector<std::string>{"dla", "rest", "dla"}));
+  EXPECT_EQ(c.partition.dla->loadables, 2);
+  EXPECT_EQ(c.partition.dla->gpu_regions, 0);
+  EXPECT_EQ(c.partition.dla->transitions, 2);  // a into the other runtime, gated back
+  EXPECT_EQ(c.partition.parts[2].region, 1);
+  EXPECT_EQ(c.partition.parts[2].loadable, 1);
+  expect_chains(c);
+}
+
+TEST(DlaCut, NoCutWithoutTheOptionOrWithoutADlaTarget) {
+  ModelBuilder mb(13);
+  auto g = mb.graph();
+  g.input("x", kFloat, {1, 4, 40, 40});
+  dla_conv(g, "x", "c1", 3);
+  dla_conv(g, "c1", "c2", 33);
+  g.output("c2");
+  for (bool dla_target : {true, false}) {
+    Case c = dla_target ? run_dla(mb, "dla_cut_off", Precision::FP16, "orin-dla", false)
+                        : run_dla(mb, "dla_cut_gpu_target", Precision::FP16, "orin", true);
+    EXPECT_FALSE(c.partition.dla);
+    EXPECT_EQ(names(c), (std::vector<std::vector<std::string>>{{"c1", "c2"}}));
+    EXPECT_EQ(devices(c), (std::vector<std::string>{"trt"}));
+  }
+}
+
+TEST(DlaCut, MoreThan16LoadablesIsAWarningNamingTheCount) {
+  // 17 Relus (DLA) between 16 MaxPools of window 9 (> 8: GPU): 17 loadables on one core.
+  ModelBuilder mb(13);
+  auto g = mb.graph();
+  g.input("x", kFloat, {1, 4, 8, 8});
+  std::string at = "x";
+  for (int i = 0; i < 17; ++i) {
+    g.node("Relu", {at}, {"r" + std::to_string(i)}, "r" + std::to_string(i));
+    at = "r" + std::to_string(i);
+    if (i == 16) break;
+    auto& pool = g.node("MaxPool", {at}, {"p" + std::to_string(i)}, "p" + std::to_string(i));
+    attr_ints(pool, "kernel_shape", {9, 9});
+    attr_ints(pool, "pads", {4, 4, 4, 4});
+    at = "p" + std::to_string(i);
+  }
+  g.output(at);
+  Case c = run_dla(mb, "dla_cut_17");
+  ASSERT_TRUE(c.partition.dla);
+  EXPECT_EQ(c.partition.dla->loadables, 17);
+  EXPECT_EQ(c.partition.dla->gpu_regions, 16);
+  EXPECT_EQ(c.partition.parts.size(), 33u);
+  std::string text = partition_text(c.model, c.annotations, c.partition, false);
+  EXPECT_NE(text.find("warning: 17 DLA loadables, more than the 16 TensorRT loads per DLA core"), std::string::npos) << text;
+  EXPECT_NE(partition_markdown(c.model, c.annotations, c.partition).find("17 DLA loadables, more than the 16"), std::string::npos);
+  std::string json = partition_json(c.model, c.annotations, c.partition, KnowledgeBase::builtin(), false);
+  EXPECT_NE(json.find("\"over_limit\": true"), std::string::npos);
+  // The placement's own estimate (connected DLA nodes) is not printed beside the cut's count.
+  EXPECT_EQ(text.find("per DLA core: TensorRT cannot load them all at once"), std::string::npos) << text;
+  expect_chains(c);
+}
+
+TEST(DlaCut, ANodeTheBuilderFoldsGoesWithItsReader) {
+  // Shape of a static tensor is folded (placed '-'): it goes with the Reshape that reads it (GPU:
+  // its output's shape is not static), so the shape value never crosses the cut.
+  ModelBuilder mb(13);
+  auto g = mb.graph();
+  g.input("x", kFloat, {1, 4, 8, 8});
+  g.node("Relu", {"x"}, {"a"}, "a");
+  g.node("Shape", {"a"}, {"s"}, "shape");
+  g.node("Reshape", {"a", "s"}, {"b"}, "reshape");
+  g.node("Relu", {"b"}, {"y"}, "y");
+  g.output("y");
+  Case c = run_dla(mb, "dla_cut_folded");
+  ASSERT_EQ(c.annotations.dla->nodes[1].verdict, DlaVerdict::NONE);
+  ASSERT_EQ(c.annotations.dla->nodes[2].verdict, DlaVerdict::GPU_FALLBACK);
+  EXPECT_EQ(names(c), (std::vector<std::vector<std::string>>{{"a"}, {"shape", "reshape", "y"}}));
+  EXPECT_EQ(devices(c), (std::vector<std::string>{"dla", "gpu"}));
+  EXPECT_EQ(c.partition.dla->transitions, 1);  // a; not the shape
+  EXPECT_EQ(c.partition.dla->placed_nodes, 3);
+  expect_chains(c);
+}
+
+TEST(Partition, PartFileNamesSayTheDeviceWithADlaCut) {
+  Partition p;
+  p.dla = DlaCut{};
+  p.parts.resize(3);
+  p.parts[0].tensorrt = p.parts[0].dla = true;
+  p.parts[1].tensorrt = true;
+  EXPECT_EQ(part_file_name(p, 0), "part0_dla.onnx");
+  EXPECT_EQ(part_file_name(p, 1), "part1_gpu.onnx");
+  EXPECT_EQ(part_file_name(p, 2), "part2_rest.onnx");
 }
 
 }  // namespace
