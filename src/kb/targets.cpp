@@ -74,7 +74,8 @@ const std::set<std::string, std::less<>> kPrecisionNames = {"FP32", "TF32", "FP1
 const std::set<std::string, std::less<>> kDlaChecks = {
     "supported", "static", "max_batch",   "max_dim",  "precision",    "loadables", "spatial",      "rank",
     "kernel",    "stride", "padding",     "dilation", "groups",       "window",    "out_channels", "pad_lt_kernel",
-    "modes",     "clip",   "const_input", "axis",     "same_spatial", "broadcast", "attr"};
+    "modes",     "clip",   "const_input", "axis",     "same_spatial", "broadcast", "attr",         "steps",
+    "keep_axis", "scales", "stride_is_kernel"};
 
 void parse_family(std::string_view path, std::string_view text, std::vector<Target>& out) {
   std::string family(path.substr(path.rfind('/') + 1));
