@@ -177,6 +177,17 @@ TEST(TargetCatalog, MalformedFilesNameTheFileAndLine) {
   EXPECT_NE(input_error({{"data/targets/x.tsv", short_row}}).find("3 fields, expected 6"), std::string::npos);
   std::string dla = "layer\tcheck\targs\tdevices\tsource\nconvolution\tkernal\t1..32\t-\thttp://x\n";
   EXPECT_NE(input_error({{"data/targets/dla/8.5.tsv", dla}}).find("line 2: unknown check 'kernal'"), std::string::npos);
+  // The new checks' arguments are read with the file, so a malformed row names its line.
+  const std::string dla_head = "layer\tcheck\targs\tdevices\tsource\n";
+  EXPECT_NE(input_error({{"data/targets/dla/8.5.tsv", dla_head + "slice\tsteps\tone\t-\thttp://x\n"}})
+                .find("data/targets/dla/8.5.tsv: line 2: check 'steps' takes an integer, got 'one'"),
+            std::string::npos);
+  EXPECT_NE(input_error({{"data/targets/dla/8.5.tsv", dla_head + "resize\tscales\t1..32\t-\thttp://x\n"}})
+                .find("line 2: check 'scales' takes MODE:A..B"),
+            std::string::npos);
+  EXPECT_NE(input_error({{"data/targets/dla/8.5.tsv", dla_head + "deconvolution\tstride_is_kernel\t2\t-\thttp://x\n"}})
+                .find("line 2: check 'stride_is_kernel' takes no argument"),
+            std::string::npos);
   std::string twice = head + dev + dev + runs;
   EXPECT_NE(input_error({{"data/targets/x.tsv", twice}}).find("target x1 defined twice"), std::string::npos);
 }
