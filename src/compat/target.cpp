@@ -176,6 +176,7 @@ enum class K {
   keep_axis_,
   scales_,
   stride_is_kernel_,
+  mode_precision_,
   other
 };
 K kind_of(std::string_view name) {
@@ -206,6 +207,7 @@ K kind_of(std::string_view name) {
   if (name == "keep_axis") return K::keep_axis_;
   if (name == "scales") return K::scales_;
   if (name == "stride_is_kernel") return K::stride_is_kernel_;
+  if (name == "mode_precision") return K::mode_precision_;
   return K::other;
 }
 
@@ -558,6 +560,15 @@ class DlaJudge {
     if (k == K::keep_axis_) return slice_keeps_axis(n, std::stoll(c.args));
     if (k == K::scales_) return resize_scales(n, c.args);
     if (k == K::stride_is_kernel_) return stride_is_kernel(n);
+    if (k == K::mode_precision_) {  // "equal|greater|less:INT8": those operations run on the DLA at these precisions
+      std::string_view modes = std::string_view(c.args).substr(0, c.args.find(':'));
+      std::string_view precisions = std::string_view(c.args).substr(c.args.find(':') + 1);
+      for (auto mode : split(map.mode, ','))
+        if (listed(modes, mode, '|') && !listed(precisions, v.precision, '|'))
+          return fmt::format("{} {} runs on the DLA at {} only: this node runs at {}", map.layers[0], mode, precisions,
+                             v.precision);
+      return {};
+    }
     if (k == K::attr_) {
       auto parts = split(c.args, ':');
       std::string_view name = parts[0], allowed = parts.size() > 1 ? parts[1] : "";

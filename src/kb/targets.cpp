@@ -75,7 +75,7 @@ const std::set<std::string, std::less<>> kDlaChecks = {
     "supported", "static", "max_batch",   "max_dim",  "precision",    "loadables", "spatial",      "rank",
     "kernel",    "stride", "padding",     "dilation", "groups",       "window",    "out_channels", "pad_lt_kernel",
     "modes",     "clip",   "const_input", "axis",     "same_spatial", "broadcast", "attr",         "steps",
-    "keep_axis", "scales", "stride_is_kernel"};
+    "keep_axis", "scales", "stride_is_kernel", "mode_precision"};
 
 void parse_family(std::string_view path, std::string_view text, std::vector<Target>& out) {
   std::string family(path.substr(path.rfind('/') + 1));
@@ -140,12 +140,20 @@ bool is_int_range(std::string_view s) {
   return dots != std::string_view::npos && is_int(s.substr(0, dots)) && is_int(s.substr(dots + 2));
 }
 
-// The argument form of the checks judged from integer data (Slice steps and axes, Resize scales), checked when the
-// file is read so a malformed row is an InputError naming its line, not a failure while judging a node. "" = fine.
+// The argument form of the newer checks (Slice steps and axes, Resize scales, per-operation precisions), checked
+// when the file is read so a malformed row is an InputError naming its line, not a failure while judging a node.
+// "" = fine.
 std::string bad_args(std::string_view check, std::string_view args) {
   if (check == "steps" || check == "keep_axis")
     return is_int(args) ? "" : fmt::format("check '{}' takes an integer, got '{}'", check, args);
   if (check == "stride_is_kernel") return args == "-" ? "" : "check 'stride_is_kernel' takes no argument (write -)";
+  if (check == "mode_precision") {
+    size_t colon = args.find(':');
+    bool ok = colon != 0 && colon != std::string_view::npos && colon + 1 < args.size();
+    for (auto p : ok ? split(args.substr(colon + 1), '|') : std::vector<std::string_view>{})
+      ok = ok && kPrecisionNames.count(p);
+    return ok ? "" : fmt::format("check 'mode_precision' takes MODE|MODE:PRECISION|PRECISION, got '{}'", args);
+  }
   if (check == "scales") {
     for (auto part : split(args, ',')) {
       size_t colon = part.find(':');

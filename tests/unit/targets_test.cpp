@@ -188,6 +188,10 @@ TEST(TargetCatalog, MalformedFilesNameTheFileAndLine) {
   EXPECT_NE(input_error({{"data/targets/dla/8.5.tsv", dla_head + "deconvolution\tstride_is_kernel\t2\t-\thttp://x\n"}})
                 .find("line 2: check 'stride_is_kernel' takes no argument"),
             std::string::npos);
+  std::string int4 = dla_head + "elementwise\tmode_precision\tequal:INT4\t-\thttp://x\n";
+  EXPECT_NE(input_error({{"data/targets/dla/8.5.tsv", int4}})
+                .find("line 2: check 'mode_precision' takes MODE|MODE:PRECISION|PRECISION, got 'equal:INT4'"),
+            std::string::npos);
   std::string twice = head + dev + dev + runs;
   EXPECT_NE(input_error({{"data/targets/x.tsv", twice}}).find("target x1 defined twice"), std::string::npos);
 }
@@ -519,6 +523,28 @@ TEST(DlaPlacement, XavierOn82RunsNoSlice) {
       std::string::npos)
       << b82.node("slice").reason;
   EXPECT_EQ(b84.node("slice").verdict, DlaVerdict::DLA) << b84.node("slice").reason;
+}
+
+// Comparisons (Equal, Greater, Less) run on the DLA at INT8 only (the latest release's Table 12, "Comparison"); 8.5
+// has no Equal on the DLA at all.
+TEST(DlaPlacement, EqualRunsOnTheDlaAtInt8Only) {
+  auto build = [](GraphBuilder& g) {
+    g.input("x", kFloat, {1, 4, 8, 8});
+    g.input("z", kFloat, {1, 4, 8, 8});
+    g.node("Equal", {"x", "z"}, {"eq"}, "equal");
+    g.node("Add", {"x", "z"}, {"sum"}, "add");
+    g.output("eq", onnx::TensorProto::BOOL, {1, 4, 8, 8});
+    g.output("sum");
+  };
+  Built b103 = on_dla("dla_equal103", build, "10.3");
+  Built b85 = on_dla("dla_equal85", build, "8.5");
+  EXPECT_EQ(b103.node("add").verdict, DlaVerdict::DLA) << b103.node("add").reason;
+  EXPECT_EQ(b103.node("equal").verdict, DlaVerdict::GPU_FALLBACK);
+  EXPECT_NE(b103.node("equal").reason.find("elementwise equal runs on the DLA at INT8 only: this node runs at FP16"),
+            std::string::npos)
+      << b103.node("equal").reason;
+  EXPECT_NE(b85.node("equal").reason.find("elementwise mode equal is not one the DLA runs"), std::string::npos)
+      << b85.node("equal").reason;
 }
 
 TEST(DlaPlacement, MoreThan16LoadablesIsANote) {
