@@ -1,7 +1,9 @@
 # Writes OUT: a C++ file defining trtlens::embedded_files(), a table of
-# (path relative to ROOT, contents, hex SHA-256) for every file of ROOT/data/trt, ROOT/data/targets (and dla/)
-# and ROOT/web.
-file(GLOB FILES ${ROOT}/data/trt/* ${ROOT}/data/targets/*.tsv ${ROOT}/data/targets/dla/*.tsv ${ROOT}/web/*)
+# (path relative to ROOT, contents, hex SHA-256) for every file of ROOT/data/trt, every .tsv under
+# ROOT/data/targets (dla/ included) and every file of ROOT/web.
+file(GLOB FILES ${ROOT}/data/trt/* ${ROOT}/web/*)
+file(GLOB_RECURSE TARGET_FILES ${ROOT}/data/targets/*.tsv)
+list(APPEND FILES ${TARGET_FILES})
 list(SORT FILES)
 set(body "#include \"util/embedded.h\"\nnamespace trtlens {\nnamespace {\n")
 set(table "")

@@ -160,11 +160,19 @@ class KnowledgeBase {
   KnowledgeBase with_plugins(const std::vector<DeclaredPlugin>& plugins) const;
 
   // Identifies the facts judged with (64 lowercase hex digits): the SHA-256 of the
-  // manifest "SHA256  NAME\n" of the release files in name order, which for the
-  // built-in knowledge base is `sha256sum data/trt/*.tsv | sha256sum` in the source
-  // tree (C locale order); with declared plugins, the SHA-256 of that and each
-  // plugin's NAME:VERSIONS. Every JSON output carries it (docs/check-json.md).
+  // manifest "SHA256  NAME\n" of the files in name order (fingerprint_of). For the
+  // built-in knowledge base those are the release tables and the target facts, every
+  // .tsv under data/trt and data/targets, so it is what
+  //   find data/trt data/targets -name '*.tsv' | LC_ALL=C sort | xargs sha256sum | sha256sum
+  // prints in the source tree; for parse()/parse_views(), the files given. With declared
+  // plugins, the SHA-256 of that and each plugin's NAME:VERSIONS. Every JSON output
+  // carries it (docs/check-json.md).
   const std::string& fingerprint() const { return fingerprint_; }
+  // The manifest digest of (path, contents) pairs: SHA-256 of "SHA256(contents)  path\n"
+  // per file, sorted by path (byte order). Never throws.
+  static std::string fingerprint_of(const std::vector<std::pair<std::string_view, std::string_view>>& files);
+  // Whether an embedded file enters the built-in fingerprint: a .tsv under data/trt/ or data/targets/.
+  static bool fingerprinted(std::string_view path);
 
  private:
   static KnowledgeBase parse_tables(const std::vector<std::pair<std::string_view, std::string_view>>& files);

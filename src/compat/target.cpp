@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -171,6 +172,11 @@ enum class K {
   same_spatial_,
   broadcast_,
   attr_,
+  steps_,
+  keep_axis_,
+  scales_,
+  stride_is_kernel_,
+  mode_precision_,
   other
 };
 K kind_of(std::string_view name) {
@@ -197,6 +203,11 @@ K kind_of(std::string_view name) {
   if (name == "same_spatial") return K::same_spatial_;
   if (name == "broadcast") return K::broadcast_;
   if (name == "attr") return K::attr_;
+  if (name == "steps") return K::steps_;
+  if (name == "keep_axis") return K::keep_axis_;
+  if (name == "scales") return K::scales_;
+  if (name == "stride_is_kernel") return K::stride_is_kernel_;
+  if (name == "mode_precision") return K::mode_precision_;
   return K::other;
 }
 
@@ -306,6 +317,103 @@ class DlaJudge {
     if (p.empty() && ap && (ap->s == "SAME_UPPER" || ap->s == "SAME_LOWER"))
       for (int64_t k : kernel(n)) p.push_back(k / 2);  // SAME: (k - 1) split over both sides, the larger half
     return p;
+  }
+
+  // Values of input i where it is a constant the loader read (Slice starts/ends/axes/steps, Resize scales/sizes),
+  // else of attribute `attr` (Slice before opset 10); null when neither is known.
+  std::optional<std::vector<int64_t>> int_values(const Node& n, size_t i, std::string_view attr) const {
+    if (i < n.inputs.size() && !n.inputs[i].empty()) {
+      const TensorInfo* t = g_.input(n, i);
+      if (!t || !t->values) return std::nullopt;
+      std::vector<int64_t> out;
+      for (double d : *t->values)  // INT64_MAX ends ("to the end") do not survive a double: clamp, never overflow
+        out.push_back(d >= 9.2e18 ? INT64_MAX : d <= -9.2e18 ? INT64_MIN : static_cast<int64_t>(d));
+      return out;
+    }
+    if (const Attribute* at = attr.empty() ? nullptr : n.attribute(attr)) return at->ints;
+    return std::nullopt;
+  }
+
+  // Slice: every step (input 4, default 1) equals `want`.
+  std::string slice_steps(const Node& n, int64_t want) const {
+    auto steps = int_values(n, 4, "");
+    if (!steps) return {};
+    for (int64_t s : *steps)
+      if (s != want) return fmt::format("slice step {}; DLA slices with step {} only", s, want);
+    return {};
+  }
+
+  // Slice: axis `keep` is taken whole (start 0, end at or past its length) or not named at all.
+  std::string slice_keeps_axis(const Node& n, int64_t keep) const {
+    const TensorInfo* x = n.inputs.empty() ? nullptr : g_.input(n, 0);
+    auto starts = int_values(n, 1, "starts"), ends = int_values(n, 2, "ends"), axes = int_values(n, 3, "axes");
+    if (!starts || !ends || !x || x->rank < 0) return {};
+    for (size_t k = 0; k < starts->size() && k < ends->size(); ++k) {
+      if (axes && k >= axes->size()) break;
+      int64_t axis = axes ? (*axes)[k] : static_cast<int64_t>(k);
+      if (axis < 0) axis += x->rank;
+      if (axis != keep || axis >= x->rank) continue;
+      const Dim& d = x->dims[static_cast<size_t>(axis)];
+      int64_t start = (*starts)[k], end = (*ends)[k];
+      if (d.fixed()) {
+        if (start < 0) start += d.value;
+        if (end < 0) end += d.value;
+      }
+      bool whole = start == 0 && (d.fixed() ? end >= d.value : end >= INT32_MAX);
+      if (!whole)
+        return fmt::format("slices axis {} ({}..{}); DLA slices the C, H and W axes only", axis, (*starts)[k],
+                           (*ends)[k]);
+    }
+    return {};
+  }
+
+  // Resize: scales (the constant scales input, or sizes over a static input shape) are 1 on N and C and
+  // integers in the range `spec` gives the resize mode ("nearest:1..32,linear:1..4").
+  std::string resize_scales(const Node& n, std::string_view spec) const {
+    const Attribute* m = n.attribute("mode");
+    std::string mode = m ? m->s : "nearest";
+    std::string_view range;
+    for (auto part : split(spec, ','))
+      if (part.substr(0, part.find(':')) == mode) range = part.substr(part.find(':') + 1);
+    if (range.empty()) return {};  // a mode the DLA lacks: the attr row says so
+    const TensorInfo* x = n.inputs.empty() ? nullptr : g_.input(n, 0);
+    size_t at = n.inputs.size() == 2 ? 1 : 2;  // opset 10: (X, scales); 11+: (X, roi, scales, sizes)
+    std::vector<double> scales;
+    if (at < n.inputs.size() && !n.inputs[at].empty()) {
+      const TensorInfo* s = g_.input(n, at);
+      if (s && s->values)
+        scales = *s->values;
+      else if (!is_constant(s) && !(s && s->const_foldable))
+        return "Resize scales are computed at run time; DLA needs them at build time";
+    } else if (n.inputs.size() > 3 && !n.inputs[3].empty()) {
+      const TensorInfo* sz = g_.input(n, 3);
+      if (sz && sz->values && all_fixed(x) && sz->values->size() == x->dims.size()) {
+        for (size_t i = 0; i < x->dims.size(); ++i)
+          scales.push_back(x->dims[i].value > 0 ? (*sz->values)[i] / static_cast<double>(x->dims[i].value) : 0);
+      } else if (!is_constant(sz) && !(sz && sz->const_foldable)) {
+        return "Resize sizes are computed at run time; DLA needs them at build time";
+      }
+    }
+    Range r = parse_range(range);
+    for (size_t i = 0; i < scales.size(); ++i) {
+      double s = scales[i];
+      if (i < 2 && s != 1.0)
+        return fmt::format("Resize scale {} on axis {}; DLA resizes H and W only (scale 1 on N and C)", s, i);
+      if (i >= 2 && (s != std::floor(s) || s < static_cast<double>(r.lo) || s > static_cast<double>(r.hi)))
+        return fmt::format("Resize scale {} on axis {} is not an integer in {} (DLA's {} resize)", s, i, range, mode);
+    }
+    return {};
+  }
+
+  // Deconvolution: stride equal to the kernel in each dimension.
+  std::string stride_is_kernel(const Node& n) const {
+    std::vector<int64_t> k = kernel(n), s = ints_attr(n, "strides");
+    for (size_t i = 0; i < k.size(); ++i) {
+      int64_t stride = i < s.size() ? s[i] : 1;
+      if (stride != k[i])
+        return fmt::format("stride {} != kernel size {}; DLA deconvolves with stride = kernel", stride, k[i]);
+    }
+    return {};
   }
 
   std::string check(const DlaCheck& c, K k, const Node& n, const NodeVerdict& v, const LayerMapping& map) const {
@@ -447,6 +555,19 @@ class DlaJudge {
       if (kd == "other") kd = kind(b, a);
       if (listed(c.args, kd, '|')) return {};
       return fmt::format("broadcast of {} and {} ({}); DLA takes {}", shape_text(x), shape_text(y), kd, c.args);
+    }
+    if (k == K::steps_) return slice_steps(n, std::stoll(c.args));
+    if (k == K::keep_axis_) return slice_keeps_axis(n, std::stoll(c.args));
+    if (k == K::scales_) return resize_scales(n, c.args);
+    if (k == K::stride_is_kernel_) return stride_is_kernel(n);
+    if (k == K::mode_precision_) {  // "equal|greater|less:INT8": those operations run on the DLA at these precisions
+      std::string_view modes = std::string_view(c.args).substr(0, c.args.find(':'));
+      std::string_view precisions = std::string_view(c.args).substr(c.args.find(':') + 1);
+      for (auto mode : split(map.mode, ','))
+        if (listed(modes, mode, '|') && !listed(precisions, v.precision, '|'))
+          return fmt::format("{} {} runs on the DLA at {} only: this node runs at {}", map.layers[0], mode, precisions,
+                             v.precision);
+      return {};
     }
     if (k == K::attr_) {
       auto parts = split(c.args, ':');

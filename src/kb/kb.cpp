@@ -349,11 +349,19 @@ std::string manifest_fingerprint(std::vector<std::pair<std::string_view, std::st
 
 std::string_view trtlens_version() { return TRTLENS_VERSION; }
 
-KnowledgeBase KnowledgeBase::parse_views(const std::vector<std::pair<std::string_view, std::string_view>>& files) {
-  KnowledgeBase kb = parse_tables(files);
+std::string KnowledgeBase::fingerprint_of(const std::vector<std::pair<std::string_view, std::string_view>>& files) {
   std::vector<std::pair<std::string_view, std::string>> digests;
   for (const auto& [name, contents] : files) digests.emplace_back(name, sha256_hex(contents));
-  kb.fingerprint_ = manifest_fingerprint(std::move(digests));
+  return manifest_fingerprint(std::move(digests));
+}
+
+bool KnowledgeBase::fingerprinted(std::string_view path) {
+  return path.ends_with(".tsv") && (path.starts_with("data/trt/") || path.starts_with("data/targets/"));
+}
+
+KnowledgeBase KnowledgeBase::parse_views(const std::vector<std::pair<std::string_view, std::string_view>>& files) {
+  KnowledgeBase kb = parse_tables(files);
+  kb.fingerprint_ = fingerprint_of(files);
   return kb;
 }
 
@@ -382,11 +390,12 @@ const KnowledgeBase& KnowledgeBase::builtin() {
   static const KnowledgeBase kb = [] {
     std::vector<std::pair<std::string_view, std::string_view>> files;
     std::vector<std::pair<std::string_view, std::string>> digests;  // from the build: no hashing at start-up
-    for (const EmbeddedFile& f : embedded_files())
-      if (f.path.starts_with("data/trt/") && f.path.ends_with(".tsv")) {
-        files.emplace_back(f.path, f.contents);
-        digests.emplace_back(f.path, std::string(f.sha256));
-      }
+    for (const EmbeddedFile& f : embedded_files()) {
+      if (!fingerprinted(f.path)) continue;
+      // The target facts (data/targets) judge --target runs: a change to them changes the fingerprint too.
+      digests.emplace_back(f.path, std::string(f.sha256));
+      if (f.path.starts_with("data/trt/")) files.emplace_back(f.path, f.contents);
+    }
     try {
       KnowledgeBase parsed = parse_tables(files);
       parsed.fingerprint_ = manifest_fingerprint(std::move(digests));

@@ -74,7 +74,8 @@ const std::set<std::string, std::less<>> kPrecisionNames = {"FP32", "TF32", "FP1
 const std::set<std::string, std::less<>> kDlaChecks = {
     "supported", "static", "max_batch",   "max_dim",  "precision",    "loadables", "spatial",      "rank",
     "kernel",    "stride", "padding",     "dilation", "groups",       "window",    "out_channels", "pad_lt_kernel",
-    "modes",     "clip",   "const_input", "axis",     "same_spatial", "broadcast", "attr"};
+    "modes",     "clip",   "const_input", "axis",     "same_spatial", "broadcast", "attr",         "steps",
+    "keep_axis", "scales", "stride_is_kernel", "mode_precision"};
 
 void parse_family(std::string_view path, std::string_view text, std::vector<Target>& out) {
   std::string family(path.substr(path.rfind('/') + 1));
@@ -128,6 +129,41 @@ void parse_family(std::string_view path, std::string_view text, std::vector<Targ
   }
 }
 
+bool is_int(std::string_view s) {
+  int64_t v = 0;
+  auto [p, e] = std::from_chars(s.data(), s.data() + s.size(), v);
+  return !s.empty() && e == std::errc() && p == s.data() + s.size();
+}
+
+bool is_int_range(std::string_view s) {
+  size_t dots = s.find("..");
+  return dots != std::string_view::npos && is_int(s.substr(0, dots)) && is_int(s.substr(dots + 2));
+}
+
+// The argument form of the newer checks (Slice steps and axes, Resize scales, per-operation precisions), checked
+// when the file is read so a malformed row is an InputError naming its line, not a failure while judging a node.
+// "" = fine.
+std::string bad_args(std::string_view check, std::string_view args) {
+  if (check == "steps" || check == "keep_axis")
+    return is_int(args) ? "" : fmt::format("check '{}' takes an integer, got '{}'", check, args);
+  if (check == "stride_is_kernel") return args == "-" ? "" : "check 'stride_is_kernel' takes no argument (write -)";
+  if (check == "mode_precision") {
+    size_t colon = args.find(':');
+    bool ok = colon != 0 && colon != std::string_view::npos && colon + 1 < args.size();
+    for (auto p : ok ? split(args.substr(colon + 1), '|') : std::vector<std::string_view>{})
+      ok = ok && kPrecisionNames.count(p);
+    return ok ? "" : fmt::format("check 'mode_precision' takes MODE|MODE:PRECISION|PRECISION, got '{}'", args);
+  }
+  if (check == "scales") {
+    for (auto part : split(args, ',')) {
+      size_t colon = part.find(':');
+      if (colon == 0 || colon == std::string_view::npos || !is_int_range(part.substr(colon + 1)))
+        return fmt::format("check 'scales' takes MODE:A..B[,MODE:A..B...], got '{}'", args);
+    }
+  }
+  return "";
+}
+
 DlaRules parse_dla(std::string_view path, std::string_view text) {
   std::string name(path.substr(path.rfind('/') + 1));
   DlaRules rules;
@@ -136,6 +172,8 @@ DlaRules parse_dla(std::string_view path, std::string_view text) {
   for (auto& [no, f] : rows_of(path, text, 5, "layer\tcheck\targs\tdevices\tsource")) {
     if (!kDlaChecks.count(f[1]))
       throw InputError(std::string(path), fmt::format("line {}: unknown check '{}'", no, f[1]));
+    if (std::string why = bad_args(f[1], f[2]); !why.empty())
+      throw InputError(std::string(path), fmt::format("line {}: {}", no, why));
     rules.checks.push_back(
         {std::string(f[0]), std::string(f[1]), std::string(f[2]), std::string(f[3]), std::string(f[4])});
   }

@@ -522,12 +522,15 @@ TEST(CheckCli, EveryJsonOutputCarriesVersionAndFingerprint) {
   EXPECT_NE(with_plugin["kb_fingerprint"], fingerprint);
 }
 
-// The fingerprint is what `sha256sum data/trt/*.tsv | sha256sum` prints in the source tree.
+// The fingerprint is what the one-line command of docs/check-json.md prints in the source tree: the digest of
+// the release tables and the target facts.
 TEST(CheckCli, FingerprintIsTheDigestOfTheTables) {
   std::string dir = temp_dir("check_fingerprint");
   std::string model = small_model(dir);
   json doc = json::parse(run_trtlens({"check", model, "--format", "json"}).out);
-  std::string cmd = "cd '" + std::string(TRTLENS_SOURCE_DIR) + "' && LC_ALL=C sha256sum data/trt/*.tsv | sha256sum > '" + dir + "/digest'";
+  std::string cmd = "cd '" + std::string(TRTLENS_SOURCE_DIR) +
+                    "' && find data/trt data/targets -name '*.tsv' | LC_ALL=C sort | xargs sha256sum | sha256sum > '" +
+                    dir + "/digest'";
   ASSERT_EQ(std::system(cmd.c_str()), 0);
   EXPECT_EQ(read_text(dir + "/digest").substr(0, 64), doc["kb_fingerprint"]);
 }

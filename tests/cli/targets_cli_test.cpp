@@ -36,6 +36,28 @@ TEST(TargetCli, AReleaseTheJetsonDoesNotShipIsAUsageError) {
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
 }
 
+// The releases Xavier's JetPacks ship (4.6.1: 8.2; 5.0.2: 8.4) place nodes on its DLA; TensorRT 11.0 - 11.3 have no
+// DLA and ship with no JetPack, so a DLA core at 11.x is a usage error naming the releases it runs.
+TEST(TargetCli, XavierDlaRuns82And84AndOrinDlaRefuses11) {
+  std::string model = conv_model("target_cli_xavier");
+  for (const char* trt : {"8.2", "8.4"}) {
+    RunResult r = run_trtlens(
+        {"check", model, "--target", "xavier-dla", "--trt", trt, "--precision", "fp16", "--format", "json"});
+    ASSERT_EQ(r.exit_code, 0) << trt << r.err;
+    json doc = json::parse(r.out);
+    EXPECT_EQ(doc["runtime"]["release"], trt);
+    EXPECT_EQ(doc["dla"]["dla_nodes"], 2) << trt;
+    EXPECT_EQ(doc["dla"]["gpu_fallback_nodes"], 0) << trt;
+  }
+  for (const char* trt : {"11.0", "11.3"}) {
+    RunResult r = run_trtlens({"check", model, "--target", "orin-dla", "--trt", trt, "--precision", "fp16"});
+    EXPECT_EQ(r.exit_code, 2) << trt << r.err;
+    EXPECT_NE(r.err.find(std::string("TensorRT ") + trt + " does not run on orin-dla"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("8.4 (JetPack 5.0.2"), std::string::npos) << r.err;
+    EXPECT_EQ(r.out, "");
+  }
+}
+
 TEST(TargetCli, WithoutTrtATargetTakesTheNewestReleaseItRuns) {
   RunResult r = run_trtlens({"check", conv_model("target_cli_default"), "--target", "orin", "--format", "json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -171,9 +193,12 @@ TEST(TargetCli, ReportOnADlaTargetCarriesTheTargetRuntimesAndDlaPlacement) {
     EXPECT_EQ(d["target"]["runs"][r111], false);  // no JetPack ships 11.x
     EXPECT_TRUE(d["target"]["precisions"][r111].is_null());
   }
-  size_t r84 = index_of(d["releases"], "8.4");  // JetPack 5.0.2 ships it, data/targets/dla does not describe it
+  size_t r84 = index_of(d["releases"], "8.4");  // JetPack 5.0.2 ships it, data/targets/dla/8.4.tsv describes it
+  size_t r82 = index_of(d["releases"], "8.2");  // JetPack 4.6.1 ships it for Xavier only
   ASSERT_LT(r84, rels);
-  EXPECT_EQ(d["target"]["runs"][r84], false);
+  ASSERT_LT(r82, rels);
+  EXPECT_EQ(d["target"]["runs"][r84], true);
+  EXPECT_EQ(d["target"]["runs"][r82], false);
   EXPECT_TRUE(d["target"]["precisions"][r84].is_string());
   EXPECT_NE(d["target"]["precisions"][r85].get<std::string>().find("FP16"), std::string::npos) << d["target"].dump();
   // Every profile covers the plain runtimes and the target's.

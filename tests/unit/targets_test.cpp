@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 
+#include <algorithm>
 #include <functional>
 
 #include "support/onnx_builder.h"
@@ -11,6 +12,7 @@
 #include "trtlens/analysis.h"
 #include "trtlens/error.h"
 #include "trtlens/target.h"
+#include "util/embedded.h"
 
 namespace trtlens {
 namespace {
@@ -55,10 +57,17 @@ TEST(TargetCatalog, EveryRowCitesASource) {
     for (const auto* rows : {&t.precisions, &t.runs, &t.ships})
       for (const TargetRow& r : *rows) EXPECT_EQ(r.source.rfind("http", 0), 0u) << t.name << " " << r.value;
   }
-  for (const char* r : {"8.5", "8.6", "10.3"}) {
+  for (const char* r : {"8.2", "8.4", "8.5", "8.6", "10.3"}) {
     const DlaRules* rules = catalog().dla_rules(r);
     ASSERT_NE(rules, nullptr) << r;
-    for (const DlaCheck& c : rules->checks) EXPECT_EQ(c.source.rfind("http", 0), 0u) << r << " " << c.layer;
+    for (const DlaCheck& c : rules->checks) {
+      EXPECT_EQ(c.source.rfind("http", 0), 0u) << r << " " << c.layer;
+      // Each row names the header line of its own release that states it, or says it is not confirmed.
+      bool header = c.source.find("release/" + std::string(r) + ":include/NvInfer.h:") != std::string::npos;
+      EXPECT_TRUE(header || c.source.find("not confirmed") != std::string::npos ||
+                  c.source.find("dla-layer-restrictions.html") != std::string::npos)
+          << r << " " << c.layer << " " << c.check;
+    }
   }
   for (const LayerMapping& l : catalog().layers()) EXPECT_NE(l.where.find("GA "), std::string::npos) << l.op;
 }
@@ -71,17 +80,72 @@ TEST(TargetCatalog, AJetsonRunsWhatItsJetPackShips) {
     EXPECT_NE(e.find(r), std::string::npos) << r << " in " << e;
   EXPECT_NO_THROW(catalog().check_release(orin, kb().resolve("8.5")));
   EXPECT_EQ(catalog().newest_release(orin, kb())->name, "10.3");
-  // The DLA core needs DLA facts of the release as well.
-  const Target& dla = catalog().resolve("orin-dla");
-  EXPECT_NE(
-      usage_error([&] { catalog().check_release(dla, kb().resolve("8.4")); }).find("no DLA facts for TensorRT 8.4"),
-      std::string::npos);
+  // The DLA core needs DLA facts of the release as well (a catalog with a DLA core and no dla/ file).
+  TargetCatalog bare = TargetCatalog::parse(
+      {{"data/targets/jetson-x.tsv", "kind\tname\tvalue\treleases\tnote\tsource\n"
+                                     "dla_device\tx-dla\t8.7\t-\tX\thttp://x\n"
+                                     "ships\t8.7\t-\t8.5\tJetPack 5.1\thttp://x\n"}});
+  EXPECT_NE(usage_error([&] { bare.check_release(bare.resolve("x-dla"), kb().resolve("8.5")); })
+                .find("no DLA facts for TensorRT 8.5 (target x-dla): data/targets/dla has none"),
+            std::string::npos);
   // A GPU runs the releases whose support matrix lists its compute capability.
   EXPECT_NE(usage_error([] {
               catalog().check_release(catalog().resolve("b200"), kb().resolve("10.0"));
             }).find("does not run on b200"),
             std::string::npos);
   EXPECT_NO_THROW(catalog().check_release(catalog().resolve("a100"), kb().resolve("11.1")));
+}
+
+// Every release a Xavier or Orin JetPack ships has DLA facts: 8.2 (JetPack 4.6.1, Xavier only), 8.4 (JetPack 5.0.2),
+// 8.5, 8.6 and 10.3 (Orin only). TensorRT 11.0 - 11.3 have no DLA and no JetPack: a usage error naming what runs.
+TEST(TargetCatalog, EveryReleaseAJetPackShipsHasDlaFacts) {
+  const Target& xavier = catalog().resolve("xavier-dla");
+  const Target& orin = catalog().resolve("orin-dla");
+  for (const char* r : {"8.2", "8.4", "8.5"}) EXPECT_NO_THROW(catalog().check_release(xavier, kb().resolve(r))) << r;
+  for (const char* r : {"8.4", "8.5", "8.6", "10.3"})
+    EXPECT_NO_THROW(catalog().check_release(orin, kb().resolve(r))) << r;
+  EXPECT_EQ(catalog().newest_release(xavier, kb())->name, "8.5");
+  EXPECT_EQ(catalog().newest_release(orin, kb())->name, "10.3");
+  // JetPack 4.6.x runs Xavier only; JetPack 6 runs Orin only.
+  EXPECT_NE(usage_error([&] { catalog().check_release(orin, kb().resolve("8.2")); }).find("does not run on orin-dla"),
+            std::string::npos);
+  EXPECT_NE(
+      usage_error([&] { catalog().check_release(xavier, kb().resolve("8.6")); }).find("does not run on xavier-dla"),
+      std::string::npos);
+  for (const char* r : {"11.0", "11.1", "11.2", "11.3"}) {
+    std::string e = usage_error([&] { catalog().check_release(orin, kb().resolve(r)); });
+    EXPECT_NE(e.find(std::string("TensorRT ") + r + " does not run on orin-dla"), std::string::npos) << e;
+    EXPECT_NE(e.find("10.3 (JetPack 6.1"), std::string::npos) << e;
+  }
+  for (const char* r : {"8.2", "8.4"}) EXPECT_NE(catalog().dla_rules(r), nullptr) << r;
+}
+
+// The knowledge-base fingerprint covers the target facts: the same digest over the embedded release tables and
+// data/targets files, and a different one when a targets file changes by one byte or is left out.
+TEST(TargetCatalog, FingerprintCoversTheTargetFacts) {
+  EXPECT_TRUE(KnowledgeBase::fingerprinted("data/targets/dla/8.5.tsv"));
+  EXPECT_TRUE(KnowledgeBase::fingerprinted("data/targets/jetson-orin.tsv"));
+  EXPECT_TRUE(KnowledgeBase::fingerprinted("data/trt/8.5.tsv"));
+  EXPECT_FALSE(KnowledgeBase::fingerprinted("data/trt/README.md"));
+  EXPECT_FALSE(KnowledgeBase::fingerprinted("web/report.js"));
+  std::vector<std::pair<std::string_view, std::string_view>> files, tables_only;
+  for (const EmbeddedFile& f : embedded_files())
+    if (KnowledgeBase::fingerprinted(f.path)) {
+      files.emplace_back(f.path, f.contents);
+      if (f.path.starts_with("data/trt/")) tables_only.emplace_back(f.path, f.contents);
+    }
+  ASSERT_GT(files.size(), tables_only.size());
+  EXPECT_EQ(KnowledgeBase::fingerprint_of(files), kb().fingerprint());
+  EXPECT_NE(KnowledgeBase::fingerprint_of(tables_only), kb().fingerprint());
+  auto dla =
+      std::find_if(files.begin(), files.end(), [](const auto& f) { return f.first == "data/targets/dla/8.5.tsv"; });
+  ASSERT_NE(dla, files.end());
+  std::string edited = std::string(dla->second) + "\n";
+  dla->second = edited;
+  EXPECT_NE(KnowledgeBase::fingerprint_of(files), kb().fingerprint());
+  // Order does not matter: the manifest is sorted by path.
+  std::vector<std::pair<std::string_view, std::string_view>> reversed(files.rbegin(), files.rend());
+  EXPECT_EQ(KnowledgeBase::fingerprint_of(reversed), KnowledgeBase::fingerprint_of(files));
 }
 
 using Files = std::vector<std::pair<std::string_view, std::string_view>>;
@@ -113,6 +177,21 @@ TEST(TargetCatalog, MalformedFilesNameTheFileAndLine) {
   EXPECT_NE(input_error({{"data/targets/x.tsv", short_row}}).find("3 fields, expected 6"), std::string::npos);
   std::string dla = "layer\tcheck\targs\tdevices\tsource\nconvolution\tkernal\t1..32\t-\thttp://x\n";
   EXPECT_NE(input_error({{"data/targets/dla/8.5.tsv", dla}}).find("line 2: unknown check 'kernal'"), std::string::npos);
+  // The new checks' arguments are read with the file, so a malformed row names its line.
+  const std::string dla_head = "layer\tcheck\targs\tdevices\tsource\n";
+  EXPECT_NE(input_error({{"data/targets/dla/8.5.tsv", dla_head + "slice\tsteps\tone\t-\thttp://x\n"}})
+                .find("data/targets/dla/8.5.tsv: line 2: check 'steps' takes an integer, got 'one'"),
+            std::string::npos);
+  EXPECT_NE(input_error({{"data/targets/dla/8.5.tsv", dla_head + "resize\tscales\t1..32\t-\thttp://x\n"}})
+                .find("line 2: check 'scales' takes MODE:A..B"),
+            std::string::npos);
+  EXPECT_NE(input_error({{"data/targets/dla/8.5.tsv", dla_head + "deconvolution\tstride_is_kernel\t2\t-\thttp://x\n"}})
+                .find("line 2: check 'stride_is_kernel' takes no argument"),
+            std::string::npos);
+  std::string int4 = dla_head + "elementwise\tmode_precision\tequal:INT4\t-\thttp://x\n";
+  EXPECT_NE(input_error({{"data/targets/dla/8.5.tsv", int4}})
+                .find("line 2: check 'mode_precision' takes MODE|MODE:PRECISION|PRECISION, got 'equal:INT4'"),
+            std::string::npos);
   std::string twice = head + dev + dev + runs;
   EXPECT_NE(input_error({{"data/targets/x.tsv", twice}}).find("target x1 defined twice"), std::string::npos);
 }
@@ -348,6 +427,124 @@ TEST(DlaPlacement, Fp32RunsOnTheGpuAndUnsupportedStaysUnsupported) {
       << fp32.node("relu").reason;
   EXPECT_EQ(fp32.node("alien").verdict, DlaVerdict::UNSUPPORTED);
   EXPECT_EQ(fp32.a.dla->unsupported_nodes, 1);
+}
+
+// Slice on the DLA (release/8.5:include/NvInfer.h:4196-4197): strides 1, and the first (batch) axis taken whole.
+TEST(DlaPlacement, SliceStepsAndTheBatchAxisDecide) {
+  constexpr int64_t kToTheEnd = INT64_MAX;  // what exporters write for "to the end"
+  Built b = on_dla("dla_slice", [](GraphBuilder& g) {
+    g.input("x", kFloat, {2, 4, 8, 8});
+    auto slice = [&g](const std::string& name, std::vector<int64_t> starts, std::vector<int64_t> ends,
+                      std::vector<int64_t> axes, std::vector<int64_t> steps, std::vector<int64_t> out) {
+      int64_t k = static_cast<int64_t>(starts.size());
+      g.init_int64(name + "_s", {k}, starts).init_int64(name + "_e", {k}, ends);
+      g.init_int64(name + "_a", {k}, axes).init_int64(name + "_t", {k}, steps);
+      g.node("Slice", {"x", name + "_s", name + "_e", name + "_a", name + "_t"}, {name + "_y"}, name);
+      g.output(name + "_y", kFloat, out);
+    };
+    slice("channels", {0}, {2}, {1}, {1}, {2, 2, 8, 8});
+    slice("strided", {0}, {8}, {2}, {2}, {2, 4, 4, 8});
+    slice("batch", {0}, {1}, {0}, {1}, {1, 4, 8, 8});
+    slice("whole_batch", {0, 1}, {kToTheEnd, 3}, {0, 1}, {1, 1}, {2, 2, 8, 8});
+  });
+  EXPECT_EQ(b.node("channels").verdict, DlaVerdict::DLA) << b.node("channels").reason;
+  EXPECT_EQ(b.node("strided").verdict, DlaVerdict::GPU_FALLBACK);
+  EXPECT_NE(b.node("strided").reason.find("slice step 2; DLA slices with step 1 only"), std::string::npos)
+      << b.node("strided").reason;
+  EXPECT_NE(b.node("strided").source.find("release/8.5:include/NvInfer.h:4196"), std::string::npos)
+      << b.node("strided").source;
+  EXPECT_EQ(b.node("batch").verdict, DlaVerdict::GPU_FALLBACK);
+  EXPECT_NE(b.node("batch").reason.find("slices axis 0 (0..1)"), std::string::npos) << b.node("batch").reason;
+  EXPECT_EQ(b.node("whole_batch").verdict, DlaVerdict::DLA) << b.node("whole_batch").reason;
+}
+
+// Resize on the DLA (release/8.5:include/NvInfer.h:4944): scales 1 on N and C, integers in [1, 32] (nearest) or
+// [1, 4] (linear) on H and W; sizes count through the scales they make.
+TEST(DlaPlacement, ResizeScalesDecide) {
+  Built b = on_dla("dla_resize", [](GraphBuilder& g) {
+    g.input("x", kFloat, {1, 4, 8, 8});
+    auto resize = [&g](const std::string& name, const std::string& mode, std::vector<float> scales,
+                       std::vector<int64_t> out) {
+      g.init_float(name + "_scales", {4}, scales);
+      attr_string(g.node("Resize", {"x", "", name + "_scales"}, {name + "_y"}, name), "mode", mode);
+      g.output(name + "_y", kFloat, out);
+    };
+    resize("twice", "nearest", {1, 1, 2, 2}, {1, 4, 16, 16});
+    resize("half_again", "nearest", {1, 1, 1.5f, 1.5f}, {1, 4, 12, 12});
+    resize("channels", "nearest", {1, 2, 2, 2}, {1, 8, 16, 16});
+    resize("linear8", "linear", {1, 1, 8, 8}, {1, 4, 64, 64});
+    g.init_int64("sizes", {4}, {1, 4, 24, 24});
+    g.node("Resize", {"x", "", "", "sizes"}, {"by_sizes_y"}, "by_sizes");
+    g.output("by_sizes_y", kFloat, {1, 4, 24, 24});
+  });
+  EXPECT_EQ(b.node("twice").verdict, DlaVerdict::DLA) << b.node("twice").reason;
+  EXPECT_NE(b.node("half_again").reason.find("Resize scale 1.5 on axis 2 is not an integer in 1..32 (DLA's nearest"),
+            std::string::npos)
+      << b.node("half_again").reason;
+  EXPECT_NE(b.node("channels").reason.find("Resize scale 2 on axis 1; DLA resizes H and W only"), std::string::npos)
+      << b.node("channels").reason;
+  EXPECT_NE(b.node("linear8").reason.find("Resize scale 8 on axis 2 is not an integer in 1..4 (DLA's linear"),
+            std::string::npos)
+      << b.node("linear8").reason;
+  EXPECT_EQ(b.node("by_sizes").verdict, DlaVerdict::DLA) << b.node("by_sizes").reason;  // 24 / 8 = 3
+}
+
+// TensorRT 8.2 (JetPack 4.6.1, Xavier) deconvolves on the DLA only with stride = kernel
+// (release/8.2:include/NvInfer.h:2675); 8.4 dropped the rule.
+TEST(DlaPlacement, DeconvolutionStrideEqualsKernelOn82Only) {
+  auto build = [](GraphBuilder& g) {
+    g.input("x", kFloat, {1, 4, 8, 8});
+    g.init_float("w", {4, 4, 2, 2}, std::vector<float>(64, 0.1f));
+    attr_ints(g.node("ConvTranspose", {"x", "w"}, {"up"}, "up"), "strides", {2, 2});
+    g.node("ConvTranspose", {"x", "w"}, {"same"}, "same");
+    g.output("up", kFloat, {1, 4, 16, 16});
+    g.output("same", kFloat, {1, 4, 9, 9});
+  };
+  Built b82 = on_dla("dla_deconv82", build, "8.2", "xavier-dla");
+  Built b84 = on_dla("dla_deconv84", build, "8.4", "xavier-dla");
+  EXPECT_EQ(b82.node("up").verdict, DlaVerdict::DLA) << b82.node("up").reason;
+  EXPECT_EQ(b82.node("same").verdict, DlaVerdict::GPU_FALLBACK);
+  EXPECT_NE(b82.node("same").reason.find("stride 1 != kernel size 2"), std::string::npos) << b82.node("same").reason;
+  EXPECT_EQ(b84.node("same").verdict, DlaVerdict::DLA) << b84.node("same").reason;
+}
+
+// The layers 8.2's header gives no DLA note for (Slice, Unary, SoftMax) stay on the GPU there; 8.4 runs Slice.
+TEST(DlaPlacement, XavierOn82RunsNoSlice) {
+  auto build = [](GraphBuilder& g) {
+    g.input("x", kFloat, {1, 4, 8, 8});
+    g.init_int64("s", {1}, {0}).init_int64("e", {1}, {2}).init_int64("a", {1}, {1});
+    g.node("Slice", {"x", "s", "e", "a"}, {"y"}, "slice");
+    g.output("y", kFloat, {1, 2, 8, 8});
+  };
+  Built b82 = on_dla("dla_slice82", build, "8.2", "xavier-dla");
+  Built b84 = on_dla("dla_slice84", build, "8.4", "xavier-dla");
+  EXPECT_NE(
+      b82.node("slice").reason.find("the slice layer (Slice imports as slice) does not run on the DLA in TensorRT 8.2"),
+      std::string::npos)
+      << b82.node("slice").reason;
+  EXPECT_EQ(b84.node("slice").verdict, DlaVerdict::DLA) << b84.node("slice").reason;
+}
+
+// Comparisons (Equal, Greater, Less) run on the DLA at INT8 only (the latest release's Table 12, "Comparison"); 8.5
+// has no Equal on the DLA at all.
+TEST(DlaPlacement, EqualRunsOnTheDlaAtInt8Only) {
+  auto build = [](GraphBuilder& g) {
+    g.input("x", kFloat, {1, 4, 8, 8});
+    g.input("z", kFloat, {1, 4, 8, 8});
+    g.node("Equal", {"x", "z"}, {"eq"}, "equal");
+    g.node("Add", {"x", "z"}, {"sum"}, "add");
+    g.output("eq", onnx::TensorProto::BOOL, {1, 4, 8, 8});
+    g.output("sum");
+  };
+  Built b103 = on_dla("dla_equal103", build, "10.3");
+  Built b85 = on_dla("dla_equal85", build, "8.5");
+  EXPECT_EQ(b103.node("add").verdict, DlaVerdict::DLA) << b103.node("add").reason;
+  EXPECT_EQ(b103.node("equal").verdict, DlaVerdict::GPU_FALLBACK);
+  EXPECT_NE(b103.node("equal").reason.find("elementwise equal runs on the DLA at INT8 only: this node runs at FP16"),
+            std::string::npos)
+      << b103.node("equal").reason;
+  EXPECT_NE(b85.node("equal").reason.find("elementwise mode equal is not one the DLA runs"), std::string::npos)
+      << b85.node("equal").reason;
 }
 
 TEST(DlaPlacement, MoreThan16LoadablesIsANote) {
