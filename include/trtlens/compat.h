@@ -156,7 +156,7 @@ struct DiffGraphEdge {
   bool in_before = false, in_after = false;  // the versions holding the edge
 };
 struct DiffGraph {
-  std::vector<DiffGraphNode> nodes;  // the drawn changed nodes first (by op_type group), then the context
+  std::vector<DiffGraphNode> nodes;  // the drawn changed nodes first (in drawing order), then the context
   std::vector<DiffGraphEdge> edges;
   size_t changed = 0;                // added + removed + edited nodes in all
   size_t drawn_changed = 0;          // of those, the ones in `nodes`
@@ -166,8 +166,10 @@ struct DiffGraph {
 };
 inline constexpr size_t kDiffGraphMaxChanged = 300;
 // Changed nodes are grouped by op_type, the group with the most nodes first (ties by
-// op_type), within a group removed, then edited, then added nodes, each in row order;
-// the first `max_changed` are drawn, with at most `max_changed` context nodes.
+// op_type), within a group removed, then edited, then added nodes, each in row order.
+// In that order each node not drawn yet is drawn with the changed nodes connected to it
+// (breadth first, through changed nodes only), until `max_changed` are drawn; then at
+// most `max_changed` context nodes.
 DiffGraph diff_graph(const std::vector<DiffRow>& before, const std::vector<DiffRow>& after,
                      size_t max_changed = kDiffGraphMaxChanged);
 std::string_view diff_node_kind_name(DiffGraphNode::Kind k);  // "added", "removed", "edited", "context"

@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <deque>
 #include <map>
 #include <set>
 #include <tuple>
@@ -208,7 +209,6 @@ DiffGraph diff_graph(const std::vector<DiffRow>& before, const std::vector<DiffR
   DiffGraph g;
   std::map<Ref, int> drawn;  // -> index into g.nodes
   std::vector<Ref> refs;     // of g.nodes
-  std::set<Ref> changed_refs;
   auto add_node = [&](Ref ref, Kind kind, std::vector<std::string> edits) {
     const DiffRow& r = ref.old_side ? before[static_cast<size_t>(ref.row)] : after[static_cast<size_t>(ref.row)];
     const bool in_before = ref.old_side || match.old_of_new[static_cast<size_t>(ref.row)] >= 0;
@@ -216,26 +216,8 @@ DiffGraph diff_graph(const std::vector<DiffRow>& before, const std::vector<DiffR
     refs.push_back(ref);
     g.nodes.push_back({kind, r.graph, r.node, r.op_type, in_before, !ref.old_side, r.verdict, std::move(edits)});
   };
-  for (auto& [op, members] : ordered) {
-    size_t left = 0;
-    for (Changed& c : members) {
-      ++g.changed;
-      changed_refs.insert(c.ref);
-      if (g.drawn_changed < max_changed) {
-        add_node(c.ref, c.kind, std::move(c.edits));
-        ++g.drawn_changed;
-      } else {
-        ++left;
-      }
-    }
-    if (left) g.not_drawn.emplace_back(op, left);
-  }
-  std::stable_sort(g.not_drawn.begin(), g.not_drawn.end(),
-                   [](const auto& x, const auto& y) { return x.second > y.second; });
-
-  // The unchanged nodes one hop from a drawn changed node, in the versions holding it.
+  // A node's neighbours in one version (producers of its inputs, consumers of its outputs).
   const auto old_consumers = consumers_of(before), new_consumers = consumers_of(after);
-  std::set<Ref> left_out;
   auto neighbours = [&](Ref ref, bool old_side, auto&& visit) {
     int row = ref.old_side == old_side ? ref.row : match.old_of_new[static_cast<size_t>(ref.row)];
     if (row < 0) return;
@@ -244,13 +226,60 @@ DiffGraph diff_graph(const std::vector<DiffRow>& before, const std::vector<DiffR
       if (p >= 0) visit(canonical(old_side, p));
     for (int c : (old_side ? old_consumers : new_consumers)[static_cast<size_t>(row)]) visit(canonical(old_side, c));
   };
+  auto holds = [&](Ref ref, bool old_side) {
+    return old_side ? ref.old_side || match.old_of_new[static_cast<size_t>(ref.row)] >= 0 : !ref.old_side;
+  };
+
+  // Seeds in group order; each draws its connected changed nodes (breadth first) before the
+  // next seed, so a bounded drawing shows whole neighbourhoods ("HardSwish became HardSigmoid
+  // and Mul, and its consumer reads the Mul") rather than one op_type's nodes scattered apart.
+  std::vector<Changed*> order;
+  std::map<Ref, Changed*> changed_at;
+  for (auto& [op, members] : ordered)
+    for (Changed& c : members) {
+      order.push_back(&c);
+      changed_at.emplace(c.ref, &c);
+    }
+  g.changed = order.size();
+  std::set<Ref> taken;
+  for (Changed* seed : order) {
+    if (g.drawn_changed >= max_changed) break;
+    if (taken.count(seed->ref)) continue;
+    std::deque<Changed*> queue{seed};
+    taken.insert(seed->ref);
+    while (!queue.empty() && g.drawn_changed < max_changed) {
+      Changed* c = queue.front();
+      queue.pop_front();
+      add_node(c->ref, c->kind, std::move(c->edits));
+      ++g.drawn_changed;
+      for (bool old_side : {true, false})
+        if (holds(c->ref, old_side))
+          neighbours(c->ref, old_side, [&](Ref nb) {
+            auto it = changed_at.find(nb);
+            if (it != changed_at.end() && taken.insert(nb).second) queue.push_back(it->second);
+          });
+    }
+    for (Changed* queued : queue) taken.erase(queued->ref);  // past the bound: not drawn
+  }
+  std::map<std::string, size_t> left;
+  for (Changed* c : order)
+    if (!drawn.count(c->ref)) {
+      const auto& rows = c->ref.old_side ? before : after;
+      ++left[rows[static_cast<size_t>(c->ref.row)].op_type];
+    }
+  g.not_drawn.assign(left.begin(), left.end());
+  std::stable_sort(g.not_drawn.begin(), g.not_drawn.end(),
+                   [](const auto& x, const auto& y) { return x.second > y.second; });
+
+  // The unchanged nodes one hop from a drawn changed node, in the versions holding it.
+  std::set<Ref> left_out;
   const size_t changed_drawn = g.nodes.size();
   for (size_t i = 0; i < changed_drawn; ++i) {
     const bool in_before = g.nodes[i].in_before, in_after = g.nodes[i].in_after;  // g.nodes grows below
     for (bool old_side : {true, false}) {
       if ((old_side && !in_before) || (!old_side && !in_after)) continue;
       neighbours(refs[i], old_side, [&](Ref nb) {
-        if (drawn.count(nb) || changed_refs.count(nb)) return;  // drawn, or a changed node over the bound
+        if (drawn.count(nb) || changed_at.count(nb)) return;  // drawn, or a changed node over the bound
         if (g.nodes.size() - changed_drawn < max_changed) add_node(nb, Kind::Context, {});
         else left_out.insert(nb);
       });

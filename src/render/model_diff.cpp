@@ -84,7 +84,7 @@ std::string graph_html(const ModelDiffView& v) {
   if (!g.not_drawn.empty() || g.context_not_drawn) {
     std::string left;
     for (const auto& [op, count] : g.not_drawn) left += fmt::format("{}{} {}", left.empty() ? "" : ", ", count, html_escape(op));
-    out += fmt::format("<p class=\"not-drawn\">{} of {} changed nodes drawn (the largest op_type groups first)",
+    out += fmt::format("<p class=\"not-drawn\">{} of {} changed nodes drawn (the largest op_type groups first, each node with the changed nodes connected to it)",
                        g.drawn_changed, g.changed);
     if (!left.empty()) out += "; not drawn: " + left;
     if (g.context_not_drawn) out += fmt::format("; {} unchanged neighbours not drawn", g.context_not_drawn);

@@ -126,16 +126,21 @@ TEST(DiffGraph, BoundsTheDrawingByOpTypeGroups) {
   DiffGraph g = diff_graph(p.ra, p.rb, 2);
   EXPECT_EQ(g.changed, 6u);
   EXPECT_EQ(g.drawn_changed, 2u);
-  // Mul is the largest group (2 nodes): drawn first; the other groups say what was left out.
+  // Mul is the largest group (2 nodes): its first node is drawn first, then the changed
+  // nodes connected to it, breadth first (its producer hsig before its consumer).
   EXPECT_EQ(kind_of(g, "mul"), "added");
-  EXPECT_EQ(kind_of(g, kEvil), "added");
-  EXPECT_EQ(kind_of(g, "hs"), "not drawn");
+  EXPECT_EQ(kind_of(g, "hsig"), "added");
+  EXPECT_EQ(kind_of(g, kEvil), "not drawn");
   EXPECT_EQ(kind_of(g, "head"), "not drawn");  // a changed node over the bound is not drawn as context either
   EXPECT_EQ(kind_of(g, "stem"), "context");
   EXPECT_EQ(g.nodes.size(), 3u);
-  std::vector<std::pair<std::string, size_t>> left = {
-      {"HardSigmoid", 1}, {"HardSwish", 1}, {"LeakyRelu", 1}, {"Relu", 1}};
+  std::vector<std::pair<std::string, size_t>> left = {{"HardSwish", 1}, {"LeakyRelu", 1}, {"Mul", 1}, {"Relu", 1}};
   EXPECT_EQ(g.not_drawn, left);
+  EXPECT_EQ(edges_of(g), (std::set<std::string>{"stem->hsig:a", "stem->mul:a", "hsig->mul:a"}));
+  // With room, a seed's whole connected change is drawn before the next seed: the
+  // HardSwish that became HardSigmoid and two Muls, and the Relu reading them.
+  DiffGraph five = diff_graph(p.ra, p.rb, 5);
+  EXPECT_EQ(five.not_drawn, (std::vector<std::pair<std::string, size_t>>{{"LeakyRelu", 1}}));
   // The context is bounded too.
   DiffGraph one = diff_graph(p.ra, p.rb, 1);
   EXPECT_EQ(one.drawn_changed, 1u);
@@ -199,14 +204,15 @@ TEST(DiffGraph, IsDrawnInColoursWithLinksToEachVersionsReport) {
 
   DiffGraph bounded = diff_graph(p.ra, p.rb, 2);
   v.graph = &bounded;
-  EXPECT_NE(model_diff_html(v).find("2 of 6 changed nodes drawn (the largest op_type groups first); not drawn: 1 "
-                                    "HardSigmoid, 1 HardSwish, 1 LeakyRelu, 1 Relu"),
+  EXPECT_NE(model_diff_html(v).find("2 of 6 changed nodes drawn (the largest op_type groups first, each node with "
+                                    "the changed nodes connected to it); not drawn: 1 HardSwish, 1 LeakyRelu, 1 Mul, "
+                                    "1 Relu"),
             std::string::npos);
   nlohmann::json doc = nlohmann::json::parse(model_diff_json(v));
   EXPECT_EQ(doc["graph"]["changed"], 6);
   EXPECT_EQ(doc["graph"]["drawn_changed"], 2);
   EXPECT_EQ(doc["graph"]["nodes"][0]["kind"], "added");
-  EXPECT_EQ(doc["graph"]["not_drawn"][0]["op_type"], "HardSigmoid");
+  EXPECT_EQ(doc["graph"]["not_drawn"][0]["op_type"], "HardSwish");
   EXPECT_EQ(doc["edited"].size(), 2u);
 
   // No change at all: no drawing, a sentence.
