@@ -101,14 +101,19 @@ struct ModelDiffEntry {
   std::string op_type;
   const NodeVerdict* before = nullptr;  // into the older annotations; null for an added node
   const NodeVerdict* after = nullptr;   // into the newer annotations; null for a removed node
+  // For a kept node, what differs besides the verdict, in this order: "op_type",
+  // "attributes", "inputs" (another producer, or none, feeds an input; producers are
+  // compared by node name). Empty for added and removed nodes.
+  std::vector<std::string> edits;
 };
 
-// Two versions of a model judged at one runtime: nodes added, removed, and
-// kept with a different verdict. Nodes are matched by (graph path, node name),
-// unnamed nodes by their first output's name; with several nodes of one key,
-// the n-th matches the n-th.
+// Two versions of a model judged at one runtime: nodes added, removed, kept
+// with a different verdict (or op_type), and kept with another op_type, other
+// attributes or other inputs (`edited`; a node can be in both). Nodes are
+// matched by (graph path, node name), unnamed nodes by their first output's
+// name; with several nodes of one key, the n-th matches the n-th.
 struct ModelDiff {
-  std::vector<ModelDiffEntry> added, removed, changed;
+  std::vector<ModelDiffEntry> added, removed, changed, edited;
   size_t kept = 0;  // nodes in both versions, whatever their verdicts
 };
 // `a` annotates `before`, `b` annotates `after` (same runtime). The entries
@@ -120,10 +125,53 @@ ModelDiff diff_models(const Model& before, const Annotations& a, const Model& af
 struct DiffRow {
   std::string graph, node, op_type;  // as ModelDiffEntry
   const NodeVerdict* verdict = nullptr;
+  // Per input of the node: the position, in the same row list, of the row of the
+  // node producing it; -1 for a graph input, an initializer, an outer-scope read
+  // or an omitted optional input. The graph view's edges and `edited` read it.
+  std::vector<int> producers;
+  // A digest of the attributes (names, kinds, values; a subgraph attribute by its
+  // name only, its nodes have rows of their own): equal digests, equal attributes.
+  // "" for a node without attributes.
+  std::string attributes;
 };
 // The rows of every node of `m`, graph by graph; verdicts point into `a`.
 std::vector<DiffRow> diff_rows(const Model& m, const Annotations& a);
 // diff_models on rows; entries point at the rows' verdicts.
 ModelDiff diff_models(const std::vector<DiffRow>& before, const std::vector<DiffRow>& after);
+
+// The graph view of a comparison: the added, removed and edited nodes, with the
+// unchanged nodes one hop from them (a producer of an input or a consumer of an
+// output, in the version that holds the edge) as context, and the edges between
+// the nodes drawn. Edges never leave a graph (subgraphs and functions are apart).
+struct DiffGraphNode {
+  enum class Kind { Added, Removed, Edited, Context };
+  Kind kind = Kind::Context;
+  std::string graph, node, op_type;          // as ModelDiffEntry
+  bool in_before = false, in_after = false;  // the versions holding the node
+  const NodeVerdict* verdict = nullptr;      // the newer version's (the older one's for a removed node)
+  std::vector<std::string> edits;            // as ModelDiffEntry::edits (Edited only)
+};
+struct DiffGraphEdge {
+  int from = 0, to = 0;                      // indices into DiffGraph::nodes: from produces an input of to
+  bool in_before = false, in_after = false;  // the versions holding the edge
+};
+struct DiffGraph {
+  std::vector<DiffGraphNode> nodes;  // the drawn changed nodes first (in drawing order), then the context
+  std::vector<DiffGraphEdge> edges;
+  size_t changed = 0;                // added + removed + edited nodes in all
+  size_t drawn_changed = 0;          // of those, the ones in `nodes`
+  // Changed nodes not drawn (over the bound), per op_type, most first.
+  std::vector<std::pair<std::string, size_t>> not_drawn;
+  size_t context_not_drawn = 0;      // unchanged neighbours left out (the context is bounded as the changed nodes are)
+};
+inline constexpr size_t kDiffGraphMaxChanged = 300;
+// Changed nodes are grouped by op_type, the group with the most nodes first (ties by
+// op_type), within a group removed, then edited, then added nodes, each in row order.
+// In that order each node not drawn yet is drawn with the changed nodes connected to it
+// (breadth first, through changed nodes only), until `max_changed` are drawn; then at
+// most `max_changed` context nodes.
+DiffGraph diff_graph(const std::vector<DiffRow>& before, const std::vector<DiffRow>& after,
+                     size_t max_changed = kDiffGraphMaxChanged);
+std::string_view diff_node_kind_name(DiffGraphNode::Kind k);  // "added", "removed", "edited", "context"
 
 }  // namespace trtlens

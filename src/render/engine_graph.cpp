@@ -18,19 +18,6 @@ namespace trtlens {
 
 namespace {
 
-// Graphviz escString: a backslash starts an escape, so double it.
-std::string esc(const std::string& s) {
-  std::string r;
-  r.reserve(s.size());
-  for (char c : s) {
-    if (c == '\\') r += "\\\\";
-    else if (c == '\n') r += "\\n";
-    else if (static_cast<unsigned char>(c) < 0x20) r += ' ';
-    else r += c;
-  }
-  return r;
-}
-
 std::string wrap(const std::string& s, size_t width) {
   // Long fused names ("a + b + c + ...") break at " + " to keep nodes narrow.
   std::string out, line;
@@ -94,7 +81,7 @@ DotGraph engine_dot_graph(const EnginePlan& plan, const EngineGraphOptions& opt)
   const auto select = compile("--select", opt.select);
 
   DotGraph g;
-  g.graph_attrs = {{"rankdir", "TB"}, {"fontname", "Helvetica"}, {"tooltip", esc(plan.name)}};
+  g.graph_attrs = {{"rankdir", "TB"}, {"fontname", "Helvetica"}, {"tooltip", dot_escape(plan.name)}};
   g.node_defaults = {{"shape", "box"}, {"style", "rounded,filled"}, {"fontname", "Helvetica"}, {"fontsize", "10"}};
   g.edge_defaults = {{"fontname", "Helvetica"}, {"fontsize", "8"}, {"penwidth", "2"}};
   const size_t n = plan.layers.size();
@@ -119,8 +106,8 @@ DotGraph engine_dot_graph(const EnginePlan& plan, const EngineGraphOptions& opt)
       frontier = std::move(next);
     }
     kept = static_cast<size_t>(std::count(keep.begin(), keep.end(), 1));
-    g.graph_attrs.push_back({"label", esc(fmt::format("{}: {} of {} layers (--select {} --hops {})", plan.name, kept, n,
-                                                      opt.select, opt.hops))});
+    g.graph_attrs.push_back({"label", dot_escape(fmt::format("{}: {} of {} layers (--select {} --hops {})", plan.name,
+                                                             kept, n, opt.select, opt.hops))});
     g.graph_attrs.push_back({"labelloc", "t"});
   }
   if (opt.max_layers > 0 && kept > opt.max_layers)
@@ -161,7 +148,8 @@ DotGraph engine_dot_graph(const EnginePlan& plan, const EngineGraphOptions& opt)
     std::string fill = by_type ? engine_type_color(qdq ? "Quantize" : l.type) : engine_precision_color(l.precision);
     bool dark = by_type ? l.type == "Convolution" || l.type == "Deconvolution" || l.type == "PluginV2"
                         : l.precision == "FP32" || l.precision.empty();
-    DotAttrs a{{"label", esc(label)}, {"fillcolor", fill}, {"tooltip", esc(tip)}, {"fontcolor", dark ? "white" : "black"}};
+    DotAttrs a{{"label", dot_escape(label)}, {"fillcolor", fill}, {"tooltip", dot_escape(tip)},
+               {"fontcolor", dark ? "white" : "black"}};
     if (highlight && RE2::PartialMatch(l.name, *highlight)) {
       a.push_back({"color", "#FF00FF"});
       a.push_back({"penwidth", "5"});
@@ -171,8 +159,8 @@ DotGraph engine_dot_graph(const EnginePlan& plan, const EngineGraphOptions& opt)
   std::unordered_map<std::string, std::string> io_node;
   auto tensor_edge_attrs = [&](const EngineTensor& t) {
     DotAttrs a{{"color", engine_precision_color(t.precision)},
-               {"label", esc(engine_detail::dims_text(t.dims) + "\n" + t.short_format())},
-               {"tooltip", esc(fmt::format("{}\n{}\n{}", t.name, t.format, engine_detail::dims_text(t.dims)))}};
+               {"label", dot_escape(engine_detail::dims_text(t.dims) + "\n" + t.short_format())},
+               {"tooltip", dot_escape(fmt::format("{}\n{}\n{}", t.name, t.format, engine_detail::dims_text(t.dims)))}};
     return a;
   };
   auto io = [&](const std::string& name, bool input) {
@@ -181,11 +169,11 @@ DotGraph engine_dot_graph(const EnginePlan& plan, const EngineGraphOptions& opt)
     std::string id = fmt::format("T{}", io_node.size());
     io_node.emplace(name, id);
     g.nodes.push_back({id,
-                       {{"label", esc((input ? "input: " : "output: ") + name)},
+                       {{"label", dot_escape((input ? "input: " : "output: ") + name)},
                         {"shape", "ellipse"},
                         {"style", "filled"},
                         {"fillcolor", "#F0F0F0"},
-                        {"tooltip", esc(name)}}});
+                        {"tooltip", dot_escape(name)}}});
     return id;
   };
   for (const auto& e : edges) {

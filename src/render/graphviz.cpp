@@ -10,6 +10,8 @@
 #include <stdexcept>
 #include <unordered_map>
 
+#include "util/utf8.h"
+
 namespace trtlens {
 namespace {
 
@@ -69,6 +71,18 @@ struct GraphvizSession {
 };
 
 }  // namespace
+
+std::string dot_escape(std::string_view text) {
+  std::string s = to_valid_utf8(text), r;
+  r.reserve(s.size());
+  for (char c : s) {
+    if (c == '\\') r += "\\\\";
+    else if (c == '\n') r += "\\n";
+    else if (static_cast<unsigned char>(c) < 0x20) r += ' ';
+    else r += c;
+  }
+  return r;
+}
 
 GraphLayout layout_graph(const DotGraph& g) {
   GraphvizSession s(g);

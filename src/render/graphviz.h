@@ -1,6 +1,7 @@
 // Graph layout through Graphviz (libgvc/cgraph, the "dot" engine).
 #pragma once
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -40,6 +41,11 @@ struct GraphLayout {
   std::vector<NodeBox> nodes;    // same order as DotGraph::nodes
   std::vector<EdgeRoute> edges;  // same order as DotGraph::edges
 };
+
+// `s` as a Graphviz escString (labels, tooltips, URLs): valid UTF-8, each backslash
+// doubled (it starts an escape such as \N), a newline as "\n", other control
+// characters as spaces.
+std::string dot_escape(std::string_view s);
 
 // Lays `g` out with dot. Throws std::runtime_error if Graphviz fails.
 GraphLayout layout_graph(const DotGraph& g);

@@ -99,7 +99,8 @@ std::string diff_rows_json(const std::vector<DiffRow>& rows) {
   json out = json::array();
   for (const DiffRow& r : rows)
     out.push_back({r.graph, r.node, r.op_type, verdict_name(r.verdict->verdict),
-                   r.verdict->reasons.empty() ? std::string() : r.verdict->reasons[0].message});
+                   r.verdict->reasons.empty() ? std::string() : r.verdict->reasons[0].message, r.producers,
+                   r.attributes});
   return out.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
@@ -116,7 +117,9 @@ std::unique_ptr<StoredDiffRows> read_diff_rows(const std::string& text) {
     if (!reason.empty()) v.reasons.push_back({"", reason, ""});
     out->verdicts.push_back(std::move(v));
     out->rows.push_back({r.at(0).get<std::string>(), r.at(1).get<std::string>(), r.at(2).get<std::string>(),
-                         &out->verdicts.back()});
+                         &out->verdicts.back(), r.at(5).get<std::vector<int>>(), r.at(6).get<std::string>()});
+    for (int p : out->rows.back().producers)
+      if (p < -1 || static_cast<size_t>(p + 1) > doc.size()) throw std::out_of_range("diff row: producer out of range");
   }
   return out;
 }

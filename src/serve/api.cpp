@@ -331,8 +331,18 @@ void add_api_routes(httplib::Server& http, Context& ctx) {
     if (!caller_for(ctx, req, res, req.matches[1], Role::Read)) return;
     store::Version after = find_version(ctx, req.matches[1], req.matches[2], req.matches[3]);
     store::Version before = find_version(ctx, req.matches[1], req.matches[2], req.get_param_value("against"));
-    send_json(res, version_diff(ctx, before, after, req.get_param_value("trt"), req.get_param_value("precision"),
-                                /*html=*/false));
+    // ?format=svg|dot: the graph view alone (Graphviz's SVG, or DOT text to lay out elsewhere).
+    const std::string format = req.has_param("format") ? req.get_param_value("format") : "json";
+    if (format != "json" && format != "svg" && format != "dot")
+      return send_error(res, 400, "format must be json, svg or dot");
+    const DiffOutput output = format == "svg" ? DiffOutput::Svg : format == "dot" ? DiffOutput::Dot : DiffOutput::Json;
+    std::string body = version_diff(ctx, before, after, req.get_param_value("trt"), req.get_param_value("precision"),
+                                    output);
+    if (output == DiffOutput::Json) return send_json(res, body);
+    // Opened on its own, the SVG is a document: nothing in it may run or load.
+    res.set_header("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'");
+    res.set_header("X-Content-Type-Options", "nosniff");
+    res.set_content(body, output == DiffOutput::Svg ? "image/svg+xml" : "text/vnd.graphviz; charset=utf-8");
   });
 
   server.Get(V + "/engines", [&ctx](const httplib::Request& req, httplib::Response& res) {
@@ -572,16 +582,24 @@ std::string summary_html(const json& s) {
 }  // namespace
 
 std::string version_diff(Context& ctx, const store::Version& before, const store::Version& after,
-                         const std::string& trt, const std::string& precision, bool html) {
+                         const std::string& trt, const std::string& precision, DiffOutput output) {
   const KnowledgeBase& kb = KnowledgeBase::builtin();
   const Release& r = trt.empty() ? kb.releases().back() : kb.resolve(trt);
   Precision p = parse_precision(precision.empty() ? "fp32" : precision);
   std::string runtime = r.name + " " + std::string(precision_name(p));
-  auto view_of = [&](const ModelDiff& d, bool converts_before, bool converts_after) {
+  auto report_of = [](const store::Version& v) {
+    return fmt::format("/projects/{}/models/{}/versions/{}/report", v.project, v.model, v.number);
+  };
+  auto view_of = [&](const std::vector<DiffRow>& rows_b, const std::vector<DiffRow>& rows_a, bool converts_before,
+                     bool converts_after) {
+    ModelDiff d = diff_models(rows_b, rows_a);
+    DiffGraph g = diff_graph(rows_b, rows_a);
     ModelDiffView view{&d, fmt::format("version {}", before.number), fmt::format("version {}", after.number), runtime,
-                       converts_before, converts_after};
+                       converts_before, converts_after, &g, report_of(before), report_of(after)};
+    if (output == DiffOutput::Svg || output == DiffOutput::Dot)
+      return render_graph(diff_dot_graph(g, view.before_link, view.after_link), output == DiffOutput::Svg ? "svg" : "dot");
     json summary = diff_summary(ctx, before, after, d);
-    if (html) return summary_html(summary) + model_diff_html(view);
+    if (output == DiffOutput::Html) return summary_html(summary) + model_diff_html(view);
     json doc = json::parse(model_diff_json(view));
     doc["summary"] = summary;
     return doc.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
@@ -596,12 +614,12 @@ std::string version_diff(Context& ctx, const store::Version& before, const store
   if (auto sb = stored(before), sa = stored(after); sb && sa) {
     auto rb = read_diff_rows(ctx.store->objects().get_blob(sb->diff_hash));
     auto ra = read_diff_rows(ctx.store->objects().get_blob(sa->diff_hash));
-    return view_of(diff_models(rb->rows, ra->rows), sb->converts, sa->converts);
+    return view_of(rb->rows, ra->rows, sb->converts, sa->converts);
   }
   LiveAnalyses::Turn turn(*ctx.live);
   Model a = load_stored_model(ctx.store->objects(), before), b = load_stored_model(ctx.store->objects(), after);
   Annotations aa = annotate(a, kb, r, p), bb = annotate(b, kb, r, p);
-  return view_of(diff_models(a, aa, b, bb), aa.converts, bb.converts);
+  return view_of(diff_rows(a, aa), diff_rows(b, bb), aa.converts, bb.converts);
 }
 
 }  // namespace trtlens::serve

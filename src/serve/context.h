@@ -46,11 +46,13 @@ struct PinSet {
 // {schema_version, page, nodes, converts: [{runtime, converts, unsupported, check, diff}]}.
 // 4: pages and checks name the model as pushed, not by its stored path.
 // 5: pages open at the first pinned runtime; engine results carry a note (no overlay, or no release).
-inline constexpr int kResultSchema = 5;
+// 6: diff rows carry each node's producers and attribute digest (the diff's graph view).
+inline constexpr int kResultSchema = 6;
 
 // A pinned runtime's nodes as a version diff matches them, stored so that two
 // versions compare without loading either model: [[graph, node, op_type,
-// verdict, first reason], ...]. Rows read back own their verdicts.
+// verdict, first reason, [producer row per input, -1 for none], attribute digest], ...].
+// Rows read back own their verdicts.
 std::string diff_rows_json(const std::vector<DiffRow>& rows);
 struct StoredDiffRows {
   std::vector<NodeVerdict> verdicts;
@@ -341,9 +343,10 @@ Model load_stored_model(const store::ObjectStore& objects, const store::Version&
 // InputError("engine <label>", ...) when it does not load.
 EnginePlan load_stored_plan(const store::ObjectStore& objects, const store::Engine& e);
 // The comparison of two versions at one runtime ("" = newest release, fp32),
-// as JSON (the API) or an HTML section (the page). Throws UsageError for an
-// unknown release or precision.
+// as JSON (the API), an HTML section (the page), or its graph view alone as
+// Graphviz SVG or DOT text. Throws UsageError for an unknown release or precision.
+enum class DiffOutput { Json, Html, Svg, Dot };
 std::string version_diff(Context& ctx, const store::Version& before, const store::Version& after,
-                         const std::string& trt, const std::string& precision, bool html);
+                         const std::string& trt, const std::string& precision, DiffOutput output);
 
 }  // namespace trtlens::serve

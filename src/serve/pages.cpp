@@ -535,17 +535,25 @@ void add_page_routes(httplib::Server& http, Context& ctx) {
       body += "<li>" + item + "</li>\n";
     }
     body += "</ul>\n";
-    if (writer)
+    if (writer) {
+      // The releases the knowledge base knows: the field's suggestions, and what the page's
+      // script may fill it with (a plan of a release not listed is left to the server).
+      std::string releases;
+      for (const Release& r : KnowledgeBase::builtin().releases())
+        releases += fmt::format("<option value=\"{}\">", esc(r.name));
       body += fmt::format(
           "<form class=\"upload\" method=\"post\" action=\"{}/versions/{}/engines\" enctype=\"multipart/form-data\">"
           "<input type=\"hidden\" name=\"csrf\" value=\"{}\"><label>label <input name=\"label\" required "
           "maxlength=\"200\"></label> <label>TensorRT release <input name=\"release\" size=\"8\" "
-          "placeholder=\"from the files\" pattern=\"[0-9][0-9.]{{0,15}}\"></label> <label>trtexec files "
-          "(graph.json, profile.json, …, or a .zip) <input type=\"file\" name=\"files\" multiple required></label> "
-          "<button>attach engine</button></form>\n"
-          "<p class=\"hint\">Without a release, the one the engine's metadata records is used, else the newest "
-          "release of its graph.json layout's major; the list above says which.</p>\n",
-          base, v.number, esc(caller->csrf));
+          "placeholder=\"from the files\" pattern=\"[0-9][0-9.]{{0,15}}\" list=\"trt-releases\"></label>"
+          "<datalist id=\"trt-releases\">{}</datalist> <span class=\"release-source\"></span> <label>trtexec files "
+          "(graph.json, profile.json, …, the plan, or a .zip) <input type=\"file\" name=\"files\" multiple required>"
+          "</label> <button>attach engine</button></form>\n"
+          "<p class=\"hint\">Without a release, the header of an attached plan (*.plan, *.engine, *.trt) tells it, "
+          "else the engine's metadata, else the newest release of its graph.json layout's major; the list above "
+          "says which.</p>\n",
+          base, v.number, esc(caller->csrf), releases);
+    }
     body += "</details>\n";
     if (writer) body += "<details class=\"push\"><summary>Upload a new version</summary>" +
                         upload_form(project, *caller) + "</details>\n";
@@ -584,7 +592,8 @@ void add_page_routes(httplib::Server& http, Context& ctx) {
     std::string body = fmt::format("<h1><a href=\"/projects/{0}\">{0}</a> / <a href=\"/projects/{0}/models/{1}/"
                                    "versions/{2}\">{1} v{2}</a></h1>\n",
                                    esc(project), esc(model), after.number);
-    body += version_diff(ctx, before, after, req.get_param_value("trt"), req.get_param_value("precision"), true);
+    body += version_diff(ctx, before, after, req.get_param_value("trt"), req.get_param_value("precision"),
+                         DiffOutput::Html);
     send_page(res, model + " compare", caller, body);
   });
 

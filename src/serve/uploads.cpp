@@ -12,6 +12,7 @@
 #include "trtlens/error.h"
 #include "trtlens/model.h"
 #include "trtlens/overlay.h"
+#include "trtlens/trt_env.h"
 
 namespace trtlens::serve {
 
@@ -114,16 +115,62 @@ struct TreeGuard {
   }
 };
 
-// The release an attached engine records, and where from: its metadata ("TensorRT version",
-// as trtexec's build metadata or `trtlens build` writes it), else the major its graph.json
-// layout implies (the newest release of that major). {"", ""} when neither tells.
-std::pair<std::string, std::string> recorded_release(const EnginePlan& plan, const KnowledgeBase& kb) {
+bool is_plan_file(std::string_view name) {
+  return ends_with(name, ".plan") || ends_with(name, ".engine") || ends_with(name, ".trt");
+}
+
+// The TensorRT version the upload's plan files (*.plan, *.engine, *.trt) were written by,
+// read from their headers (read_plan: at most 4 KiB, or a metadata prefix and 64 bytes);
+// nullopt when there is none, none is readable, or two tell different versions.
+std::optional<PlanInfo> plan_header(const Tree& t) {
+  std::optional<PlanInfo> found;
+  for (const std::string& f : t.files) {
+    if (!is_plan_file(f)) continue;
+    PlanInfo p;
+    try {
+      p = read_plan((t.dir / f).string());
+    } catch (const InputError&) {
+      continue;  // not a plan after all: the JSON files still tell
+    }
+    if (!p.version.known()) continue;
+    if (found && found->version.str() != p.version.str()) return std::nullopt;
+    found = std::move(p);
+  }
+  return found;
+}
+
+// The release an attached engine records, and where from, the first of:
+// 1. its plan's header, when written in the 10.0+ layout: the engine's own bytes, stamped
+//    by the TensorRT that serialized it (read as trtexec --getPlanVersionOnly reads them),
+//    so it beats a record beside it that may come from another build;
+// 2. its metadata ("TensorRT version", as trtexec's build metadata or `trtlens build`
+//    writes it);
+// 3. an 8.x plan header, whose version is a heuristic (a serialization number seen
+//    before), so a record wins over it;
+// 4. the major its graph.json layout implies (the newest release of that major).
+// {"", ""} when none tells. A release the caller gives wins over all (store_engine_upload).
+std::pair<std::string, std::string> recorded_release(const EnginePlan& plan, const std::optional<PlanInfo>& header,
+                                                     const KnowledgeBase& kb) {
+  auto from_header = [&]() -> std::pair<std::string, std::string> {
+    try {
+      const Release& r = kb.resolve(header->version.str());
+      return {r.name, header->version_heuristic
+                          ? fmt::format("plan header (TensorRT {}; {})", header->version.str(), header->version_note)
+                          : fmt::format("plan header (TensorRT {})", header->version.str())};
+    } catch (const UsageError&) {
+      return {"", ""};  // a release the knowledge base does not know: the next source tells
+    }
+  };
+  if (header && !header->version_heuristic)
+    if (auto r = from_header(); !r.first.empty()) return r;
   if (std::string v = engine_trt_version(plan); !v.empty()) {
     try {
       return {kb.resolve(v).name, "engine metadata (TensorRT " + v + ")"};
     } catch (const UsageError&) {
     }
   }
+  if (header && header->version_heuristic)
+    if (auto r = from_header(); !r.first.empty()) return r;
   const std::string major = plan.layout.substr(0, plan.layout.find('.'));
   const Release* newest = nullptr;
   for (const Release& r : kb.releases())
@@ -204,13 +251,17 @@ store::Engine store_engine_upload(Context& ctx, const Upload& u, const store::Ve
   // find_plan_files takes a folder with exactly one *.graph.json, or one .json file.
   std::string prefix;
   if (tree.files.size() == 1) prefix = tree.files[0];
+  if (tree.files.size() == 1 && is_plan_file(prefix))
+    throw InputError(u.file_name, "a plan alone is not read without TensorRT: attach it with trtexec's JSON files "
+                                  "(graph.json from --exportLayerInfo, profile.json from --exportProfile), or a zip "
+                                  "of them");
   EnginePlan plan;
   try {
     plan = load_plan(find_plan_files((prefix.empty() ? tree.dir : tree.dir / prefix).string()));
   } catch (const InputError& e) {
     throw InputError(u.file_name, e.problem());
   }
-  if (trt.empty()) std::tie(trt, source) = recorded_release(plan, kb);
+  if (trt.empty()) std::tie(trt, source) = recorded_release(plan, plan_header(tree), kb);
   std::string hash = ctx.store->objects().adopt_tree(tree.dir);
   guard.dir.clear();
   store::Engine e = ctx.store->add_engine(v.id, label, hash, prefix, caller.user_id, trt, source);

@@ -108,7 +108,26 @@ test('upload a second version and compare the two', async () => {
   check(text.includes('version 1 → version 2'), 'diff heading: ' + text.slice(0, 200));
   check(await page.locator('table.diff-added tr').count() > 1, 'added nodes listed');
   check(await page.locator('table.diff-removed tr').count() > 1, 'removed nodes listed');
-  await page.screenshot({ path: path.join(artifacts, 'serve-diff.png') });
+  // The graph view draws the same nodes: every added one green, every removed one red.
+  const listed = async (t) => page.locator(`table.diff-${t} tr:has(td)`).evaluateAll(
+    (rows) => rows.map((r) => r.cells[1].textContent + ' (' + r.cells[2].textContent + ')'));
+  const drawn = async (kind) => (await page.locator(`section.diff-graph g.dg_${kind} a`).evaluateAll(
+    (as) => as.map((a) => a.getAttribute('xlink:title').split('\n')[0]))).sort();
+  const added = await listed('added'), removed = await listed('removed');
+  eq(JSON.stringify(await drawn('added')), JSON.stringify(added.map((n) => 'added: ' + n).sort()), 'added nodes drawn');
+  eq(JSON.stringify(await drawn('removed')), JSON.stringify(removed.map((n) => 'removed: ' + n).sort()),
+    'removed nodes drawn');
+  const fill = await page.locator('section.diff-graph g.dg_added path, section.diff-graph g.dg_added polygon').first()
+    .getAttribute('fill');
+  eq(fill, '#d4f5d0', 'added nodes are green');
+  check(await page.locator('section.diff-graph svg').isVisible(), 'the graph is shown');
+  await page.screenshot({ path: path.join(artifacts, 'serve-diff.png'), fullPage: true });
+  // A node opens the report of the version holding it.
+  await page.locator('section.diff-graph g.dg_removed a').first().click();
+  check(new URL(page.url()).pathname.endsWith('/versions/1/report'), 'a removed node opens v1: ' + page.url());
+  await page.goBack();
+  await page.locator('section.diff-graph g.dg_added a').first().click();
+  check(new URL(page.url()).pathname.endsWith('/versions/2/report'), 'an added node opens v2: ' + page.url());
 });
 
 test('attach an engine; its report card and overlay open', async () => {
@@ -144,6 +163,48 @@ test('engines: the release field is filled from the metadata and shown in the li
   // The engine attached above went with the field the page filled in.
   check((await page.textContent('details.engines ul')).includes('TensorRT 8.6 (given when the engine was attached)'),
     'the attached engine says its release: ' + (await page.textContent('details.engines ul')));
+});
+
+test('engines: picking a plan file fills the release from its header', async () => {
+  // Plan headers as TensorRT writes them (src/trt_env/plan.cpp): 'ftrt', a zero word at 4, the
+  // version at 24-27; the second behind an exporter's 4-byte length and JSON metadata block.
+  const plan = Buffer.alloc(64);
+  plan.write('ftrt', 0);
+  plan.set([10, 3, 0, 26], 24);
+  fs.writeFileSync(path.join(work, 'resnet.plan'), plan);
+  const meta = Buffer.from('{"author": "exporter"}');
+  const prefixed = Buffer.alloc(64);
+  prefixed.write('ptrt', 0);
+  prefixed.set([10, 8, 0, 43], 24);
+  const length = Buffer.alloc(4);
+  length.writeUInt32LE(meta.length);
+  fs.writeFileSync(path.join(work, 'exported.engine'), Buffer.concat([length, meta, prefixed]));
+  fs.writeFileSync(path.join(work, 'broken.plan'), Buffer.from('these bytes are no TensorRT plan at all, not even close'));
+
+  await page.goto(base + '/projects/vision/models/demo/versions/2');
+  await page.evaluate(() => { document.querySelector('details.engines').open = true; });
+  const form = page.locator('details.engines form.upload');
+  const release = form.locator('input[name="release"]');
+  const shownSource = form.locator('.release-source');
+  const fixtures = path.join(source, 'tests', 'fixtures', 'engine', 'overlay');
+  const pick = async (files, want) => {
+    await form.locator('input[name="files"]').setInputFiles(files);
+    await page.waitForFunction((w) => document.querySelector('details.engines input[name="release"]').value === w, want);
+  };
+  // With the build metadata (8.6) beside it, the plan's header wins, as on the server.
+  await pick(fs.readdirSync(fixtures).map((f) => path.join(fixtures, f)).concat([path.join(work, 'resnet.plan')]), '10.3');
+  eq(await shownSource.textContent(), "from resnet.plan's header (TensorRT 10.3.0.26)", 'where the release came from');
+  await pick([path.join(work, 'exported.engine')], '10.8');
+  eq(await shownSource.textContent(), "from exported.engine's header (TensorRT 10.8.0.43)", 'behind a metadata block');
+  // Bytes that are no plan fill nothing and raise nothing (the trouble list stays empty).
+  await pick([path.join(work, 'broken.plan')], '');
+  eq(await shownSource.textContent(), '', 'no source for a broken plan');
+  // What the user typed is theirs.
+  await release.fill('10.0');
+  await form.locator('input[name="files"]').setInputFiles([path.join(work, 'resnet.plan')]);
+  await page.waitForTimeout(300);
+  eq(await release.inputValue(), '10.0', "the user's release is kept");
+  eq(trouble.join('; '), '', 'trouble');
 });
 
 test('the report links back; pins link to the failing nodes', async () => {

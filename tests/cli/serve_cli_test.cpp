@@ -14,6 +14,7 @@
 #include "support/onnx_builder.h"
 #include "support/overlay_models.h"
 #include "support/paths.h"
+#include "support/plan_bytes.h"
 #include "support/serve_process.h"
 #include "support/zip_writer.h"
 #include "store/backends.h"
@@ -940,6 +941,72 @@ TEST(ServeCli, EnginesAreJudgedAtTheReleaseGivenOrRecorded) {
   EXPECT_NE(page->body.find("TensorRT 10.0 (given when the engine was attached)"), std::string::npos);
 }
 
+// Issue 22: a plan attached with the engine's files tells the release from its header
+// (bytes 24-27 of the 10.0+ layout), ahead of the metadata; an 8.x header's heuristic comes
+// after the metadata; a release given wins; a plan that is not one, or of a release the
+// knowledge base does not know, tells nothing; a plan alone is refused in one line.
+TEST(ServeCli, APlanAttachedWithTheEngineTellsTheRelease) {
+  Served s("serve_engine_plan_release");
+  const std::string model = temp_dir("serve_engine_plan_model") + "/overlay.onnx";
+  ASSERT_EQ(s.push(read_text(save_overlay_fixture_model(model)), "detector", "filename=overlay.onnx")->status, 201);
+  const std::string base = "/api/projects/vision/models/detector/versions/1/engines";
+  // The overlay fixture's trtexec files, with `plan` as overlay.onnx.engine; without the
+  // build metadata ("TensorRT version" 8.6.1) when `metadata` is false.
+  auto zip_with = [&](const std::string& plan, bool metadata) {
+    const std::string zip = temp_dir("serve_engine_plan_zip") + "/engine.zip";
+    std::vector<Entry> entries = {file_entry("overlay.onnx.engine", plan)};
+    for (const char* f : {"overlay.onnx.engine.graph.json", "overlay.onnx.engine.profile.json",
+                          "overlay.onnx.engine.build.metadata.json"})
+      if (metadata || std::string(f).find("metadata") == std::string::npos)
+        entries.push_back(file_entry(f, read_text(engine_fixture(std::string("overlay/") + f))));
+    write_zip(zip, entries);
+    return read_text(zip);
+  };
+  auto attach = [&](const std::string& query, const std::string& body) {
+    auto r = s.client().Post((base + "?filename=engine.zip&" + query).c_str(), bearer(s.token), body,
+                             "application/zip");
+    EXPECT_EQ(r->status, 201) << r->body;
+    return r->status == 201 ? json::parse(r->body) : json::object();
+  };
+  json e = attach("label=plan10", zip_with(plan_10(10, 3, 0, 26), true));
+  EXPECT_EQ(e["release"], "10.3");
+  EXPECT_EQ(e["release_source"], "plan header (TensorRT 10.3.0.26)");
+  e = attach("label=given&release=10.0", zip_with(plan_10(10, 3, 0, 26), true));
+  EXPECT_EQ(e["release"], "10.0");
+  EXPECT_EQ(e["release_source"], "given when the engine was attached");
+  e = attach("label=plan8", zip_with(plan_8(213), true));  // a heuristic: the metadata wins
+  EXPECT_EQ(e["release"], "8.6");
+  EXPECT_EQ(e["release_source"], "engine metadata (TensorRT 8.6.1)");
+  e = attach("label=plan8-alone", zip_with(plan_8(213), false));
+  EXPECT_EQ(e["release"], "8.4");
+  EXPECT_EQ(e["release_source"].get<std::string>().rfind("plan header (TensorRT 8.4; heuristic: serialization "
+                                                         "number 213",
+                                                         0),
+            0u)
+      << e.dump();
+  e = attach("label=not-a-plan", zip_with("these bytes are no plan at all, not even close", true));
+  EXPECT_EQ(e["release_source"], "engine metadata (TensorRT 8.6.1)");
+  e = attach("label=unknown-release", zip_with(plan_10(10, 99, 0, 1), true));
+  EXPECT_EQ(e["release_source"], "engine metadata (TensorRT 8.6.1)");
+  e = attach("label=truncated", zip_with(plan_10(10, 3, 0, 26).substr(0, 20), false));
+  EXPECT_EQ(e["release_source"].get<std::string>().rfind("graph.json layout ", 0), 0u) << e.dump();
+
+  auto alone = s.client().Post((base + "?filename=model.plan").c_str(), bearer(s.token), plan_10(10, 3, 0, 26),
+                               "application/octet-stream");
+  EXPECT_EQ(alone->status, 400) << alone->body;
+  EXPECT_EQ(json::parse(alone->body)["error"],
+            "model.plan: a plan alone is not read without TensorRT: attach it with trtexec's JSON files (graph.json "
+            "from --exportLayerInfo, profile.json from --exportProfile), or a zip of them");
+  EXPECT_EQ(json::parse(s.client().Get(base.c_str(), bearer(s.token))->body)["engines"].size(), 7u);
+
+  // The version page lists where each release came from; its form offers the known releases.
+  auto c = s.client();
+  const auto session = sign_in(c, s.token);
+  auto page = c.Get("/projects/vision/models/detector/versions/1", {{"Cookie", session.first}});
+  EXPECT_NE(page->body.find("TensorRT 10.3 (plan header (TensorRT 10.3.0.26))"), std::string::npos);
+  EXPECT_NE(page->body.find("<datalist id=\"trt-releases\"><option value=\""), std::string::npos);
+}
+
 // Issue 22: the same files pushed again are "no change: same as vN" unless forced; a push
 // records its git commit, branch and tag (push --tag/--git-sha/--branch, or the CI's variables).
 TEST(ServeCli, SameFilesAreNoChangeAndPushesRecordGitAndTags) {
@@ -1029,6 +1096,56 @@ TEST(ServeCli, TheDiffSummarisesByOpTypeOpsetAndPin) {
   ASSERT_EQ(page->status, 200);
   EXPECT_NE(page->body.find("+2 Sigmoid, -1 Relu"), std::string::npos);
   EXPECT_NE(page->body.find("opsets: ai.onnx:13 → ai.onnx:17"), std::string::npos);
+}
+
+// Issue 22: the diff draws the changed nodes as a graph (API: in the JSON, and alone as SVG
+// or DOT; the page: inline), added green, removed red, edited amber, neighbours grey.
+TEST(ServeCli, TheDiffDrawsTheChangedNodes) {
+  Served s("serve_diff_graph");
+  ASSERT_EQ(s.push(model_bytes(true))->status, 201);  // x -> relu -> sigmoid -> s
+  ModelBuilder mb(13);
+  auto g = mb.graph();
+  g.input("x", kFloat, {1, 3, 8, 8});
+  g.node("Relu", {"x"}, {"r"}, "relu");
+  g.node("Tanh", {"r"}, {"t"}, "tanh");
+  g.node("Sigmoid", {"t"}, {"s"}, "sigmoid");  // now fed by tanh: edited
+  g.output("s");
+  ASSERT_EQ(s.push(mb.bytes())->status, 201);
+  ASSERT_EQ(s.wait_analysis(1)["status"], "done");
+  ASSERT_EQ(s.wait_analysis(2)["status"], "done");
+  const std::string pin = s.wait_analysis(2)["converts"][0]["runtime"];
+  const std::string diff = "/api/projects/vision/models/detector/versions/2/diff?against=1&trt=" +
+                           pin.substr(0, pin.find(' ')) + "&precision=fp16";
+  for (const std::string& at : {diff, std::string("/api/projects/vision/models/detector/versions/2/diff?against=1&"
+                                                  "trt=8.6&precision=int8")}) {  // stored rows, and judged now
+    auto r = s.client().Get(at.c_str(), bearer(s.token));
+    ASSERT_EQ(r->status, 200) << r->body;
+    const json graph = json::parse(r->body)["graph"];
+    std::map<std::string, std::string> kinds;
+    for (const json& n : graph["nodes"]) kinds[n["node"]] = n["kind"];
+    EXPECT_EQ(kinds, (std::map<std::string, std::string>{{"tanh", "added"}, {"sigmoid", "edited"}, {"relu", "context"}}))
+        << graph.dump();
+    EXPECT_EQ(graph["changed"], 2);
+    EXPECT_EQ(graph["edges"].size(), 3u) << graph.dump();  // relu->sigmoid (v1), relu->tanh, tanh->sigmoid (v2)
+  }
+  auto svg = s.client().Get((diff + "&format=svg").c_str(), bearer(s.token));
+  ASSERT_EQ(svg->status, 200) << svg->body;
+  EXPECT_EQ(svg->get_header_value("Content-Type"), "image/svg+xml");
+  EXPECT_NE(svg->body.find("class=\"node dg_node dg_added\""), std::string::npos) << svg->body;
+  EXPECT_NE(svg->body.find("xlink:href=\"/projects/vision/models/detector/versions/2/report\""), std::string::npos);
+  auto dot = s.client().Get((diff + "&format=dot").c_str(), bearer(s.token));
+  ASSERT_EQ(dot->status, 200);
+  EXPECT_EQ(dot->body.rfind("digraph", 0), 0u) << dot->body;
+  auto bad = s.client().Get((diff + "&format=png").c_str(), bearer(s.token));
+  EXPECT_EQ(bad->status, 400);
+  EXPECT_EQ(json::parse(bad->body)["error"], "format must be json, svg or dot");
+
+  auto c = s.client();
+  const auto session = sign_in(c, s.token);
+  auto page = c.Get("/projects/vision/models/detector/versions/2/diff?against=1", {{"Cookie", session.first}});
+  ASSERT_EQ(page->status, 200);
+  EXPECT_NE(page->body.find("<section class=\"diff-graph\">"), std::string::npos);
+  EXPECT_NE(page->body.find("class=\"node dg_node dg_edited\""), std::string::npos);
 }
 
 // Issue 22: administration. Tokens are listed and revoked (a revoked token gets 401), users
