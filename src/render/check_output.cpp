@@ -726,11 +726,15 @@ std::string xml_escape_lines(std::string_view s) {
 
 std::string junit_testcase(const Model& m, const Annotations& a, const CheckView& view, std::string_view command,
                            bool& failed) {
-  std::string name = fmt::format("TensorRT {} {}", a.release->name, precision_name(a.precision));
+  std::string name = fmt::format("TensorRT {} {}{}", a.release->name, precision_name(a.precision),
+                                 a.target ? " on " + a.target->name : "");
   std::string out = fmt::format("    <testcase classname=\"trtlens.{}\" name=\"{}\" file=\"{}\" time=\"0\"", command,
                                 xml_escape(name), xml_escape(m.path));
   failed = has_verdict(a, view.fail_on);
-  if (!failed) return out + "/>\n";
+  // A DLA target: where the DLA runs the model, whether the case fails or not (no --fail-on verdict says it).
+  std::string placement =
+      a.dla ? fmt::format("      <system-out>{}</system-out>\n", xml_escape(dla_summary_line(*a.dla))) : "";
+  if (!failed) return out + (placement.empty() ? "/>\n" : ">\n" + placement + "    </testcase>\n");
   std::string counts, listed;
   size_t n = 0, failing = 0;
   for (Verdict v : view.fail_on) {
@@ -745,10 +749,15 @@ std::string junit_testcase(const Model& m, const Annotations& a, const CheckView
     listed += fmt::format("{} {} ({}) {}: {}\n", graph_cell(m, v), node_label(node), node.op_type, verdict_name(v.verdict),
                           v.reasons.empty() ? "" : v.reasons.front().message);
     for (const auto& h : v.hints) listed += "  hint: " + h + "\n";
+    // Where a failing node that imports runs on a DLA target (one that does not import says so above).
+    if (a.dla && v.graph == 0 && static_cast<size_t>(v.index) < a.dla->nodes.size())
+      if (const DlaNode& d = a.dla->nodes[static_cast<size_t>(v.index)]; d.verdict == DlaVerdict::GPU_FALLBACK)
+        listed += "  DLA: GPU fallback: " + d.reason + "\n";
   }
   if (failing > kJunitMaxNodes) listed += fmt::format("{} more nodes in the JSON\n", failing - kJunitMaxNodes);
-  return out + fmt::format(">\n      <failure message=\"{} node{}: {}\" type=\"{}\">{}</failure>\n    </testcase>\n", failing,
-                           failing == 1 ? "" : "s", xml_escape(counts), "trtlens.verdict", xml_escape_lines(listed));
+  return out + fmt::format(">\n      <failure message=\"{} node{}: {}\" type=\"{}\">{}</failure>\n{}    </testcase>\n",
+                           failing, failing == 1 ? "" : "s", xml_escape(counts), "trtlens.verdict",
+                           xml_escape_lines(listed), placement);
 }
 
 std::string junit_document(const std::string& suite, const Model& m, const std::vector<std::string>& testcases,
