@@ -103,6 +103,13 @@ class TargetCatalog {
 enum class DlaVerdict { DLA, GPU_FALLBACK, UNSUPPORTED, NONE };
 std::string_view dla_verdict_name(DlaVerdict v);  // "DLA", "GPU_FALLBACK", "UNSUPPORTED", "-"
 
+// One distinct judgement of the placement: nodes with the same verdict, layers, reason and source share it
+// (a 100k-node model has a few dozen), so outputs can write each once and cite it by position.
+struct DlaOutcome {
+  DlaVerdict verdict = DlaVerdict::NONE;
+  std::string_view layers, reason, source;  // as in DlaNode (in DlaPlacement::texts)
+};
+
 struct DlaNode {
   int index = 0;                        // node index in the main graph
   // NONE: a Constant, or a node computing a constant (an Identity on weights) that the builder folds.
@@ -111,6 +118,7 @@ struct DlaNode {
   std::string reason;       // why not on the DLA: "kernel size 37 > 32 (...)"; "" on the DLA
   std::string_view source;  // the restriction's or importer's citation (in DlaPlacement::texts)
   int64_t macs = 0;                     // multiply-accumulates (Conv, ConvTranspose, Gemm, MatMul); 0 otherwise
+  int outcome = 0;                      // its entry of DlaPlacement::outcomes (every node has one, NONE too)
 };
 
 struct DlaPlacement {
@@ -123,7 +131,10 @@ struct DlaPlacement {
   // DLA loadables: connected groups of DLA nodes; TensorRT loads at most `max_loadables` per core.
   int loadables = 0, max_loadables = 16;
   std::vector<std::string> notes;
-  // Each distinct layers and source text once (a 100k-node model repeats a few dozen); nodes view them.
+  // Each distinct (verdict, layers, reason, source) once, in first-use order; DlaNode::outcome indexes it.
+  std::vector<DlaOutcome> outcomes;
+  // Each distinct layers, reason and source text once (a 100k-node model repeats a few dozen); nodes and
+  // outcomes view them.
   std::deque<std::string> texts;
   DlaPlacement() = default;
   DlaPlacement(const DlaPlacement&) = delete;  // nodes view `texts`

@@ -5,11 +5,19 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
+#include <charconv>
 #include <cmath>
+#include <map>
 #include <numeric>
 #include <optional>
+#include <span>
+#include <stdexcept>
+#include <tuple>
 #include <unordered_map>
 #include <unordered_set>
+
+#include <absl/container/flat_hash_map.h>
 
 #include "compat/annotator.h"
 #include "util/strings.h"
@@ -40,29 +48,38 @@ void narrow_precisions(Annotations& a, const Target& t, const TargetCatalog& cat
   a.notes.push_back(
       fmt::format("target {} (compute capability {}): kernels at {} ({})", t.name, t.cc, row->value, row->source));
   std::string_view wider = a.precision == Precision::BEST && listed(row->value, "FP16", ',') ? "FP16" : "FP32";
-  // Which targets do have the missing precision: one hint per precision, computed once.
-  std::vector<std::pair<std::string_view, std::string>> hints;
-  auto hint_for = [&](std::string_view p) -> const std::string& {
-    for (const auto& [name, text] : hints)
-      if (name == p) return text;
+  const std::vector<std::string_view> kernels = split(row->value, ',');
+  // What a node at a missing precision is told (the reason and which targets do have it): once per precision.
+  struct Missing {
+    std::string_view precision;
+    std::string message, hint;
+  };
+  std::vector<Missing> missing;
+  auto missing_for = [&](std::string_view p) -> const Missing& {
+    for (const Missing& m : missing)
+      if (m.precision == p) return m;
     std::string with;
     for (const auto& other : catalog.targets()) {
       const TargetRow* r = other.dla ? nullptr : other.precisions_at(*a.release);
       if (r && listed(r->value, p, ',') && other.runs_release(*a.release))
         with += (with.empty() ? "" : ", ") + other.name;
     }
-    hints.emplace_back(
-        p, with.empty() ? std::string() : fmt::format("{} kernels run on {} at TensorRT {}", p, with, a.release->name));
-    return hints.back().second;
+    missing.push_back(
+        {p, fmt::format("{} has no {} kernels: this node runs at {}", t.label(), p, wider),
+         with.empty() ? std::string() : fmt::format("{} kernels run on {} at TensorRT {}", p, with, a.release->name)});
+    return missing.back();
   };
   bool changed = false;
+  std::string_view kept = "-";  // the last precision found to have kernels (nodes mostly share one)
   for (auto& v : a.nodes) {
-    if (v.verdict == Verdict::UNSUPPORTED || v.verdict == Verdict::UNKNOWN) continue;
-    if (!is_kernel_precision(v.precision) || listed(row->value, v.precision, ',')) continue;
-    v.reasons.push_back({"target",
-                         fmt::format("{} has no {} kernels: this node runs at {}", t.label(), v.precision, wider),
-                         row->source});
-    if (const std::string& h = hint_for(v.precision); !h.empty()) v.hints.push_back(h);
+    if (v.verdict == Verdict::UNSUPPORTED || v.verdict == Verdict::UNKNOWN || v.precision == kept) continue;
+    if (!is_kernel_precision(v.precision) || std::find(kernels.begin(), kernels.end(), v.precision) != kernels.end()) {
+      kept = v.precision;
+      continue;
+    }
+    const Missing& why = missing_for(v.precision);
+    v.reasons.push_back({"target", why.message, row->source});
+    if (!why.hint.empty()) v.hints.push_back(why.hint);
     if (v.verdict == Verdict::SUPPORTED) v.verdict = Verdict::FALLBACK;
     v.precision = wider;
     changed = true;
@@ -72,9 +89,10 @@ void narrow_precisions(Annotations& a, const Target& t, const TargetCatalog& cat
 
 // ---- DLA placement ---------------------------------------------------------------------------
 
-std::vector<int64_t> ints_attr(const Node& n, std::string_view name) {
+const std::vector<int64_t>& ints_attr(const Node& n, std::string_view name) {
+  static const std::vector<int64_t> none;
   const Attribute* at = n.attribute(name);
-  return at ? at->ints : std::vector<int64_t>{};
+  return at ? at->ints : none;
 }
 
 int64_t int_attr(const Node& n, std::string_view name, int64_t dflt) {
@@ -106,8 +124,28 @@ std::string shape_text(const TensorInfo* t) {
   return "[" + s + "]";
 }
 
+// A fixed tensor's batch (the product of the dims before the last three, C, H, W) and its largest other
+// dim, as the DLA's max_batch and max_dim restrictions read them; {0, 0} when not fixed or rank 0.
+std::pair<int64_t, int64_t> batch_and_dim(const TensorInfo* x) {
+  if (!x || x->rank < 1) return {0, 0};
+  size_t split_at = x->dims.size() - std::min<size_t>(3, x->dims.size() - 1);
+  int64_t batch = 1, dim = 0;
+  for (size_t i = 0; i < x->dims.size(); ++i) {
+    int64_t v = x->dims[i].value;
+    if (v < 0) return {0, 0};  // not fixed
+    if (i < split_at)
+      batch *= v;
+    else
+      dim = std::max(dim, v);
+  }
+  return {batch, dim};
+}
+
 // Multiply-accumulates of the layers that dominate a CNN's work; 0 when not computable.
 int64_t macs_of(const Graph& g, const Node& n) {
+  std::string_view op = n.op_type;
+  bool conv = op == "Conv", deconv = op == "ConvTranspose", gemm = op == "Gemm", matmul = op == "MatMul";
+  if (!conv && !deconv && !gemm && !matmul) return 0;
   const TensorInfo* out = g.output(n, 0);
   const TensorInfo* x = n.inputs.empty() ? nullptr : g.input(n, 0);
   const TensorInfo* w = n.inputs.size() > 1 ? g.input(n, 1) : nullptr;
@@ -116,30 +154,36 @@ int64_t macs_of(const Graph& g, const Node& n) {
     for (size_t i = from; i < t->dims.size(); ++i) p *= t->dims[i].value;
     return p;
   };
-  if (n.op_type == "Conv" && all_fixed(w) && elements(out) > 0) return elements(out) * tail(w, 1);
-  if (n.op_type == "ConvTranspose" && all_fixed(w) && elements(x) > 0) return elements(x) * tail(w, 1);
-  if ((n.op_type == "Gemm" || n.op_type == "MatMul") && all_fixed(x) && x->rank >= 1 && elements(out) > 0) {
+  if (conv && all_fixed(w) && elements(out) > 0) return elements(out) * tail(w, 1);
+  if (deconv && all_fixed(w) && elements(x) > 0) return elements(x) * tail(w, 1);
+  if ((gemm || matmul) && all_fixed(x) && x->rank >= 1 && elements(out) > 0) {
     int64_t k = x->dims.back().value;
-    if (n.op_type == "Gemm" && int_attr(n, "transA", 0) && x->rank == 2) k = x->dims[0].value;
+    if (gemm && int_attr(n, "transA", 0) && x->rank == 2) k = x->dims[0].value;
     return elements(out) * k;
   }
   return 0;
 }
 
+int64_t to_int(std::string_view s) {
+  int64_t v = 0;
+  auto [end, err] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (err != std::errc() || end != s.data() + s.size())
+    throw std::invalid_argument(fmt::format("DLA check argument '{}' is not an integer", s));
+  return v;
+}
+
 struct Range {
   int64_t lo = 0, hi = 0;
 };
+// "A..B", or "N" (A = B = N).
 Range parse_range(std::string_view s) {
-  Range r;
   size_t dots = s.find("..");
-  r.lo = std::stoll(std::string(s.substr(0, dots)));
-  r.hi = dots == std::string_view::npos ? r.lo : std::stoll(std::string(s.substr(dots + 2)));
-  return r;
+  if (dots == std::string_view::npos) return {to_int(s), to_int(s)};
+  return {to_int(s.substr(0, dots)), to_int(s.substr(dots + 2))};
 }
 
-// "kernel size 37 > 32" for the first value outside `range`; "" when all lie inside.
-std::string out_of(std::string_view what, const std::vector<int64_t>& values, std::string_view range) {
-  Range r = parse_range(range);
+// "kernel size 37 > 32" for the first value outside `r`; "" when all lie inside.
+std::string out_of(std::string_view what, std::span<const int64_t> values, Range r) {
   for (int64_t v : values) {
     if (v > r.hi) return fmt::format("{} {} > {}", what, v, r.hi);
     if (v < r.lo) return fmt::format("{} {} < {}", what, v, r.lo);
@@ -211,31 +255,76 @@ K kind_of(std::string_view name) {
   return K::other;
 }
 
+// A restriction with its arguments read once per placement, not once per node.
+struct Rule {
+  const DlaCheck* c = nullptr;
+  K kind = K::other;
+  Range range;                         // args "A..B" or "N"; has_range false for other args
+  bool has_range = false;
+  std::vector<std::string_view> alts;  // args "a|b|c"
+  std::string_view source;             // c->source, interned
+  const Range& bounds() const {
+    if (!has_range) throw std::invalid_argument(fmt::format("DLA check {} needs A..B or N, not '{}'", c->check, c->args));
+    return range;
+  }
+  bool allows(std::string_view value) const { return std::find(alts.begin(), alts.end(), value) != alts.end(); }
+};
+
+bool range_text(std::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char ch) { return (ch >= '0' && ch <= '9') || ch == '.'; });
+}
+
+// Places each node of the main graph. Each distinct text (layers, reason, source) is interned once in the
+// placement's `texts` and each distinct outcome once in its `outcomes`: a 100k-node model repeats a few dozen, so
+// the reasons that depend only on the rule and one number (a rank, a precision, an op) are formatted once too.
 class DlaJudge {
  public:
-  DlaJudge(const Model& m, const Annotations& a, const Target& t, const DlaRules& rules, const TargetCatalog& catalog)
-      : m_(m), g_(m.graphs[0]), a_(a), t_(t), rules_(rules), catalog_(catalog) {
-    // Indexed once per placement: a node then reads only its op's rows and its layers' checks.
-    for (const LayerMapping& l : catalog_.layers()) by_op_[l.op].push_back(&l);
+  DlaJudge(const Model& m, const Annotations& a, const Target& t, const DlaRules& rules, const TargetCatalog& catalog,
+           DlaPlacement& placed)
+      : g_(m.graphs[0]), a_(a), t_(t), rules_(rules), placed_(placed), layers_(catalog.layers()) {
+    for (const LayerMapping& l : layers_) by_op_[l.op].push_back(&l);
+    plans_.resize(layers_.size());
+    // The general rules on tensors (static shapes, batch, dims) hold for every node when they hold for every
+    // tensor, as they do in most models: then no node walks them. One pass over the tensors decides.
+    bool dynamic = false;
+    int64_t batch = 0, dim = 0;
+    for (const TensorInfo& t : g_.tensors) {
+      if (!is_constant(&t) && (t.rank < 0 || !all_fixed(&t))) dynamic = true;
+      auto [b, d] = batch_and_dim(&t);
+      batch = std::max(batch, b), dim = std::max(dim, d);
+    }
+    auto can_fail = [&](const Rule& r) {
+      if (r.kind == K::static_) return dynamic;
+      if (r.kind == K::max_batch_) return batch > r.bounds().hi;
+      if (r.kind == K::max_dim_) return dim > r.bounds().hi;
+      return true;
+    };
     for (const DlaCheck& c : rules_.checks) {
       if (!applies(c)) continue;
-      if (c.check == "supported")
+      if (c.check == "supported") {
         supported_.insert(c.layer);
+        continue;
+      }
+      if (c.check == "loadables") continue;  // a limit on the whole placement (place_on_dla), not a node's
+      Rule r;
+      r.c = &c;
+      r.kind = kind_of(c.check);
+      if (range_text(c.args)) r.range = parse_range(c.args), r.has_range = true;
+      r.alts = split(c.args, '|');
+      r.source = intern(c.source);
+      rule_store_.push_back(std::move(r));
+    }
+    for (const Rule& r : rule_store_) {
+      if (!can_fail(r)) continue;
+      if (r.c->layer == "general")
+        general_.push_back(&r);
       else
-        by_layer_[c.layer].push_back({&c, kind_of(c.check)});
+        by_layer_[r.c->layer].push_back(&r);
     }
   }
 
-  DlaNode judge(const Node& n, const NodeVerdict& v, DlaPlacement& placed) {
-    auto intern = [this, &placed](std::string text) -> std::string_view {
-      if (text.empty()) return {};
-      auto it = interned_.find(text);
-      if (it != interned_.end()) return it->second;
-      std::string_view view = placed.texts.emplace_back(text);
-      interned_.emplace(std::move(text), view);
-      return view;
-    };
-    DlaNode out;
+  // Judges `n` into `out` (a fresh DlaNode, judged in place: a 100k-node model moves none).
+  void judge(const Node& n, const NodeVerdict& v, DlaNode& out) {
     out.index = n.index;
     out.macs = macs_of(g_, n);
     // NONE: a Constant, or a node computing a constant (an Identity on weights) that the builder folds.
@@ -244,48 +333,136 @@ class DlaJudge {
       const TensorInfo* t = g_.output(n, k);
       constant = t && t->const_foldable;
     }
-    if (constant || (n.op_type == "Constant" && n.domain.empty())) return out;
-    auto fallback = [&](std::string reason, std::string source) {
+    if (constant || (std::string_view(n.op_type) == "Constant" && n.domain.empty())) return finish(out, {});
+    auto fallback = [&](std::string_view reason, std::string_view source) {
       out.verdict = DlaVerdict::GPU_FALLBACK;
-      out.reason = std::move(reason);
-      out.source = intern(std::move(source));
-      return out;
+      return finish(out, reason, source);
     };
     if (v.verdict == Verdict::UNSUPPORTED) {
       out.verdict = DlaVerdict::UNSUPPORTED;
-      out.reason = "does not import: " + (v.reasons.empty() ? std::string("unsupported") : v.reasons[0].message);
-      out.source = intern(v.reasons.empty() ? a_.release->citation() : v.reasons[0].source);
-      return out;
+      return finish(out,
+                    intern("does not import: " + (v.reasons.empty() ? std::string("unsupported") : v.reasons[0].message)),
+                    intern(v.reasons.empty() ? a_.release->citation() : v.reasons[0].source));
     }
     const LayerMapping* map = mapping(n);
-    if (!map)
-      return fallback(fmt::format("no DLA layer for {}: the importer creates layers the DLA does not run", n.op_type),
-                      "data/targets/layers.tsv");
-    auto text = layers_text_.find(map);
-    if (text == layers_text_.end())
-      text = layers_text_.emplace(map, intern(fmt::format("{}", fmt::join(map->layers, ",")))).first;
-    out.layers = text->second;
-    for (const auto& [c, kind] : checks_of(general_))
-      if (std::string why = check(*c, kind, n, v, *map); !why.empty()) return fallback(why, c->source);
-    for (const std::string& layer : map->layers) {
-      if (!supported_.count(layer))
-        return fallback(fmt::format("the {} layer ({} imports as {}) does not run on the DLA in TensorRT {}", layer,
-                                    n.op_type, out.layers, rules_.release),
-                        fmt::format("data/targets/dla/{}.tsv; importer {}", rules_.release, map->where));
-      for (const auto& [c, kind] : checks_of(layer))
-        if (std::string why = check(*c, kind, n, v, *map); !why.empty()) return fallback(why, c->source);
+    if (!map) {
+      auto [it, fresh] = no_layer_.try_emplace(n.op_type);
+      if (fresh)
+        it->second = intern(
+            fmt::format("no DLA layer for {}: the importer creates layers the DLA does not run", n.op_type));
+      return fallback(it->second, intern("data/targets/layers.tsv"));
     }
-    out.verdict = DlaVerdict::DLA;
-    return out;
+    const Plan& plan = plan_of(*map);
+    out.layers = plan.layers;
+    const Facts f{n, v, *map, n.inputs.empty() ? nullptr : g_.input(n, 0)};
+    if (plan.by_rank == 0) {
+      place(plan, f, out);
+      return;
+    }
+    // The plan's first rules read only the node's precision and its input's rank: nodes that share those and
+    // stopped within those rules share the outcome.
+    RankKey key{&plan, v.precision.data(), v.precision.size(), f.x ? f.x->rank : -2};
+    if (auto it = by_rank_.find(key); it != by_rank_.end()) {
+      const DlaOutcome& o = placed_.outcomes[static_cast<size_t>(it->second)];
+      out.verdict = o.verdict;
+      out.reason = o.reason;
+      out.source = o.source;
+      out.outcome = it->second;
+      return;
+    }
+    if (place(plan, f, out) < plan.by_rank) by_rank_.emplace(key, out.outcome);
   }
 
  private:
+  // A mapping's layers in order: each layer's rules, or where a layer is not on the DLA, that reason (and stop).
+  struct Step {
+    const Rule* rule = nullptr;          // null: the layer does not run on the DLA
+    std::string_view reason, source;     // with rule null
+  };
+  struct Plan {
+    bool ready = false;
+    std::string_view layers;  // "a,b"
+    std::vector<Step> steps;
+    // How many of its checks (general_, then steps) from the first read only the node's precision, its input's
+    // rank and its op (a step whose layer is not on the DLA reads nothing), plus one when that is all of them.
+    size_t by_rank = 0;
+  };
+  // What every rule of a node reads, looked up once per node.
+  struct Facts {
+    const Node& n;
+    const NodeVerdict& v;
+    const LayerMapping& map;
+    const TensorInfo* x;  // input 0
+  };
+
+  // Places a node with mapping `f.map` (planned as `plan`) by its checks, general_ then plan.steps; returns the
+  // position of the check that kept it off the DLA, or the number of checks when it runs on the DLA.
+  size_t place(const Plan& plan, const Facts& f, DlaNode& out) {
+    auto fallback = [&](std::string_view reason, std::string_view source) {
+      out.verdict = DlaVerdict::GPU_FALLBACK;
+      finish(out, reason, source);
+    };
+    size_t at = 0;
+    for (const Rule* r : general_) {
+      if (std::string_view why = check(*r, f); !why.empty()) return fallback(why, r->source), at;
+      ++at;
+    }
+    for (const Step& s : plan.steps) {
+      if (!s.rule) return fallback(s.reason, s.source), at;
+      if (std::string_view why = check(*s.rule, f); !why.empty()) return fallback(why, s.rule->source), at;
+      ++at;
+    }
+    out.verdict = DlaVerdict::DLA;
+    finish(out, {});
+    return at;
+  }
+
+  // Rules whose judgement reads nothing of a node but its precision, its input's rank and its op's mapping.
+  static bool reads_rank_only(K k) { return k == K::precision_ || k == K::spatial_ || k == K::rank_ || k == K::modes_; }
+
   bool applies(const DlaCheck& c) const { return c.devices == "-" || t_.family == "jetson-" + c.devices; }
 
-  const std::vector<std::pair<const DlaCheck*, K>>& checks_of(const std::string& layer) const {
-    static const std::vector<std::pair<const DlaCheck*, K>> none;
-    auto it = by_layer_.find(layer);
-    return it == by_layer_.end() ? none : it->second;
+  std::string_view intern(std::string_view text) {
+    if (text.empty()) return {};
+    auto it = interned_.find(text);
+    if (it != interned_.end()) return *it;
+    return *interned_.insert(placed_.texts.emplace_back(text)).first;
+  }
+
+  // Records `out`'s outcome (verdict, layers, reason, source; all interned, so compared by address).
+  void finish(DlaNode& out, std::string_view reason, std::string_view source = {}) {
+    out.reason = reason;
+    out.source = source;
+    auto key = std::make_tuple(static_cast<int>(out.verdict), out.layers.data(), reason.data(), source.data());
+    auto [it, fresh] = outcome_of_.try_emplace(key, static_cast<int>(placed_.outcomes.size()));
+    if (fresh) placed_.outcomes.push_back({out.verdict, out.layers, reason, source});
+    out.outcome = it->second;
+  }
+
+  const Plan& plan_of(const LayerMapping& map) {
+    Plan& p = plans_[static_cast<size_t>(&map - layers_.data())];
+    if (p.ready) return p;
+    p.ready = true;
+    p.layers = intern(fmt::format("{}", fmt::join(map.layers, ",")));
+    for (const std::string& layer : map.layers) {
+      if (!supported_.count(layer)) {
+        p.steps.push_back({nullptr,
+                           intern(fmt::format("the {} layer ({} imports as {}) does not run on the DLA in TensorRT {}",
+                                              layer, map.op, p.layers, rules_.release)),
+                           intern(fmt::format("data/targets/dla/{}.tsv; importer {}", rules_.release, map.where))});
+        break;
+      }
+      if (auto rs = by_layer_.find(layer); rs != by_layer_.end())
+        for (const Rule* r : rs->second) p.steps.push_back({r, {}, {}});
+    }
+    size_t checks = general_.size() + p.steps.size();
+    while (p.by_rank < checks && (p.by_rank < general_.size()
+                                      ? reads_rank_only(general_[p.by_rank]->kind)
+                                      : !p.steps[p.by_rank - general_.size()].rule ||
+                                            reads_rank_only(p.steps[p.by_rank - general_.size()].rule->kind)))
+      ++p.by_rank;
+    if (p.by_rank == checks) ++p.by_rank;  // a node on the DLA passed only such checks too
+    return p;
   }
 
   const LayerMapping* mapping(const Node& n) const {
@@ -416,12 +593,28 @@ class DlaJudge {
     return {};
   }
 
-  std::string check(const DlaCheck& c, K k, const Node& n, const NodeVerdict& v, const LayerMapping& map) const {
-    const TensorInfo* x = n.inputs.empty() ? nullptr : g_.input(n, 0);
+  // The reason of rule `r` that depends only on `key` (a rank; a precision's text, by address), formatted once.
+  template <class Make>
+  std::string_view once(const Rule& r, int64_t key, Make make) {
+    auto [it, fresh] = once_.try_emplace({&r, key});
+    if (fresh) it->second = intern(make());
+    return it->second;
+  }
+
+  // Why rule `r` keeps node `f.n` off the DLA (interned); "" when it holds.
+  std::string_view check(const Rule& r, const Facts& f) {
+    const DlaCheck& c = *r.c;
+    const K k = r.kind;
+    const Node& n = f.n;
+    const NodeVerdict& v = f.v;
+    const LayerMapping& map = f.map;
+    const TensorInfo* x = f.x;
     if (k == K::precision_) {
-      if (listed(c.args, v.precision, '|')) return {};
-      return fmt::format("DLA runs {} only: this node runs at {} (--precision {})", c.args, v.precision,
-                         precision_name(a_.precision));
+      if (r.allows(v.precision)) return {};
+      return once(r, reinterpret_cast<intptr_t>(v.precision.data()), [&] {
+        return fmt::format("DLA runs {} only: this node runs at {} (--precision {})", c.args, v.precision,
+                           precision_name(a_.precision));
+      });
     }
     if (k == K::static_) {
       auto dynamic = [&](const TensorInfo* t, std::string_view role, size_t i) -> std::string {
@@ -435,58 +628,59 @@ class DlaJudge {
         return {};
       };
       for (size_t i = 0; i < n.inputs.size(); ++i)
-        if (auto why = dynamic(g_.input(n, i), "input", i); !why.empty()) return why;
+        if (auto why = dynamic(g_.input(n, i), "input", i); !why.empty()) return intern(why);
       for (size_t i = 0; i < n.outputs.size(); ++i)
-        if (auto why = dynamic(g_.output(n, i), "output", i); !why.empty()) return why;
+        if (auto why = dynamic(g_.output(n, i), "output", i); !why.empty()) return intern(why);
       return {};
     }
     if (k == K::max_batch_ || k == K::max_dim_) {
-      if (!all_fixed(x) || x->rank < 1) return {};
-      size_t chw = std::min<size_t>(3, x->dims.size() - 1);  // the last three dims are C, H, W
-      size_t split_at = x->dims.size() - chw;
-      if (k == K::max_batch_) {
-        int64_t batch = 1;
-        for (size_t i = 0; i < split_at; ++i) batch *= x->dims[i].value;
-        return out_of("batch", {batch}, "0.." + c.args);
-      }
-      std::vector<int64_t> rest;
-      for (size_t i = split_at; i < x->dims.size(); ++i) rest.push_back(x->dims[i].value);
-      return out_of("dimension", rest, "0.." + c.args);
+      auto [batch, dim] = batch_and_dim(x);
+      if (batch == 0) return {};  // not fixed
+      Range limit{0, r.bounds().hi};
+      if (k == K::max_batch_) return intern(out_of("batch", {&batch, 1}, limit));
+      if (dim <= limit.hi) return {};
+      for (size_t i = x->dims.size() - std::min<size_t>(3, x->dims.size() - 1); i < x->dims.size(); ++i)
+        if (x->dims[i].value > limit.hi) return intern(out_of("dimension", {&x->dims[i].value, 1}, limit));
+      return {};
     }
     if (k == K::loadables_) return {};
     if (k == K::spatial_) {
-      int want = std::stoi(c.args) + 2;
-      if (x && x->rank >= 0 && x->rank != want)
+      int64_t want = r.bounds().lo + 2;
+      if (!x || x->rank < 0 || x->rank == want) return {};
+      return once(r, x->rank, [&] {
         return fmt::format("{} spatial dimensions (input rank {}); DLA runs {}", x->rank - 2, x->rank, c.args);
-      return {};
+      });
     }
     if (k == K::rank_) {
-      if (x && x->rank >= 0 && x->rank != std::stoi(c.args))
-        return fmt::format("input rank {}; DLA needs rank {}", x->rank, c.args);
-      return {};
+      if (!x || x->rank < 0 || x->rank == r.bounds().lo) return {};
+      return once(r, x->rank, [&] { return fmt::format("input rank {}; DLA needs rank {}", x->rank, c.args); });
     }
-    if (k == K::kernel_) return out_of("kernel size", kernel(n), c.args);
-    if (k == K::window_) return out_of("window size", kernel(n), c.args);
-    if (k == K::stride_) return out_of("stride", ints_attr(n, "strides"), c.args);
-    if (k == K::padding_) return out_of("padding", pads(n), c.args);
-    if (k == K::dilation_) return out_of("dilation", ints_attr(n, "dilations"), c.args);
-    if (k == K::groups_) return out_of("groups", {int_attr(n, "group", 1)}, c.args);
+    if (k == K::kernel_) return intern(out_of("kernel size", kernel(n), r.bounds()));
+    if (k == K::window_) return intern(out_of("window size", kernel(n), r.bounds()));
+    if (k == K::stride_) return intern(out_of("stride", ints_attr(n, "strides"), r.bounds()));
+    if (k == K::padding_) return intern(out_of("padding", pads(n), r.bounds()));
+    if (k == K::dilation_) return intern(out_of("dilation", ints_attr(n, "dilations"), r.bounds()));
+    if (k == K::groups_) {
+      int64_t groups = int_attr(n, "group", 1);
+      return intern(out_of("groups", {&groups, 1}, r.bounds()));
+    }
     if (k == K::out_channels_) {
       const TensorInfo* w = n.inputs.size() > 1 ? g_.input(n, 1) : nullptr;
       if (!all_fixed(w) || w->rank < 2) return {};
       int64_t ch = n.op_type == "ConvTranspose" ? w->dims[1].value * int_attr(n, "group", 1) : w->dims[0].value;
-      return out_of("output channels", {ch}, c.args);
+      return intern(out_of("output channels", {&ch, 1}, r.bounds()));
     }
     if (k == K::pad_lt_kernel_) {
       std::vector<int64_t> kk = kernel(n), p = pads(n);
       for (size_t i = 0; i < p.size() && !kk.empty(); ++i)
-        if (p[i] >= kk[i % kk.size()]) return fmt::format("padding {} >= kernel size {}", p[i], kk[i % kk.size()]);
+        if (p[i] >= kk[i % kk.size()])
+          return intern(fmt::format("padding {} >= kernel size {}", p[i], kk[i % kk.size()]));
       return {};
     }
     if (k == K::modes_) {
       for (auto mode : split(map.mode, ','))
-        if (mode != "-" && !listed(c.args, mode, '|'))
-          return fmt::format("{} mode {} is not one the DLA runs ({})", map.layers[0], mode, c.args);
+        if (mode != "-" && !r.allows(mode))
+          return intern(fmt::format("{} mode {} is not one the DLA runs ({})", map.layers[0], mode, c.args));
       return {};
     }
     if (k == K::clip_) {
@@ -503,19 +697,20 @@ class DlaJudge {
       value(2, hi);
       Range rl = parse_range(bounds[0]), rh = parse_range(bounds.size() > 1 ? bounds[1] : bounds[0]);
       if (!(lo >= static_cast<double>(rl.lo) && lo <= static_cast<double>(rl.hi)))
-        return fmt::format("Clip lower bound {} outside {} (DLA's clipped ReLU)", lo, bounds[0]);
+        return intern(fmt::format("Clip lower bound {} outside {} (DLA's clipped ReLU)", lo, bounds[0]));
       if (!(hi >= static_cast<double>(rh.lo) && hi <= static_cast<double>(rh.hi)))
-        return fmt::format("Clip upper bound {} outside {} (DLA's clipped ReLU)", hi,
-                           bounds.size() > 1 ? bounds[1] : bounds[0]);
+        return intern(fmt::format("Clip upper bound {} outside {} (DLA's clipped ReLU)", hi,
+                                  bounds.size() > 1 ? bounds[1] : bounds[0]));
       return {};
     }
     if (k == K::const_input_) {
       for (auto s : split(c.args, ',')) {
-        size_t i = static_cast<size_t>(std::stoi(std::string(s)));
+        size_t i = static_cast<size_t>(to_int(s));
         if (i >= n.inputs.size() || n.inputs[i].empty()) continue;
         const TensorInfo* t = g_.input(n, i);
         if (!is_constant(t))
-          return fmt::format("input {} ({}) is computed at run time; DLA needs a build-time constant", i, n.inputs[i]);
+          return intern(
+              fmt::format("input {} ({}) is computed at run time; DLA needs a build-time constant", i, n.inputs[i]));
       }
       return {};
     }
@@ -523,8 +718,9 @@ class DlaJudge {
       if (!x || x->rank < 0) return {};
       int64_t axis = int_attr(n, "axis", 1);
       if (axis < 0) axis += x->rank;
-      if (axis != std::stoll(c.args))
-        return fmt::format("concatenation along axis {}; DLA concatenates along axis {} (channels) only", axis, c.args);
+      if (axis != r.bounds().lo)
+        return intern(
+            fmt::format("concatenation along axis {}; DLA concatenates along axis {} (channels) only", axis, c.args));
       return {};
     }
     if (k == K::same_spatial_) {
@@ -533,7 +729,7 @@ class DlaJudge {
         if (!all_fixed(x) || !all_fixed(y) || x->rank != y->rank || x->rank < 3) continue;
         if (!std::equal(x->dims.begin() + 2, x->dims.end(), y->dims.begin() + 2,
                         [](const Dim& a, const Dim& b) { return a.value == b.value; }))
-          return fmt::format("inputs differ in spatial dimensions ({} vs {})", shape_text(x), shape_text(y));
+          return intern(fmt::format("inputs differ in spatial dimensions ({} vs {})", shape_text(x), shape_text(y)));
       }
       return {};
     }
@@ -541,32 +737,32 @@ class DlaJudge {
       if (n.inputs.size() < 2) return {};
       const TensorInfo* y = g_.input(n, 1);
       if (!all_fixed(x) || !all_fixed(y)) return {};
-      std::vector<int64_t> a(4, 1), b(4, 1);
+      std::array<int64_t, 4> a{1, 1, 1, 1}, b{1, 1, 1, 1};
       if (x->rank > 4 || y->rank > 4) return {};
       for (int i = 0; i < x->rank; ++i) a[static_cast<size_t>(4 - x->rank + i)] = x->dims[static_cast<size_t>(i)].value;
       for (int i = 0; i < y->rank; ++i) b[static_cast<size_t>(4 - y->rank + i)] = y->dims[static_cast<size_t>(i)].value;
       if (a == b) return {};
-      auto kind = [](const std::vector<int64_t>& big, const std::vector<int64_t>& small) -> std::string_view {
+      auto kind = [](const std::array<int64_t, 4>& big, const std::array<int64_t, 4>& small) -> std::string_view {
         if (small[2] == 1 && small[3] == 1 && small[0] == big[0] && small[1] == big[1]) return "channel";
         if (small[1] == 1 && small[2] == 1 && small[3] == 1 && small[0] == big[0]) return "scalar";
         return "other";
       };
       std::string_view kd = kind(a, b);
       if (kd == "other") kd = kind(b, a);
-      if (listed(c.args, kd, '|')) return {};
-      return fmt::format("broadcast of {} and {} ({}); DLA takes {}", shape_text(x), shape_text(y), kd, c.args);
+      if (r.allows(kd)) return {};
+      return intern(fmt::format("broadcast of {} and {} ({}); DLA takes {}", shape_text(x), shape_text(y), kd, c.args));
     }
-    if (k == K::steps_) return slice_steps(n, std::stoll(c.args));
-    if (k == K::keep_axis_) return slice_keeps_axis(n, std::stoll(c.args));
-    if (k == K::scales_) return resize_scales(n, c.args);
-    if (k == K::stride_is_kernel_) return stride_is_kernel(n);
+    if (k == K::steps_) return intern(slice_steps(n, r.bounds().lo));
+    if (k == K::keep_axis_) return intern(slice_keeps_axis(n, r.bounds().lo));
+    if (k == K::scales_) return intern(resize_scales(n, c.args));
+    if (k == K::stride_is_kernel_) return intern(stride_is_kernel(n));
     if (k == K::mode_precision_) {  // "equal|greater|less:INT8": those operations run on the DLA at these precisions
       std::string_view modes = std::string_view(c.args).substr(0, c.args.find(':'));
       std::string_view precisions = std::string_view(c.args).substr(c.args.find(':') + 1);
       for (auto mode : split(map.mode, ','))
         if (listed(modes, mode, '|') && !listed(precisions, v.precision, '|'))
-          return fmt::format("{} {} runs on the DLA at {} only: this node runs at {}", map.layers[0], mode, precisions,
-                             v.precision);
+          return intern(fmt::format("{} {} runs on the DLA at {} only: this node runs at {}", map.layers[0], mode,
+                                    precisions, v.precision));
       return {};
     }
     if (k == K::attr_) {
@@ -577,23 +773,40 @@ class DlaJudge {
                           : parts.size() > 2 ? std::string(parts[2])
                                              : std::string();
       if (listed(allowed, value, '|')) return {};
-      return fmt::format("{} {} is not one the DLA runs ({})", name, value.empty() ? "(absent)" : value, allowed);
+      return intern(fmt::format("{} {} is not one the DLA runs ({})", name, value.empty() ? "(absent)" : value, allowed));
     }
     return {};
   }
 
-  const Model& m_;
   const Graph& g_;
   const Annotations& a_;
   const Target& t_;
   const DlaRules& rules_;
-  const TargetCatalog& catalog_;
-  std::unordered_map<std::string_view, std::vector<const LayerMapping*>> by_op_;
-  std::unordered_map<std::string, std::vector<std::pair<const DlaCheck*, K>>> by_layer_;
-  const std::string general_ = "general";
-  std::unordered_map<const LayerMapping*, std::string_view> layers_text_;  // interned "a,b" per mapping
+  DlaPlacement& placed_;
+  std::vector<Rule> rule_store_;  // filled first: general_ and by_layer_ point into it
+  std::vector<const Rule*> general_;
+  std::unordered_map<std::string_view, std::vector<const Rule*>> by_layer_;
   std::unordered_set<std::string> supported_;
-  std::unordered_map<std::string, std::string_view> interned_;  // into DlaPlacement::texts
+  absl::flat_hash_map<std::string_view, std::vector<const LayerMapping*>> by_op_;
+  const std::vector<LayerMapping>& layers_;
+  std::vector<Plan> plans_;  // per mapping of layers_, made on first use
+  std::unordered_map<std::string_view, std::string_view> no_layer_;  // by op_type
+  std::map<std::pair<const Rule*, int64_t>, std::string_view> once_;
+  std::unordered_set<std::string_view> interned_;  // views of placed_.texts
+  // Outcomes by the addresses of their interned texts (and the verdict): hashed by address, not by text.
+  using OutcomeKey = std::tuple<int, const char*, const char*, const char*>;
+  struct OutcomeHash {
+    size_t operator()(const OutcomeKey& k) const {
+      auto word = [](const char* p) { return static_cast<uint64_t>(reinterpret_cast<uintptr_t>(p)); };
+      uint64_t h = (word(std::get<1>(k)) * 0x9E3779B97F4A7C15ull) ^ (word(std::get<2>(k)) * 0xC2B2AE3D27D4EB4Full) ^
+                   (word(std::get<3>(k)) * 0x165667B19E3779F9ull) ^ static_cast<uint64_t>(std::get<0>(k));
+      return static_cast<size_t>(h ^ (h >> 29));
+    }
+  };
+  absl::flat_hash_map<OutcomeKey, int, OutcomeHash> outcome_of_;
+  // Outcomes decided within a plan's first Plan::by_rank checks, by (plan, precision text, input rank; -2: none).
+  using RankKey = std::tuple<const Plan*, const char*, size_t, int>;
+  absl::flat_hash_map<RankKey, int> by_rank_;
 };
 
 std::shared_ptr<DlaPlacement> place_on_dla(const Model& m, const Annotations& a, const Target& t, const DlaRules& rules,
@@ -601,13 +814,14 @@ std::shared_ptr<DlaPlacement> place_on_dla(const Model& m, const Annotations& a,
   auto out = std::make_shared<DlaPlacement>();
   out->release = rules.release;
   for (const DlaCheck& c : rules.checks)
-    if (c.layer == "general" && c.check == "loadables") out->max_loadables = std::stoi(c.args);
+    if (c.layer == "general" && c.check == "loadables") out->max_loadables = static_cast<int>(to_int(c.args));
   if (m.graphs.empty()) return out;
   const Graph& g = m.graphs[0];
-  DlaJudge judge(m, a, t, rules, catalog);  // not const: it interns texts
+  DlaJudge judge(m, a, t, rules, catalog, *out);
   out->nodes.reserve(g.nodes.size());
   for (const Node& n : g.nodes) {
-    DlaNode d = judge.judge(n, a.nodes[static_cast<size_t>(n.index)], *out);
+    DlaNode& d = out->nodes.emplace_back();
+    judge.judge(n, a.nodes[static_cast<size_t>(n.index)], d);
     if (d.verdict != DlaVerdict::NONE) {
       out->total_macs += d.macs;
       if (d.verdict == DlaVerdict::DLA)
@@ -617,9 +831,9 @@ std::shared_ptr<DlaPlacement> place_on_dla(const Model& m, const Annotations& a,
       else
         ++out->unsupported_nodes;
     }
-    out->nodes.push_back(std::move(d));
   }
   // Transitions: data edges between a DLA node and a node elsewhere; loadables: groups of DLA nodes joined by edges.
+  if (out->dla_nodes == 0) return out;  // no edge touches the DLA
   std::vector<int> parent(g.nodes.size());
   std::iota(parent.begin(), parent.end(), 0);
   auto find = [&parent](int i) {

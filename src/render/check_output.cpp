@@ -1,12 +1,12 @@
 #include "render/check_output.h"
 
-#include <fmt/core.h>
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <map>
 #include <functional>
-#include <optional>
 #include <unordered_map>
 #include <nlohmann/json.hpp>
 
@@ -56,36 +56,68 @@ std::string dla_summary_line(const DlaPlacement& d) {
                      d.unsupported_nodes, d.transitions, d.loadables, d.max_loadables);
 }
 
+// The nodes off the DLA; nodes sharing an outcome are one row ("b0_1 and 16499 more") when more than
+// kGroupAfter share it, as the verdict table groups rows.
 std::string dla_text(const Model& m, const DlaPlacement& d) {
+  auto off = [](const DlaNode& n) { return n.verdict == DlaVerdict::GPU_FALLBACK || n.verdict == DlaVerdict::UNSUPPORTED; };
+  auto group_of = [&d](const DlaNode& n) { return n.outcome >= 0 && static_cast<size_t>(n.outcome) < d.outcomes.size(); };
+  std::vector<size_t> shared(d.outcomes.size());
+  for (const auto& n : d.nodes)
+    if (off(n) && group_of(n)) ++shared[static_cast<size_t>(n.outcome)];
+  std::vector<std::vector<const DlaNode*>> groups(d.outcomes.size());
+  for (const auto& n : d.nodes)
+    if (off(n) && group_of(n) && shared[static_cast<size_t>(n.outcome)] > kGroupAfter)
+      groups[static_cast<size_t>(n.outcome)].push_back(&n);
+  const Graph& g = m.graphs[0];
   Table t{{"node", "op_type", "DLA", "layers", "why not on the DLA"}, {}, {}};
   for (const auto& n : d.nodes) {
-    if (n.verdict == DlaVerdict::DLA || n.verdict == DlaVerdict::NONE) continue;
-    const Node& node = m.graphs[0].nodes[static_cast<size_t>(n.index)];
-    t.rows.push_back(
-        {node_label(node), node.op_type, std::string(dla_verdict_name(n.verdict)), std::string(n.layers), n.reason});
+    if (!off(n)) continue;
+    const Node& node = g.nodes[static_cast<size_t>(n.index)];
+    if (!group_of(n) || shared[static_cast<size_t>(n.outcome)] <= kGroupAfter) {
+      t.rows.push_back(
+          {node_label(node), node.op_type, std::string(dla_verdict_name(n.verdict)), std::string(n.layers), n.reason});
+      continue;
+    }
+    const auto& group = groups[static_cast<size_t>(n.outcome)];
+    if (group.front() != &n) continue;
+    std::vector<std::string_view> ops;
+    for (const DlaNode* member : group) {
+      std::string_view op = g.nodes[static_cast<size_t>(member->index)].op_type;
+      if (std::find(ops.begin(), ops.end(), op) == ops.end()) ops.push_back(op);
+    }
+    t.rows.push_back({fmt::format("{} and {} more", node_label(node), group.size() - 1),
+                      fmt::format("{}", fmt::join(ops, ", ")), std::string(dla_verdict_name(n.verdict)),
+                      std::string(n.layers), n.reason});
   }
   std::string out = "\n" + dla_summary_line(d) + "\n";
   if (!t.rows.empty()) out += to_text(t);
   return out;
 }
 
-// Each distinct citation of the DLA placement once, in first-use order, with its position (nodes cite by position:
-// a 100k-node model would otherwise repeat a few dozen page addresses 100k times).
+// Each distinct citation of the placement's outcomes once, in first-use order, with its position (outcomes cite by
+// position: a few dozen page addresses, each cited by many outcomes).
 struct DlaSources {
   std::vector<std::string_view> list;
   std::unordered_map<const char*, int> index;  // texts are interned: one address per distinct text
   explicit DlaSources(const DlaPlacement& d) {
-    for (const auto& n : d.nodes)
-      if (!n.source.empty() && index.emplace(n.source.data(), static_cast<int>(list.size())).second)
-        list.push_back(n.source);
+    for (const auto& o : d.outcomes)
+      if (!o.source.empty() && index.emplace(o.source.data(), static_cast<int>(list.size())).second)
+        list.push_back(o.source);
   }
-  int of(const DlaNode& n) const { return n.source.empty() ? -1 : index.at(n.source.data()); }
+  int of(std::string_view source) const { return source.empty() ? -1 : index.at(source.data()); }
 };
 
-// The DLA summary; each main-graph node's placement is streamed with the node (append_dla_json).
+// The DLA summary with each distinct outcome once; each main-graph node cites its outcome (append_dla_json).
 json dla_json(const DlaPlacement& d, const DlaSources& sources) {
+  json outcomes = json::array();
+  for (const auto& o : d.outcomes)
+    outcomes.push_back({{"verdict", dla_verdict_name(o.verdict)},
+                        {"layers", o.layers},
+                        {"reason", o.reason},
+                        {"source", sources.of(o.source)}});
   return {{"release", d.release},
           {"sources", sources.list},
+          {"outcomes", std::move(outcomes)},
           {"dla_nodes", d.dla_nodes},
           {"gpu_fallback_nodes", d.gpu_nodes},
           {"unsupported_nodes", d.unsupported_nodes},
@@ -96,22 +128,19 @@ json dla_json(const DlaPlacement& d, const DlaSources& sources) {
           {"max_loadables", d.max_loadables}};
 }
 
-void append_quoted(std::string& out, std::string_view s);
-
-// Adds `"dla":{...}` to a node object `out` ends with.
-void append_dla_json(std::string& out, const DlaNode& n, const DlaSources& sources) {
+// Adds `"dla":{"outcome":N,"macs":M}` to a node object `out` ends with: a position in dla.outcomes, not the
+// outcome's texts (a 100k-node model off the DLA would otherwise write its few dozen reasons 100k times).
+void append_dla_json(std::string& out, const DlaNode& n) {
+  // One append of a stack buffer: this runs for every node of the model.
+  char buf[96], *end = buf + sizeof buf;
+  auto put = [](char* at, std::string_view s) { return std::copy(s.begin(), s.end(), at); };
+  char* at = put(buf, R"(,"dla":{"outcome":)");
+  at = std::to_chars(at, end, n.outcome).ptr;
+  at = put(at, R"(,"macs":)");
+  at = std::to_chars(at, end, n.macs).ptr;
+  at = put(at, "}}");
   out.pop_back();  // the node object's closing brace
-  out += R"(,"dla":{"verdict":")";
-  out += dla_verdict_name(n.verdict);
-  out += R"(","layers":)";
-  append_quoted(out, n.layers);
-  out += R"(,"reason":)";
-  append_quoted(out, n.reason);
-  out += R"(,"source":)";
-  out += std::to_string(sources.of(n));
-  out += R"(,"macs":)";
-  out += std::to_string(n.macs);
-  out += "}}";
+  out.append(buf, static_cast<size_t>(at - buf));
 }
 
 json target_json(const Target& t) {
@@ -401,8 +430,7 @@ void check_json(const Model& m, const Annotations& a, const KnowledgeBase& kb,
   doc["summary"] = summary_json(a.summary);
   doc["notes"] = a.notes;
   if (a.target) doc["runtime"]["target"] = target_json(*a.target);
-  std::optional<DlaSources> sources;
-  if (a.dla) doc["dla"] = dla_json(*a.dla, sources.emplace(*a.dla));
+  if (a.dla) doc["dla"] = dla_json(*a.dla, DlaSources(*a.dla));
   doc["nodes"] = json::array();  // last: its "[]" is where the streamed nodes go
   // The nodes are streamed one compact object per line: a DOM of every node
   // of a 100k-node model would cost more than the analysis itself.
@@ -416,7 +444,7 @@ void check_json(const Model& m, const Annotations& a, const KnowledgeBase& kb,
     line = sep;
     append_node_json(line, m, v);
     if (a.dla && v.graph == 0 && static_cast<size_t>(v.index) < a.dla->nodes.size())
-      append_dla_json(line, a.dla->nodes[static_cast<size_t>(v.index)], *sources);
+      append_dla_json(line, a.dla->nodes[static_cast<size_t>(v.index)]);
     write(line);
     sep = ",\n    ";
   }
@@ -698,11 +726,15 @@ std::string xml_escape_lines(std::string_view s) {
 
 std::string junit_testcase(const Model& m, const Annotations& a, const CheckView& view, std::string_view command,
                            bool& failed) {
-  std::string name = fmt::format("TensorRT {} {}", a.release->name, precision_name(a.precision));
+  std::string name = fmt::format("TensorRT {} {}{}", a.release->name, precision_name(a.precision),
+                                 a.target ? " on " + a.target->name : "");
   std::string out = fmt::format("    <testcase classname=\"trtlens.{}\" name=\"{}\" file=\"{}\" time=\"0\"", command,
                                 xml_escape(name), xml_escape(m.path));
   failed = has_verdict(a, view.fail_on);
-  if (!failed) return out + "/>\n";
+  // A DLA target: where the DLA runs the model, whether the case fails or not (no --fail-on verdict says it).
+  std::string placement =
+      a.dla ? fmt::format("      <system-out>{}</system-out>\n", xml_escape(dla_summary_line(*a.dla))) : "";
+  if (!failed) return out + (placement.empty() ? "/>\n" : ">\n" + placement + "    </testcase>\n");
   std::string counts, listed;
   size_t n = 0, failing = 0;
   for (Verdict v : view.fail_on) {
@@ -717,10 +749,15 @@ std::string junit_testcase(const Model& m, const Annotations& a, const CheckView
     listed += fmt::format("{} {} ({}) {}: {}\n", graph_cell(m, v), node_label(node), node.op_type, verdict_name(v.verdict),
                           v.reasons.empty() ? "" : v.reasons.front().message);
     for (const auto& h : v.hints) listed += "  hint: " + h + "\n";
+    // Where a failing node that imports runs on a DLA target (one that does not import says so above).
+    if (a.dla && v.graph == 0 && static_cast<size_t>(v.index) < a.dla->nodes.size())
+      if (const DlaNode& d = a.dla->nodes[static_cast<size_t>(v.index)]; d.verdict == DlaVerdict::GPU_FALLBACK)
+        listed += "  DLA: GPU fallback: " + d.reason + "\n";
   }
   if (failing > kJunitMaxNodes) listed += fmt::format("{} more nodes in the JSON\n", failing - kJunitMaxNodes);
-  return out + fmt::format(">\n      <failure message=\"{} node{}: {}\" type=\"{}\">{}</failure>\n    </testcase>\n", failing,
-                           failing == 1 ? "" : "s", xml_escape(counts), "trtlens.verdict", xml_escape_lines(listed));
+  return out + fmt::format(">\n      <failure message=\"{} node{}: {}\" type=\"{}\">{}</failure>\n{}    </testcase>\n",
+                           failing, failing == 1 ? "" : "s", xml_escape(counts), "trtlens.verdict",
+                           xml_escape_lines(listed), placement);
 }
 
 std::string junit_document(const std::string& suite, const Model& m, const std::vector<std::string>& testcases,

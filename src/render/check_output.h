@@ -55,7 +55,9 @@ std::string check_junit(const Model& m, const Annotations& a, const CheckView& v
 
 // One <testcase> of JUnit XML for one runtime (check_junit, matrix --format junit);
 // `failed` tells whether it failed; `command` names its class ("trtlens.check").
-// Lists at most kJunitMaxNodes nodes.
+// Lists at most kJunitMaxNodes nodes. With a target the name ends "on <target>"; on a DLA
+// target a failing node that falls back to the GPU says why, and <system-out> carries
+// the placement's summary line.
 inline constexpr size_t kJunitMaxNodes = 200;
 std::string junit_testcase(const Model& m, const Annotations& a, const CheckView& view, std::string_view command,
                            bool& failed);

@@ -623,6 +623,62 @@ TEST(MatrixCli, JunitHasOneTestCasePerRuntime) {
   EXPECT_EQ(run_trtlens({"matrix", model, "--diff", "8.6", "10.4", "--format", "junit"}).exit_code, 2);
 }
 
+// A 3x3 Conv the DLA runs and a 33x33 one it does not (kernel 1..32), then a Relu.
+std::string dla_junit_model(const std::string& dir) {
+  ModelBuilder mb(13);
+  auto g = mb.graph();
+  g.input("x", kFloat, {1, 4, 40, 40});
+  g.init_float("w3", {4, 4, 3, 3}, std::vector<float>(144, 0.1f));
+  g.init_float("w33", {4, 4, 33, 33}, std::vector<float>(4 * 4 * 33 * 33, 0.1f));
+  attr_ints(g.node("Conv", {"x", "w3"}, {"a"}, "small"), "pads", {1, 1, 1, 1});
+  attr_ints(g.node("Conv", {"a", "w33"}, {"b"}, "large"), "pads", {16, 16, 16, 16});
+  g.node("Relu", {"b"}, {"y"}, "relu");
+  g.output("y");
+  return mb.save(dir + "/ci.onnx");
+}
+
+// matrix --target --format junit: a test case per runtime the target runs (the cells of matrix --target),
+// narrowed to it; on Orin's DLA core bf16 and fp8 fall back (no such kernels on Orin), the fallback nodes
+// say where they run, and every case carries the DLA summary.
+TEST(MatrixCli, JunitOnATargetHasOneTestCasePerRuntimeItRuns) {
+  std::string model = dla_junit_model(temp_dir("matrix_junit_target"));
+  RunResult r = run_trtlens({"matrix", model, "--target", "orin-dla", "--format", "junit", "--fail-on", "fallback"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;  // some runtimes pass (fp16 on every release)
+  json cells = json::parse(run_trtlens({"matrix", model, "--target", "orin-dla", "--format", "json"}).out)["cells"];
+  size_t cases = 0, failures = 0, summaries = 0;
+  for (size_t at = r.out.find("<testcase "); at != std::string::npos; at = r.out.find("<testcase ", at + 1)) ++cases;
+  for (size_t at = r.out.find("<failure "); at != std::string::npos; at = r.out.find("<failure ", at + 1)) ++failures;
+  for (size_t at = r.out.find("<system-out>DLA (TensorRT "); at != std::string::npos;
+       at = r.out.find("<system-out>DLA (TensorRT ", at + 1))
+    ++summaries;
+  EXPECT_EQ(cases, cells.size());
+  EXPECT_EQ(summaries, cells.size());
+  size_t failing_cells = 0;
+  for (const auto& c : cells) {
+    failing_cells += c["summary"]["FALLBACK"].get<int>() > 0;
+    EXPECT_NE(r.out.find(fmt::format("name=\"TensorRT {} {} on orin-dla\"", c["release"].get<std::string>(),
+                                     c["precision"].get<std::string>())),
+              std::string::npos)
+        << c;
+  }
+  EXPECT_EQ(failures, failing_cells);
+  EXPECT_GT(failures, 0u);
+  EXPECT_NE(r.out.find("name=\"TensorRT 8.5 bf16 on orin-dla\""), std::string::npos);
+  EXPECT_EQ(r.out.find("TensorRT 10.4"), std::string::npos);  // Orin's JetPacks ship no 10.4
+  EXPECT_NE(r.out.find("DLA: GPU fallback: DLA runs FP16|INT8 only: this node runs at FP32"), std::string::npos)
+      << r.out.substr(0, 3000);
+  // fp16: the 3x3 Conv and the Relu on the DLA, the 33x33 Conv between them on the GPU.
+  EXPECT_NE(r.out.find("2 of 3 nodes (66.7%), 0.8% of MACs; 1 GPU fallback, 0 unsupported; 2 DLA&lt;-&gt;GPU"),
+            std::string::npos)
+      << r.out.substr(0, 3000);
+  expect_golden_text(normalized(r.out, model), "matrix_junit_orin_dla.xml");
+  // --fail-on unsupported: nothing fails anywhere; an unknown target is a usage error.
+  RunResult pass = run_trtlens({"matrix", model, "--target", "orin-dla", "--format", "junit"});
+  EXPECT_EQ(pass.exit_code, 0) << pass.err;
+  EXPECT_EQ(pass.out.find("<failure"), std::string::npos);
+  EXPECT_EQ(run_trtlens({"matrix", model, "--target", "nope", "--format", "junit"}).exit_code, 2);
+}
+
 TEST(CheckCli, MarkdownMatchesTheGoldenFileSeriousRowsFirstAndGroups) {
   std::string model = ci_model(temp_dir("check_md_golden"));
   RunResult r = run_trtlens({"check", model, "--trt", "8.6", "--precision", "int8", "--format", "markdown"});

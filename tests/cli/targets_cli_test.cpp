@@ -130,10 +130,12 @@ TEST(TargetCli, TorchvisionModelsOnOrinDlaMatchTheExpectedShares) {
     for (const char* key : {"dla_nodes", "gpu_fallback_nodes", "unsupported_nodes", "transitions", "loadables"})
       EXPECT_EQ(dla[key], want[key]) << file << " " << key;
     std::map<std::string, std::string> off;
-    for (const auto& n : doc["nodes"])
-      if (n["graph"] == "" && n["dla"]["verdict"] != "DLA" && n["dla"]["verdict"] != "-")
-        off[n["name"]] = n["dla"]["reason"].get<std::string>() + " | " +
-                         dla["sources"][n["dla"]["source"].get<size_t>()].get<std::string>();
+    for (const auto& n : doc["nodes"]) {
+      if (n["graph"] != "") continue;
+      const json& o = dla["outcomes"][n["dla"]["outcome"].get<size_t>()];
+      if (o["verdict"] != "DLA" && o["verdict"] != "-")
+        off[n["name"]] = o["reason"].get<std::string>() + " | " + dla["sources"][o["source"].get<size_t>()].get<std::string>();
+    }
     ASSERT_EQ(off.size(), want["off_dla"].size()) << file;
     for (const auto& [name, why] : want["off_dla"].items()) {
       ASSERT_TRUE(off.count(name)) << file << " " << name;

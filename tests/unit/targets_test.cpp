@@ -545,6 +545,100 @@ TEST(DlaPlacement, EqualRunsOnTheDlaAtInt8Only) {
       << b103.node("equal").reason;
   EXPECT_NE(b85.node("equal").reason.find("elementwise mode equal is not one the DLA runs"), std::string::npos)
       << b85.node("equal").reason;
+
+// Every node cites its outcome, which says what the node says; nodes saying the same share one.
+void expect_outcomes_match_nodes(const DlaPlacement& d) {
+  for (const DlaNode& n : d.nodes) {
+    ASSERT_GE(n.outcome, 0);
+    ASSERT_LT(static_cast<size_t>(n.outcome), d.outcomes.size());
+    const DlaOutcome& o = d.outcomes[static_cast<size_t>(n.outcome)];
+    EXPECT_EQ(o.verdict, n.verdict) << n.index;
+    EXPECT_EQ(o.layers, n.layers) << n.index;
+    EXPECT_EQ(o.reason, n.reason) << n.index;
+    EXPECT_EQ(o.source, n.source) << n.index;
+  }
+  for (size_t i = 0; i < d.outcomes.size(); ++i)
+    for (size_t j = i + 1; j < d.outcomes.size(); ++j) {
+      const DlaOutcome &a = d.outcomes[i], &b = d.outcomes[j];
+      EXPECT_FALSE(a.verdict == b.verdict && a.layers == b.layers && a.reason == b.reason && a.source == b.source)
+          << "outcomes " << i << " and " << j << " are the same";
+    }
+}
+
+TEST(DlaPlacement, NodesSayingTheSameShareOneOutcome) {
+  // 2-D Relus (off the DLA: no spatial dimensions), 4-D Relus (on it), a Constant (neither), a 33x33 Conv.
+  Built b = on_dla("dla_outcomes", [](GraphBuilder& g) {
+    g.input("flat", kFloat, {2, 8});
+    g.input("x", kFloat, {1, 4, 40, 40});
+    std::string f = "flat", x = "x";
+    for (int i = 0; i < 5; ++i) {
+      g.node("Relu", {f}, {"f" + std::to_string(i)}, "flat_relu" + std::to_string(i));
+      g.node("Relu", {x}, {"x" + std::to_string(i)}, "relu" + std::to_string(i));
+      f = "f" + std::to_string(i), x = "x" + std::to_string(i);
+    }
+    conv(g, x, "big", 33);
+    g.output(f);
+    g.output("big");
+  });
+  const DlaPlacement& d = *b.a.dla;
+  expect_outcomes_match_nodes(d);
+  EXPECT_EQ(d.outcomes.size(), 3u);  // the 2-D Relus, the 4-D Relus, the Conv
+  EXPECT_EQ(b.node("flat_relu0").outcome, b.node("flat_relu4").outcome);
+  EXPECT_EQ(b.node("relu0").outcome, b.node("relu4").outcome);
+  EXPECT_NE(b.node("relu0").outcome, b.node("flat_relu0").outcome);
+  EXPECT_EQ(b.node("relu3").verdict, DlaVerdict::DLA);
+  EXPECT_NE(b.node("flat_relu2").reason.find("0 spatial dimensions (input rank 2)"), std::string::npos)
+      << b.node("flat_relu2").reason;
+  EXPECT_NE(b.node("big").reason.find("kernel size 33 > 32"), std::string::npos) << b.node("big").reason;
+}
+
+// The placement reuses an outcome for nodes of one op, precision and input rank only while the rules that
+// decided it read nothing else: two 4-D Adds differ by their broadcast, which a later rule reads.
+TEST(DlaPlacement, NodesOfOneRankStillDifferByTheirOtherRestrictions) {
+  Built b = on_dla("dla_outcome_bcast", [](GraphBuilder& g) {
+    g.input("x", kFloat, {1, 4, 8, 8});
+    g.init_float("bias", {1, 4, 1, 1}, {1, 2, 3, 4});
+    g.node("Add", {"x", "x"}, {"same"}, "same");
+    g.node("Add", {"same", "bias"}, {"bcast"}, "bcast");
+    g.node("Add", {"bcast", "bcast"}, {"again"}, "again");
+    g.output("again");
+  }, "8.5");
+  expect_outcomes_match_nodes(*b.a.dla);
+  EXPECT_EQ(b.node("same").verdict, DlaVerdict::DLA);
+  EXPECT_EQ(b.node("bcast").verdict, DlaVerdict::GPU_FALLBACK);
+  EXPECT_NE(b.node("bcast").reason.find("(channel); DLA takes equal"), std::string::npos) << b.node("bcast").reason;
+  EXPECT_EQ(b.node("again").verdict, DlaVerdict::DLA);
+  EXPECT_EQ(b.a.dla->transitions, 3);  // same -> bcast, and bcast read twice by again
+}
+
+// Batch and dimension limits hold for most models and are then not walked per node; one tensor past them is
+// still found, and only its reader falls back.
+TEST(DlaPlacement, ATensorPastTheDimensionLimitKeepsItsReaderOff) {
+  Built b = on_dla("dla_max_dim", [](GraphBuilder& g) {
+    g.input("x", kFloat, {1, 4, 8, 8});
+    g.input("wide", kFloat, {1, 4, 8, 9000});
+    g.node("Relu", {"x"}, {"y"}, "small");
+    g.node("Relu", {"wide"}, {"z"}, "large");
+    g.output("y");
+    g.output("z");
+  });
+  expect_outcomes_match_nodes(*b.a.dla);
+  EXPECT_EQ(b.node("small").verdict, DlaVerdict::DLA);
+  EXPECT_EQ(b.node("large").verdict, DlaVerdict::GPU_FALLBACK);
+  EXPECT_NE(b.node("large").reason.find("dimension 9000 > 8192"), std::string::npos) << b.node("large").reason;
+}
+
+TEST(DlaPlacement, NoNodeOnTheDlaHasNoTransitionsOrLoadables) {
+  Built b = on_dla("dla_none_on", [](GraphBuilder& g) {
+    g.input("x", kFloat, {2, 8});
+    g.node("Relu", {"x"}, {"y"}, "a");
+    g.node("Relu", {"y"}, {"z"}, "b");
+    g.output("z");
+  });
+  EXPECT_EQ(b.a.dla->dla_nodes, 0);
+  EXPECT_EQ(b.a.dla->gpu_nodes, 2);
+  EXPECT_EQ(b.a.dla->transitions, 0);
+  EXPECT_EQ(b.a.dla->loadables, 0);
 }
 
 TEST(DlaPlacement, MoreThan16LoadablesIsANote) {
