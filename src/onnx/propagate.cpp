@@ -329,18 +329,18 @@ std::optional<Values> ShapeRules::node_values(const Graph& g, const Node& n, con
       if (a < 0) return std::nullopt;
       auto ua = static_cast<size_t>(a);
       int64_t st = steps ? (i < steps->size() ? (*steps)[i] : 0) : 1, len = data->shape[ua];
-      if (st == 0) return std::nullopt;
+      if (st == 0 || st == std::numeric_limits<int64_t>::min()) return std::nullopt;
       int64_t b = (*starts)[i], e = (*ends)[i];
       if (b < 0) b += len;
       if (e < 0) e += len;
       if (st > 0) {
         b = std::clamp<int64_t>(b, 0, len);
         e = std::clamp<int64_t>(e, 0, len);
-        count[ua] = e > b ? (e - b + st - 1) / st : 0;
+        count[ua] = e > b ? (e - b - 1) / st + 1 : 0;  // bounds are clamped: no overflow
       } else {
         b = std::clamp<int64_t>(b, 0, len - 1);
         e = std::clamp<int64_t>(e, -1, len - 1);
-        count[ua] = b > e ? (b - e - st - 1) / -st : 0;
+        count[ua] = b > e ? (b - e - 1) / -st + 1 : 0;
       }
       first[ua] = b;
       step[ua] = st;
@@ -521,7 +521,8 @@ std::optional<Dims> ShapeRules::slice(const Graph& g, const Node& n) const {
     if (a < 0) return std::nullopt;
     Dim& d = out[static_cast<size_t>(a)];
     int64_t step = steps ? (i < steps->size() ? (*steps)[i] : 0) : 1;
-    if (!d.fixed() || !starts || !ends || i >= starts->size() || i >= ends->size() || (has_steps && !steps) || step == 0) {
+    if (!d.fixed() || !starts || !ends || i >= starts->size() || i >= ends->size() || (has_steps && !steps) || step == 0 ||
+        step == std::numeric_limits<int64_t>::min()) {
       d = Dim{};
       continue;
     }
@@ -532,11 +533,11 @@ std::optional<Dims> ShapeRules::slice(const Graph& g, const Node& n) const {
     if (step > 0) {
       s = std::clamp<int64_t>(s, 0, len);
       e = std::clamp<int64_t>(e, 0, len);
-      size = e > s ? (e - s + step - 1) / step : 0;
+      size = e > s ? (e - s - 1) / step + 1 : 0;  // bounds are clamped: no overflow
     } else {
       s = std::clamp<int64_t>(s, 0, len - 1);
       e = std::clamp<int64_t>(e, -1, len - 1);
-      size = s > e ? (s - e - step - 1) / -step : 0;
+      size = s > e ? (s - e - 1) / -step + 1 : 0;
     }
     d = Dim{size, {}};
   }
@@ -604,8 +605,12 @@ std::optional<Dims> ShapeRules::shape(const Graph& g, const Node& n) const {
     for (size_t d = 0; d < out.size(); ++d) {
       int64_t b = (*pads)[d], e = (*pads)[d + out.size()];
       if (b == 0 && e == 0) continue;
-      if (!out[d].fixed() || out[d].value + b + e < 0) out[d] = Dim{};
-      else out[d] = Dim{out[d].value + b + e, {}};
+      int64_t size;  // pads come from the file: a sum that overflows is unknown
+      if (!out[d].fixed() || __builtin_add_overflow(out[d].value, b, &size) || __builtin_add_overflow(size, e, &size) ||
+          size < 0)
+        out[d] = Dim{};
+      else
+        out[d] = Dim{size, {}};
     }
     return out;
   }

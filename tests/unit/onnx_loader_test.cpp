@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <tuple>
 
 #include "onnx/propagate.h"
 #include "onnx/wire.h"
@@ -136,7 +137,32 @@ TEST(OnnxLoader, HostileReshapeSizesClaimOnlyTheRank) {
     g.nodes.push_back(std::move(n));
     g.outputs.push_back(name);
   }
+  // Pads and a step at INT64's edge (PyTorch's sentinels, or a hostile file): no sum overflows.
+  add("x2", ElemType::FLOAT, {10, 4}, TensorOrigin::GraphInput);
+  add("pads", ElemType::INT64, {4}, TensorOrigin::Initializer, {9.3e18, 0, 1, 0});
+  add("s0", ElemType::INT64, {1}, TensorOrigin::Initializer, {0});
+  add("s_end", ElemType::INT64, {1}, TensorOrigin::Initializer, {9.3e18});
+  add("s_step", ElemType::INT64, {1}, TensorOrigin::Initializer, {9.3e18});
+  g.inputs.push_back("x2");
+  for (const auto& [op, ins, out] : {std::tuple<std::string, std::vector<std::string>, std::string>{"Pad", {"x2", "pads"}, "padded"},
+                                     {"Slice", {"x2", "s0", "s_end", "s0", "s_step"}, "sliced"}}) {
+    Node n;
+    n.index = static_cast<int>(g.nodes.size());
+    n.op_type = op;
+    n.inputs = ins;
+    n.outputs = {out};
+    g.nodes.push_back(std::move(n));
+    g.outputs.push_back(out);
+  }
   check_structure_and_propagate(m);
+  const TensorInfo& padded = *m.graphs[0].local("padded");
+  ASSERT_EQ(padded.rank, 2);
+  EXPECT_FALSE(padded.dims[0].fixed());  // 10 + 2^63 - 1 + 1 overflows: unknown
+  EXPECT_EQ(padded.dims[1].value, 4);
+  const TensorInfo& sliced = *m.graphs[0].local("sliced");
+  ASSERT_EQ(sliced.rank, 2);
+  EXPECT_EQ(sliced.dims[0].value, 1);  // [0:end:2^63-1] of 10 rows: row 0
+  EXPECT_EQ(sliced.dims[1].value, 4);
   // The rank is the shape's length whatever the sizes; no size is claimed.
   for (const char* y : {"y1", "y2"}) {
     const TensorInfo& t = *m.graphs[0].local(y);
