@@ -398,10 +398,12 @@
 
   // Two drawings per region where nodes fold: with Constant/Identity-of-constant
   // nodes inside their reader (regions_folded, the default), and with every node.
+  // regions_folded[r] is null where folding changes nothing in region r: both are regions[r].
+  function foldedLayout(gr, r) { return gr.regions_folded[r] || gr.regions[r]; }
   function layoutOf(g, r) {
     const gr = D.graphs[g];
-    const list = state.fold && gr.regions_folded ? gr.regions_folded : gr.regions;
-    return list[r] || { w: 0, h: 0, items: [], edges: [] };
+    const reg = state.fold && gr.regions_folded ? foldedLayout(gr, r) : gr.regions[r];
+    return reg || { w: 0, h: 0, items: [], edges: [] };
   }
   function folding(g) { return state.fold && !!D.graphs[g].regions_folded; }
   // The node whose box shows node i: itself, or the node it is folded into.
@@ -414,7 +416,7 @@
     let m = foldedItems[g];
     if (!m) {
       m = foldedItems[g] = new Int32Array(gr.nodes.length).fill(-1);
-      gr.regions_folded.forEach((reg) => reg.items.forEach((it, k) => { if (it[0] === ITEM_NODE) m[it[1]] = k; }));
+      gr.regions.forEach((_, r) => foldedLayout(gr, r).items.forEach((it, k) => { if (it[0] === ITEM_NODE) m[it[1]] = k; }));
     }
     return m[drawnAt(g, i)];
   }

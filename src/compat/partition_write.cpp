@@ -254,9 +254,9 @@ class PartWriter {
  private:
   // Type and shape of a boundary tensor. Sequences and optionals keep their kind (the
   // file's declaration, else the producing op's); tensors take trtlens's type and shape
-  // (own propagation and ONNX shape inference), else the declaration, else a Reshape's
-  // rank from its shape input. A tensor of unknown rank cannot be declared: the part
-  // would be refused, so writing stops naming it.
+  // (own propagation, which also ranks a Reshape by a computed shape, and ONNX shape
+  // inference), else the declaration, else ONNX's inference with data propagation. A tensor
+  // of unknown rank cannot be declared: the part would be refused, so writing stops naming it.
   void value_info(onnx::ValueInfoProto& vi, const std::string& name) {
     const Graph& g = m_.graphs[0];
     const TensorInfo* t = g.local(name);
@@ -303,15 +303,6 @@ class PartWriter {
         return;
       }
     }
-    if (int rank = rank_of(name, 0); type != ElemType::UNDEFINED && rank >= 0) {
-      std::vector<Dim> dims(static_cast<size_t>(rank));
-      if (producer && producer->domain.empty() && producer->op_type == "Reshape")  // sizes the shape input states
-        if (const TensorInfo* shape = g.local(producer->inputs[1]); shape && shape->values && shape->values->size() == dims.size())
-          for (size_t k = 0; k < dims.size(); ++k)
-            if ((*shape->values)[k] > 0) dims[k].value = static_cast<int64_t>((*shape->values)[k]);
-      set_tensor_type(*vi.mutable_type()->mutable_tensor_type(), name, type, dims);
-      return;
-    }
     throw InputError(m_.path, "tensor '" + name + "' passes between parts, and neither trtlens nor ONNX shape inference "
                               "knows its " + (type == ElemType::UNDEFINED ? "type" : "rank") +
                               ", so no part can declare it (onnx.checker and ONNX Runtime require it); declare it in the model's value_info");
@@ -337,102 +328,8 @@ class PartWriter {
     return it == inferred_.end() ? nullptr : &it->second;
   }
 
-  // The rank of a main-graph tensor when trtlens's propagation and ONNX shape inference
-  // leave it unknown but the ops that make it fix it: a Reshape by a computed shape of
-  // known length (the shape's values unknown), and what follows it. Only boundaries ask;
-  // -1 when unknown. An If's rank (its branches agreeing) and ranks its readers fix come
-  // from src/onnx/propagate.cpp; this walk belongs there too (a follow-up).
-  int rank_of(const std::string& name, int depth) {
-    const Graph& g = m_.graphs[0];
-    const TensorInfo* t = g.local(name);
-    if (t && t->rank >= 0) return t->rank;
-    if (auto it = ranks_.find(name); it != ranks_.end()) return it->second;
-    TensorId id = g.id(name);
-    int p = id == kNoTensor ? -1 : g.index.producer[static_cast<size_t>(id)];
-    if (p < 0 || depth > 64) return -1;
-    const Node& n = g.nodes[static_cast<size_t>(p)];
-    int rank = -1;
-    auto in = [&](size_t k) { return k < n.inputs.size() && !n.inputs[k].empty() ? rank_of(n.inputs[k], depth + 1) : -1; };
-    auto length = [&](size_t k) { return k < n.inputs.size() ? length_of(n.inputs[k], depth + 1) : -1; };
-    const Attribute* axes = n.attribute("axes");
-    static const std::unordered_set<std::string_view> same = {
-        "Relu", "Sigmoid", "Tanh", "Exp", "Log", "Sqrt", "Neg", "Abs", "Erf", "Softmax", "LogSoftmax", "Cast", "Identity",
-        "Transpose", "Slice", "Split", "Concat", "Dropout", "Clip", "LeakyRelu", "HardSigmoid", "HardSwish", "Gelu",
-        "LayerNormalization", "Not", "Floor", "Ceil", "Round", "Reciprocal", "CumSum", "Resize", "Pad", "Tile", "TopK",
-        "Conv", "ConvTranspose", "MaxPool", "AveragePool", "BatchNormalization", "InstanceNormalization", "Sin", "Cos",
-        "Sign", "IsNaN", "IsInf", "ScatterND", "ScatterElements", "GatherElements", "Trilu", "PRelu", "Selu", "Elu"};
-    static const std::unordered_set<std::string_view> broadcast = {"Add", "Sub", "Mul", "Div", "Pow", "Where", "Equal",
-                                                                   "Greater", "Less", "And", "Or", "Max", "Min", "Mod",
-                                                                   "GreaterOrEqual", "LessOrEqual", "Xor", "Sum", "Mean"};
-    if (!n.domain.empty()) rank = -1;
-    else if (n.op_type == "Reshape") rank = length(1);
-    else if (same.count(n.op_type)) rank = in(0);
-    else if (broadcast.count(n.op_type)) {
-      for (size_t k = 0; k < n.inputs.size(); ++k) {
-        int r = in(k);
-        if (r < 0) { rank = -1; break; }
-        rank = std::max(rank, r);
-      }
-    } else if (n.op_type == "Gather") {
-      int data = in(0), idx = in(1);
-      rank = data < 0 || idx < 0 ? -1 : data + idx - 1;
-    } else if (n.op_type == "Squeeze" || n.op_type == "Unsqueeze") {
-      int count = axes ? static_cast<int>(axes->ints.size()) : length(1);
-      int x = in(0);
-      rank = x < 0 || count < 0 ? -1 : n.op_type == "Squeeze" ? x - count : x + count;
-    } else if (n.op_type == "Flatten") rank = 2;
-    else if (n.op_type == "Range") rank = 1;
-    else if (n.op_type == "ConstantOfShape") rank = length(0);
-    else if (n.op_type == "Expand") {
-      int x = in(0), l = length(1);
-      rank = x < 0 || l < 0 ? -1 : std::max(x, l);
-    } else if (n.op_type.starts_with("Reduce") || n.op_type == "ArgMax" || n.op_type == "ArgMin") {
-      const Attribute* keep = n.attribute("keepdims");
-      int x = in(0);
-      if (x < 0) rank = -1;
-      else if (!keep || keep->i != 0) rank = x;  // keepdims (the default): the rank stays
-      else if (!n.op_type.starts_with("Reduce")) rank = x - 1;
-      else if (axes) rank = x - static_cast<int>(axes->ints.size());
-      else rank = length(1) < 0 ? -1 : x - length(1);
-    }
-    else if (n.op_type == "Shape" || n.op_type == "NonZero") rank = n.op_type == "Shape" ? 1 : 2;
-    else if (n.op_type == "MatMul") {
-      int a = in(0), b = in(1);
-      rank = a < 1 || b < 1 ? -1 : std::max({a, b, 2}) - (a == 1) - (b == 1);
-    }
-    ranks_[name] = rank;
-    return rank;
-  }
-
-  // Elements of a 1-D shape tensor: fixed, or a Concat of such, or a Shape of a tensor of known rank.
-  int length_of(const std::string& name, int depth) {
-    const Graph& g = m_.graphs[0];
-    const TensorInfo* v = g.local(name);
-    if (v && v->rank == 1 && v->dims[0].fixed()) return static_cast<int>(v->dims[0].value);
-    TensorId id = g.id(name);
-    int p = id == kNoTensor ? -1 : g.index.producer[static_cast<size_t>(id)];
-    if (p < 0 || depth > 64) return -1;
-    const Node& n = g.nodes[static_cast<size_t>(p)];
-    if (!n.domain.empty()) return -1;
-    if (n.op_type == "Shape" && !n.attribute("start") && !n.attribute("end") && !n.inputs.empty())
-      return rank_of(n.inputs[0], depth + 1);
-    if (n.op_type == "Concat") {
-      int sum = 0;
-      for (const auto& in : n.inputs) {
-        int l = length_of(in, depth + 1);
-        if (l < 0) return -1;
-        sum += l;
-      }
-      return sum;
-    }
-    if (n.op_type == "Cast" || n.op_type == "Identity") return n.inputs.empty() ? -1 : length_of(n.inputs[0], depth + 1);
-    if (n.op_type == "Unsqueeze" && !n.inputs.empty() && rank_of(n.inputs[0], depth + 1) == 0) return 1;  // a scalar made 1-D
-    return -1;
-  }
-
   const Model& m_;
   const onnx::ModelProto& source_;
-  std::unordered_map<std::string, int> ranks_;
   bool inferred_ran_ = false;
   std::unordered_map<std::string, onnx::TypeProto> inferred_;
   WeightsFile& weights_;

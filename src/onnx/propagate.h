@@ -10,7 +10,13 @@ namespace trtlens {
 //    form no cycle; throws InputError(m.path, "...") naming the node otherwise;
 //  - in topological order, fills element types that shape inference left
 //    unknown (type_source "trtlens"), Constant outputs (type, shape, values),
-//    simple ranks, and const_foldable.
+//    const_foldable, and shapes: ranks and dimensions that shape inference
+//    left unknown or made up ("unk__N"), from our own rules (element-wise,
+//    broadcasting, MatMul/Gemm, Reshape, Pad, Transpose, Slice, Gather, Concat,
+//    Unsqueeze/Squeeze, reductions, ...) and the values of small integer tensors
+//    that shape arithmetic computes (Shape -> Gather -> Concat -> Reshape); where
+//    only the rank is certain (a Reshape by a shape of unknown values but known
+//    length), the rank. Never a rank or size that contradicts a stated one.
 void check_structure_and_propagate(Model& m);
 
 // Element type of output `k` of `node` from the types of its inputs

@@ -292,6 +292,7 @@ struct RegionItem {
   int ref = 0;      // node position or tensor id or region
   int extra = -1;   // for kItemFromRegion: the region the tensor comes from
   double width = 0, height = 0;
+  bool operator==(const RegionItem&) const = default;
 };
 
 }  // namespace
@@ -437,8 +438,7 @@ Json ReportBuilder::Impl::graph_json(size_t gi) {
     nodes.push_back(std::move(jn));
   }
 
-  // Regions: items and edges, each laid out by dot on its own. With `fold`,
-  // folded nodes (below) are left out, as are the edges and links they had.
+  // Regions: items and edges, each laid out by dot on its own.
   std::unordered_map<std::string, bool> is_graph_input;
   for (const auto& in : g.inputs) {
     const TensorInfo* t = g.find(in, model.graphs);
@@ -447,15 +447,24 @@ Json ReportBuilder::Impl::graph_json(size_t gi) {
   // What a subgraph reads from enclosing graphs enters it like an input.
   if (gi > 0)
     for (const auto& name : outer_reads(gi)) is_graph_input.emplace(name, true);
-  std::vector<int> node_item(n, -1);
-  auto lay_out_regions = [&](const std::vector<int>* folded) {
+  // What each region draws: its items and edges, before layout. With `folded`, folded nodes
+  // are left out, as are the edges and links they had.
+  struct EdgeRef {
+    int from, to, tensor;
+    bool operator==(const EdgeRef&) const = default;
+  };
+  struct RegionGraphs {
+    std::vector<std::vector<RegionItem>> items;
+    std::vector<std::vector<EdgeRef>> edges;
+    std::vector<int> item_of;  // per node: its item in its region's list, -1 when folded
+  };
+  auto region_graphs = [&](const std::vector<int>* folded) {
     auto skip = [&](size_t i) { return folded && (*folded)[i] >= 0; };
-    std::vector<std::vector<RegionItem>> items(region_count);
-    struct EdgeRef {
-      int from, to, tensor;
-    };
-    std::vector<std::vector<EdgeRef>> edges(region_count);
-    std::vector<int> item_of(n, -1);
+    RegionGraphs out{std::vector<std::vector<RegionItem>>(region_count),
+                     std::vector<std::vector<EdgeRef>>(region_count), std::vector<int>(n, -1)};
+    auto& items = out.items;
+    auto& edges = out.edges;
+    auto& item_of = out.item_of;
     for (size_t i = 0; i < n; ++i) {
       if (skip(i)) continue;
       auto& list = items[region[i]];
@@ -465,9 +474,9 @@ Json ReportBuilder::Impl::graph_json(size_t gi) {
       for (const Attribute& a : g.nodes[i].attributes) has_body = has_body || !a.graphs.empty();
       list.push_back({kItemNode, static_cast<int>(i), -1, node_width(g.nodes[i]), has_body ? 52.0 : 38.0});
     }
-    auto add_item = [&](int r, std::map<std::pair<int, int>, int>& cache, int kind, int ref, int extra,
-                        double w) {
-      auto key = std::make_pair(ref, extra);
+    // One item per `key` in a region's `cache`.
+    auto add_item = [&](int r, std::map<std::pair<int, int>, int>& cache, std::pair<int, int> key, int kind,
+                        int ref, int extra, double w) {
       auto it = cache.find(key);
       if (it != cache.end()) return it->second;
       int id = static_cast<int>(items[r].size());
@@ -494,13 +503,15 @@ Json ReportBuilder::Impl::graph_json(size_t gi) {
           if (pr == r) {
             add_edge(r, item_of[pi], item_of[i], t);
           } else {
-            int from = add_item(r, from_items[r], kItemFromRegion, t, pr, link_width(in, pr));
+            int from = add_item(r, from_items[r], {t, pr}, kItemFromRegion, t, pr, link_width(in, pr));
             add_edge(r, from, item_of[i], t);
-            int to = add_item(pr, to_items[pr], kItemToRegion, r, r, 110);
+            // A link under each producer (was: one per region at the bottom, which every producer
+            // reached by an edge down the whole region; those edges were most of dot's work).
+            int to = add_item(pr, to_items[pr], {item_of[pi], r}, kItemToRegion, r, r, 110);
             add_edge(pr, item_of[pi], to, t);
           }
         } else if (is_graph_input.count(in) && is_graph_input[in]) {
-          int from = add_item(r, input_items[r], kItemInput, t, -1, tensor_width(in));
+          int from = add_item(r, input_items[r], {t, -1}, kItemInput, t, -1, tensor_width(in));
           add_edge(r, from, item_of[i], t);
         }
       }
@@ -510,33 +521,44 @@ Json ReportBuilder::Impl::graph_json(size_t gi) {
       int p = producer_of(o);
       if (p < 0 || skip(static_cast<size_t>(p))) continue;
       int r = region[static_cast<size_t>(p)];
-      int to = add_item(r, output_items[r], kItemOutput, t, -1, tensor_width(o));
+      int to = add_item(r, output_items[r], {t, -1}, kItemOutput, t, -1, tensor_width(o));
       add_edge(r, item_of[static_cast<size_t>(p)], to, t);
     }
+    return out;
+  };
 
+  // Lays each region out with dot. With `same`, a region drawn exactly as there is not laid
+  // out again: it is null, and the page draws that one (dot is deterministic).
+  auto lay_out_regions = [&](const RegionGraphs& rg, const RegionGraphs* same) {
     Json regions = Json::array();
     for (size_t r = 0; r < region_count; ++r) {
+      const std::vector<RegionItem>& items = rg.items[r];
+      const std::vector<EdgeRef>& edges = rg.edges[r];
+      if (same && same->items[r] == items && same->edges[r] == edges) {
+        regions.push_back(nullptr);
+        continue;
+      }
       DotGraph dg;
       dg.graph_attrs = {{"rankdir", "TB"}, {"nodesep", "0.3"}, {"ranksep", "0.4"}};
       dg.node_defaults = {{"shape", "box"}, {"fixedsize", "true"}, {"label", ""}};
-      for (size_t k = 0; k < items[r].size(); ++k) {
-        const RegionItem& it = items[r][k];
+      for (size_t k = 0; k < items.size(); ++k) {
+        const RegionItem& it = items[k];
         dg.nodes.push_back({"i" + std::to_string(k),
                             {{"width", fmt::format("{:.3f}", it.width / 72.0)},
                              {"height", fmt::format("{:.3f}", it.height / 72.0)}}});
       }
-      for (const EdgeRef& e : edges[r])
+      for (const EdgeRef& e : edges)
         dg.edges.push_back({"i" + std::to_string(e.from), "i" + std::to_string(e.to), {}});
-      GraphLayout lay = items[r].empty() ? GraphLayout{} : layout_graph(dg);
+      GraphLayout lay = items.empty() ? GraphLayout{} : layout_graph(dg);
       Json jitems = Json::array();
-      for (size_t k = 0; k < items[r].size(); ++k) {
-        const RegionItem& it = items[r][k];
+      for (size_t k = 0; k < items.size(); ++k) {
+        const RegionItem& it = items[k];
         const NodeBox& b = lay.nodes[k];
         jitems.push_back(Json::array({it.kind, it.ref, std::lround(b.x), std::lround(b.y), std::lround(it.width),
                                       std::lround(it.height), it.extra}));
       }
       Json jedges = Json::array();
-      for (size_t k = 0; k < edges[r].size(); ++k) {
+      for (size_t k = 0; k < edges.size(); ++k) {
         const EdgeRoute& route = lay.edges[k];
         Json pts = Json::array();
         for (const auto& [x, y] : route.points) {
@@ -547,19 +569,20 @@ Json ReportBuilder::Impl::graph_json(size_t gi) {
           pts.push_back(std::lround(route.arrow_tip.first));
           pts.push_back(std::lround(route.arrow_tip.second));
         }
-        jedges.push_back(Json::array({edges[r][k].from, edges[r][k].to, edges[r][k].tensor, std::move(pts)}));
+        jedges.push_back(Json::array({edges[k].from, edges[k].to, edges[k].tensor, std::move(pts)}));
       }
       regions.push_back({{"w", std::lround(lay.width)}, {"h", std::lround(lay.height)}, {"items", jitems},
                          {"edges", jedges}});
     }
-    if (!folded) node_item = item_of;
     return regions;
   };
-  Json regions = lay_out_regions(nullptr);
-  for (size_t i = 0; i < n; ++i) nodes[i]["b"] = node_item[i];
-  // The folded drawing, which the page opens on, exists only where something folds.
+  RegionGraphs every = region_graphs(nullptr);
+  Json regions = lay_out_regions(every, nullptr);
+  for (size_t i = 0; i < n; ++i) nodes[i]["b"] = every.item_of[i];
+  // The folded drawing, which the page opens on, exists only where something folds, and is laid
+  // out only for the regions folding changes (null elsewhere: the page draws `regions` there).
   if (std::any_of(folded_into.begin(), folded_into.end(), [](int c) { return c >= 0; }))
-    out["regions_folded"] = lay_out_regions(&folded_into);
+    out["regions_folded"] = lay_out_regions(region_graphs(&folded_into), &every);
 
   out["tensors"] = std::move(tensors);
   out["inputs"] = std::move(ins);

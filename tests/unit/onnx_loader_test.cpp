@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <tuple>
 
 #include "onnx/propagate.h"
 #include "onnx/wire.h"
@@ -104,9 +105,9 @@ TEST(OnnxLoader, OwnShapesLeaveNothingForShapeInference) {
   EXPECT_EQ(tensor(m, "y").type_source, "trtlens");
 }
 
-TEST(OnnxLoader, HostileReshapeSizesClaimNoShape) {
+TEST(OnnxLoader, HostileReshapeSizesClaimOnlyTheRank) {
   // Sizes whose product overflows int64, and a shape value past what a double
-  // holds exactly: our propagation claims no shape and computes nothing undefined
+  // holds exactly: our propagation claims no size and computes nothing undefined
   // (a wrapped product would claim [0], or [2^62, 4]). Built by hand: libonnx's
   // own inference, which the loader would run next, is not what is tested here.
   Model m;
@@ -136,10 +137,162 @@ TEST(OnnxLoader, HostileReshapeSizesClaimNoShape) {
     g.nodes.push_back(std::move(n));
     g.outputs.push_back(name);
   }
+  // Pads and a step at INT64's edge (PyTorch's sentinels, or a hostile file): no sum overflows.
+  add("x2", ElemType::FLOAT, {10, 4}, TensorOrigin::GraphInput);
+  add("pads", ElemType::INT64, {4}, TensorOrigin::Initializer, {9.3e18, 0, 1, 0});
+  add("s0", ElemType::INT64, {1}, TensorOrigin::Initializer, {0});
+  add("s_end", ElemType::INT64, {1}, TensorOrigin::Initializer, {9.3e18});
+  add("s_step", ElemType::INT64, {1}, TensorOrigin::Initializer, {9.3e18});
+  g.inputs.push_back("x2");
+  for (const auto& [op, ins, out] : {std::tuple<std::string, std::vector<std::string>, std::string>{"Pad", {"x2", "pads"}, "padded"},
+                                     {"Slice", {"x2", "s0", "s_end", "s0", "s_step"}, "sliced"}}) {
+    Node n;
+    n.index = static_cast<int>(g.nodes.size());
+    n.op_type = op;
+    n.inputs = ins;
+    n.outputs = {out};
+    g.nodes.push_back(std::move(n));
+    g.outputs.push_back(out);
+  }
   check_structure_and_propagate(m);
-  EXPECT_EQ(m.graphs[0].local("y1")->rank, -1);
-  EXPECT_EQ(m.graphs[0].local("y2")->rank, -1);
+  const TensorInfo& padded = *m.graphs[0].local("padded");
+  ASSERT_EQ(padded.rank, 2);
+  EXPECT_FALSE(padded.dims[0].fixed());  // 10 + 2^63 - 1 + 1 overflows: unknown
+  EXPECT_EQ(padded.dims[1].value, 4);
+  const TensorInfo& sliced = *m.graphs[0].local("sliced");
+  ASSERT_EQ(sliced.rank, 2);
+  EXPECT_EQ(sliced.dims[0].value, 1);  // [0:end:2^63-1] of 10 rows: row 0
+  EXPECT_EQ(sliced.dims[1].value, 4);
+  // The rank is the shape's length whatever the sizes; no size is claimed.
+  for (const char* y : {"y1", "y2"}) {
+    const TensorInfo& t = *m.graphs[0].local(y);
+    EXPECT_EQ(t.rank, y == std::string("y1") ? 1 : 2) << y;
+    for (const Dim& d : t.dims) EXPECT_FALSE(d.fixed()) << y;
+  }
   EXPECT_EQ(m.graphs[0].local("y1")->type, ElemType::FLOAT);  // the type is still ours
+}
+
+std::vector<int64_t> sizes(const TensorInfo& t) {
+  std::vector<int64_t> out;
+  for (const Dim& d : t.dims) out.push_back(d.value);
+  return out;
+}
+
+TEST(OwnPropagation, ReshapeByAShapeComputedFromShapeGatherAndConstants) {
+  // The exporters' pattern: Concat(Unsqueeze(Gather(Shape(x), 0)), Unsqueeze(Gather(Shape(x), 1)), [-1])
+  // as a Reshape's shape. Its values are known, so the Reshape's output and the MatMul after it
+  // are shaped (were: unknown, and the MatMul's MACs not counted).
+  std::string dir = temp_dir("propagate_computed_reshape");
+  ModelBuilder mb(17);
+  auto g = mb.graph();
+  g.input("x", kFloat, {2, 3, 4, 5});
+  g.init_int64("i0", {}, {0}).init_int64("i1", {}, {1}).init_int64("axes", {1}, {0}).init_int64("rest", {1}, {-1});
+  g.init_float("w", {20, 7}, std::vector<float>(140, 0.f));
+  g.node("Shape", {"x"}, {"s"}, "shape");
+  g.node("Gather", {"s", "i0"}, {"a"}, "gather_a");
+  g.node("Gather", {"s", "i1"}, {"b"}, "gather_b");
+  g.node("Unsqueeze", {"a", "axes"}, {"ua"}, "unsqueeze_a");
+  g.node("Unsqueeze", {"b", "axes"}, {"ub"}, "unsqueeze_b");
+  attr_int(g.node("Concat", {"ua", "ub", "rest"}, {"shape"}, "concat"), "axis", 0);
+  g.node("Reshape", {"x", "shape"}, {"y"}, "reshape");
+  g.node("MatMul", {"y", "w"}, {"mm"}, "mm");
+  g.output("mm");
+  Model m = load_model(mb.save(dir + "/m.onnx"));
+  EXPECT_EQ(sizes(tensor(m, "shape")), (std::vector<int64_t>{3}));
+  EXPECT_EQ(sizes(tensor(m, "y")), (std::vector<int64_t>{2, 3, 20}));
+  EXPECT_EQ(sizes(tensor(m, "mm")), (std::vector<int64_t>{2, 3, 7}));
+}
+
+TEST(OwnPropagation, ReshapeByAShapeOfUnknownValuesHasItsLength) {
+  // The shape's values come from a graph input: only its length, 3, is known; the rank follows
+  // through Transpose and Add.
+  std::string dir = temp_dir("propagate_reshape_rank");
+  ModelBuilder mb(17);
+  auto g = mb.graph();
+  g.input("x", kFloat, {2, 3, 4, 5}).input("target", kInt64, {3});
+  g.init_float("b", {1}, {0.f});
+  g.node("Reshape", {"x", "target"}, {"y"}, "reshape");
+  attr_ints(g.node("Transpose", {"y"}, {"t"}, "transpose"), "perm", {2, 0, 1});
+  g.node("Add", {"t", "b"}, {"z"}, "add");
+  g.output("z");
+  Model m = load_model(mb.save(dir + "/m.onnx"));
+  for (const char* name : {"y", "t", "z"}) {
+    const TensorInfo& t = tensor(m, name);
+    EXPECT_EQ(t.rank, 3) << name;
+    for (const Dim& d : t.dims) EXPECT_FALSE(d.fixed()) << name;
+  }
+}
+
+TEST(OwnPropagation, TorchPadOfAComputedWindowPaddingIsShaped) {
+  // torchvision's swin_t, F.pad(x, (0, 0, 0, pad_r, 0, pad_b)) with pad = (7 - size % 7) % 7:
+  // the pads are computed (Mod, Sub), laid out by torch's export (Concat with ConstantOfShape,
+  // Reshape [-1, 2], Slice with step -1, Transpose, Reshape [-1]) and given to Pad. The Pad's
+  // output is [1, 56, 56, 8] (H 54 + 2, W 50 + 6), and fills the dimensions the file left made up.
+  std::string dir = temp_dir("propagate_torch_pad");
+  ModelBuilder mb(17);
+  auto g = mb.graph();
+  g.input("x", kFloat, {1, 54, 50, 8});
+  g.init_int64("seven", {}, {7}).init_int64("eight", {}, {8}).init_int64("h_at", {}, {1}).init_int64("w_at", {}, {2});
+  g.init_int64("zero", {1}, {0}).init_int64("axes", {1}, {0}).init_int64("first", {1}, {0});
+  g.init_int64("pairs", {2}, {-1, 2}).init_int64("flat", {1}, {-1});
+  g.init_int64("s_start", {1}, {-1}).init_int64("s_end", {1}, {-9223372036854775807}).init_int64("s_axes", {1}, {0});
+  g.init_int64("s_step", {1}, {-1});
+  g.node("Shape", {"x"}, {"sx"}, "shape_x");
+  for (const char* d : {"h", "w"}) {
+    std::string k = d;
+    g.node("Gather", {"sx", k + "_at"}, {k}, "gather_" + k);
+    attr_int(g.node("Mod", {k, "seven"}, {k + "_mod"}, "mod_" + k), "fmod", 0);
+    g.node("Sub", {"seven", k + "_mod"}, {k + "_sub"}, "sub_" + k);
+    attr_int(g.node("Mod", {k + "_sub", "seven"}, {k + "_pad"}, "pad_" + k), "fmod", 0);
+    g.node("Unsqueeze", {k + "_pad", "axes"}, {k + "_pad1"}, "unsqueeze_" + k);
+  }
+  // torch's order: (C begin, C end, W begin, W end, H begin, H end)
+  attr_int(g.node("Concat", {"zero", "zero", "zero", "w_pad1", "zero", "h_pad1"}, {"torch_pads"}, "concat_pads"), "axis", 0);
+  g.node("Shape", {"torch_pads"}, {"n_pads"}, "shape_pads");
+  g.node("Gather", {"n_pads", "first"}, {"n_pads0"}, "gather_n");
+  g.node("Sub", {"eight", "n_pads0"}, {"n_rest"}, "sub_n");
+  g.node("ConstantOfShape", {"n_rest"}, {"rest"}, "zeros");
+  attr_int(g.node("Concat", {"torch_pads", "rest"}, {"all"}, "concat_all"), "axis", 0);
+  g.node("Reshape", {"all", "pairs"}, {"paired"}, "reshape_pairs");
+  g.node("Slice", {"paired", "s_start", "s_end", "s_axes", "s_step"}, {"reversed"}, "reverse");
+  attr_ints(g.node("Transpose", {"reversed"}, {"columns"}, "transpose"), "perm", {1, 0});
+  g.node("Reshape", {"columns", "flat"}, {"onnx_pads"}, "reshape_flat");
+  g.node("Pad", {"x", "onnx_pads"}, {"padded"}, "pad");
+  g.output("padded");
+  auto* vi = g.proto()->add_value_info();  // what ONNX shape inference writes when it cannot compute
+  vi->set_name("padded");
+  vi->mutable_type()->mutable_tensor_type()->set_elem_type(kFloat);
+  for (const char* p : {"unk__5", "unk__6", "unk__7", "unk__8"})
+    vi->mutable_type()->mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_param(p);
+  Model m = load_model(mb.save(dir + "/m.onnx"));
+  EXPECT_EQ(sizes(tensor(m, "paired")), (std::vector<int64_t>{4, 2}));
+  EXPECT_EQ(sizes(tensor(m, "onnx_pads")), (std::vector<int64_t>{8}));
+  EXPECT_EQ(sizes(tensor(m, "padded")), (std::vector<int64_t>{1, 56, 56, 8}));
+}
+
+TEST(OwnPropagation, ShapeArithmeticOnUnknownDimensionsStaysUnknown) {
+  // A symbolic batch: Shape -> Gather(0) is unknown, so the Reshape's first size is unknown
+  // (not made up), while the sizes the shape states are kept; a model-named dimension is never
+  // replaced.
+  std::string dir = temp_dir("propagate_symbolic");
+  ModelBuilder mb(17);
+  auto g = mb.graph();
+  g.input("x", kFloat, {-1, 4, 6});
+  g.init_int64("i0", {}, {0}).init_int64("axes", {1}, {0}).init_int64("tail", {2}, {3, 8});
+  g.node("Shape", {"x"}, {"s"}, "shape");
+  g.node("Gather", {"s", "i0"}, {"n"}, "gather");
+  g.node("Unsqueeze", {"n", "axes"}, {"n1"}, "unsqueeze");
+  attr_int(g.node("Concat", {"n1", "tail"}, {"shape"}, "concat"), "axis", 0);
+  g.node("Reshape", {"x", "shape"}, {"y"}, "reshape");
+  g.node("Relu", {"x"}, {"r"}, "relu");
+  g.output("y").output("r");
+  Model m = load_model(mb.save(dir + "/m.onnx"));
+  const TensorInfo& y = tensor(m, "y");
+  ASSERT_EQ(y.rank, 3);
+  EXPECT_FALSE(y.dims[0].fixed());
+  EXPECT_EQ(y.dims[1].value, 3);
+  EXPECT_EQ(y.dims[2].value, 8);
+  EXPECT_EQ(tensor(m, "r").dims[0].param, "N");
 }
 
 TEST(OnnxLoader, ConvKernelFixesAnUnknownDataRank) {

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <map>
 #include <set>
 
 #include "render/report_data.h"
@@ -343,6 +344,76 @@ TEST(ReportData, SplitsBigGraphsIntoLinkedRegions) {
   for (const json& it : gj["regions"][1]["items"])
     if (it[0] == 3 || it[0] == 4) links.insert({it[0].get<int>(), it[6].get<int>()});
   EXPECT_EQ(links, (std::set<std::pair<int, int>>{{3, 0}, {4, 2}}));
+}
+
+// x -> p1 -> p2 -> p3 in region 0; q1 = Add(t1, t3), q2 = Add(u1, t2), q3 in region 1 (three nodes a
+// region). With `constant`, region 1 starts with a Constant that q3 = Add(u2, c) reads.
+Model two_region_model(bool constant) {
+  Model m;
+  Graph g;
+  g.inputs = {"x"};
+  g.outputs = {"y"};
+  put(g, tensor("x", ElemType::FLOAT, {1}, TensorOrigin::GraphInput));
+  for (const char* t : {"t1", "t2", "t3", "u1", "u2", "y"}) put(g, tensor(t, ElemType::FLOAT, {1}, TensorOrigin::Computed));
+  g.nodes.push_back(node(0, "p1", "Relu", {"x"}, {"t1"}));
+  g.nodes.push_back(node(1, "p2", "Relu", {"t1"}, {"t2"}));
+  g.nodes.push_back(node(2, "p3", "Relu", {"t2"}, {"t3"}));
+  g.nodes.push_back(node(3, "q1", "Add", {"t1", "t3"}, {"u1"}));
+  g.nodes.push_back(node(4, "q2", "Add", {"u1", "t2"}, {"u2"}));
+  if (constant) {
+    put(g, tensor("c", ElemType::FLOAT, {1}, TensorOrigin::ConstantNode));
+    g.nodes.push_back(node(5, "c_node", "Constant", {}, {"c"}));
+    g.nodes.push_back(node(6, "q3", "Add", {"u2", "c"}, {"y"}));
+  } else {
+    g.nodes.push_back(node(5, "q3", "Relu", {"u2"}, {"y"}));
+  }
+  m.graphs.push_back(std::move(g));
+  index_graphs(m);
+  return m;
+}
+
+TEST(ReportData, LinksToALaterRegionSitUnderEachProducer) {
+  ReportOptions o;
+  o.region_nodes = 3;
+  json d = build(two_region_model(false), two_releases(), o);
+  const json& gj = d["graphs"][0];
+  ASSERT_EQ(gj["regions"].size(), 2u);
+  const json& r0 = gj["regions"][0];
+  // p1, p2 and p3 each feed region 1: one "to region 2" link under each (one link for all
+  // three, at the bottom, made dot route three edges down the region).
+  std::map<int, std::set<int>> producers_of_link;
+  for (const json& e : r0["edges"]) {
+    const json& to = r0["items"][e[1].get<int>()];
+    const json& from = r0["items"][e[0].get<int>()];
+    if (to[0] == 4) {
+      EXPECT_EQ(to[6], 1);
+      producers_of_link[e[1].get<int>()].insert(from[1].get<int>());
+    }
+  }
+  ASSERT_EQ(producers_of_link.size(), 3u);
+  std::set<int> producers;
+  for (const auto& [link, from] : producers_of_link) {
+    EXPECT_EQ(from.size(), 1u) << "link " << link;
+    producers.insert(from.begin(), from.end());
+  }
+  EXPECT_EQ(producers, (std::set<int>{0, 1, 2}));
+}
+
+TEST(ReportData, LaysOutTheFoldedDrawingOnlyForRegionsFoldingChanges) {
+  ReportOptions o;
+  o.region_nodes = 4;
+  json d = build(two_region_model(true), two_releases(), o);
+  const json& gj = d["graphs"][0];
+  ASSERT_EQ(gj["regions"].size(), 2u);
+  ASSERT_TRUE(gj.contains("regions_folded"));
+  const json& folded = gj["regions_folded"];
+  ASSERT_EQ(folded.size(), 2u);
+  // Region 0 (p1, p2, p3, q1) has nothing to fold: the page draws regions[0] for both.
+  EXPECT_TRUE(folded[0].is_null());
+  // Region 1 (q2, the Constant, q3) loses the Constant's box and edge.
+  ASSERT_TRUE(folded[1].is_object());
+  EXPECT_EQ(folded[1]["items"].size() + 1, gj["regions"][1]["items"].size());
+  EXPECT_EQ(folded[1]["edges"].size() + 1, gj["regions"][1]["edges"].size());
 }
 
 // x -> Reshape(Constant) -> Add(Identity(w)) -> Mul(k) -> Mul(k) -> Identity -> y, plus a Constant
