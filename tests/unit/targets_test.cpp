@@ -545,6 +545,7 @@ TEST(DlaPlacement, EqualRunsOnTheDlaAtInt8Only) {
       << b103.node("equal").reason;
   EXPECT_NE(b85.node("equal").reason.find("elementwise mode equal is not one the DLA runs"), std::string::npos)
       << b85.node("equal").reason;
+}
 
 // Every node cites its outcome, which says what the node says; nodes saying the same share one.
 void expect_outcomes_match_nodes(const DlaPlacement& d) {
