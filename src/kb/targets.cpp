@@ -247,6 +247,18 @@ TargetCatalog TargetCatalog::parse(const std::vector<std::pair<std::string_view,
   for (const auto& t : c.targets_)
     if (!names.insert(t.name).second) throw InputError("data/targets", fmt::format("target {} defined twice", t.name));
   std::sort(c.targets_.begin(), c.targets_.end(), [](const Target& a, const Target& b) { return a.name < b.name; });
+  // DLA releases in release order (8.2 before 10.3), as messages list them.
+  auto numbers = [](const std::string& release) {
+    std::vector<int> out;
+    for (auto part : split(release, '.')) {
+      int v = 0;
+      std::from_chars(part.data(), part.data() + part.size(), v);
+      out.push_back(v);
+    }
+    return out;
+  };
+  std::sort(c.dla_.begin(), c.dla_.end(),
+            [&](const DlaRules& a, const DlaRules& b) { return numbers(a.release) < numbers(b.release); });
   return c;
 }
 
