@@ -115,7 +115,7 @@ struct DlaNode {
   // NONE: a Constant, or a node computing a constant (an Identity on weights) that the builder folds.
   DlaVerdict verdict = DlaVerdict::NONE;
   std::string_view layers;  // "convolution", "matrix_multiply,elementwise"; "" when unknown (in DlaPlacement::texts)
-  std::string reason;       // why not on the DLA: "kernel size 37 > 32 (...)"; "" on the DLA
+  std::string_view reason;  // why not on the DLA: "kernel size 37 > 32 (...)"; "" on the DLA (in DlaPlacement::texts)
   std::string_view source;  // the restriction's or importer's citation (in DlaPlacement::texts)
   int64_t macs = 0;                     // multiply-accumulates (Conv, ConvTranspose, Gemm, MatMul); 0 otherwise
   int outcome = 0;                      // its entry of DlaPlacement::outcomes (every node has one, NONE too)

@@ -648,7 +648,9 @@ class DlaJudge {
       int64_t want = r.bounds().lo + 2;
       if (!x || x->rank < 0 || x->rank == want) return {};
       return once(r, x->rank, [&] {
-        return fmt::format("{} spatial dimensions (input rank {}); DLA runs {}", x->rank - 2, x->rank, c.args);
+        return fmt::format("{} spatial dimensions (input rank {}); the DLA runs this layer on {} spatial dimensions only "
+                           "(rank {})",
+                           x->rank - 2, x->rank, c.args, want);
       });
     }
     if (k == K::rank_) {

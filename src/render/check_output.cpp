@@ -61,33 +61,35 @@ std::string dla_summary_line(const DlaPlacement& d) {
 std::string dla_text(const Model& m, const DlaPlacement& d) {
   auto off = [](const DlaNode& n) { return n.verdict == DlaVerdict::GPU_FALLBACK || n.verdict == DlaVerdict::UNSUPPORTED; };
   auto group_of = [&d](const DlaNode& n) { return n.outcome >= 0 && static_cast<size_t>(n.outcome) < d.outcomes.size(); };
-  std::vector<size_t> shared(d.outcomes.size());
-  for (const auto& n : d.nodes)
-    if (off(n) && group_of(n)) ++shared[static_cast<size_t>(n.outcome)];
-  std::vector<std::vector<const DlaNode*>> groups(d.outcomes.size());
-  for (const auto& n : d.nodes)
-    if (off(n) && group_of(n) && shared[static_cast<size_t>(n.outcome)] > kGroupAfter)
-      groups[static_cast<size_t>(n.outcome)].push_back(&n);
   const Graph& g = m.graphs[0];
+  // Per outcome, in one pass: how many nodes off the DLA share it, the first, and their op_types.
+  struct Group {
+    size_t count = 0;
+    const DlaNode* first = nullptr;
+    std::vector<std::string_view> ops;
+  };
+  std::vector<Group> groups(d.outcomes.size());
+  for (const auto& n : d.nodes) {
+    if (!off(n) || !group_of(n)) continue;
+    Group& gr = groups[static_cast<size_t>(n.outcome)];
+    if (gr.count++ == 0) gr.first = &n;
+    std::string_view op = g.nodes[static_cast<size_t>(n.index)].op_type;
+    if (std::find(gr.ops.begin(), gr.ops.end(), op) == gr.ops.end()) gr.ops.push_back(op);
+  }
   Table t{{"node", "op_type", "DLA", "layers", "why not on the DLA"}, {}, {}};
   for (const auto& n : d.nodes) {
     if (!off(n)) continue;
     const Node& node = g.nodes[static_cast<size_t>(n.index)];
-    if (!group_of(n) || shared[static_cast<size_t>(n.outcome)] <= kGroupAfter) {
+    if (!group_of(n) || groups[static_cast<size_t>(n.outcome)].count <= kGroupAfter) {
       t.rows.push_back(
-          {node_label(node), node.op_type, std::string(dla_verdict_name(n.verdict)), std::string(n.layers), n.reason});
+          {node_label(node), node.op_type, std::string(dla_verdict_name(n.verdict)), std::string(n.layers), std::string(n.reason)});
       continue;
     }
-    const auto& group = groups[static_cast<size_t>(n.outcome)];
-    if (group.front() != &n) continue;
-    std::vector<std::string_view> ops;
-    for (const DlaNode* member : group) {
-      std::string_view op = g.nodes[static_cast<size_t>(member->index)].op_type;
-      if (std::find(ops.begin(), ops.end(), op) == ops.end()) ops.push_back(op);
-    }
-    t.rows.push_back({fmt::format("{} and {} more", node_label(node), group.size() - 1),
-                      fmt::format("{}", fmt::join(ops, ", ")), std::string(dla_verdict_name(n.verdict)),
-                      std::string(n.layers), n.reason});
+    const Group& group = groups[static_cast<size_t>(n.outcome)];
+    if (group.first != &n) continue;
+    t.rows.push_back({fmt::format("{} and {} more", node_label(node), group.count - 1),
+                      fmt::format("{}", fmt::join(group.ops, ", ")), std::string(dla_verdict_name(n.verdict)),
+                      std::string(n.layers), std::string(n.reason)});
   }
   std::string out = "\n" + dla_summary_line(d) + "\n";
   if (!t.rows.empty()) out += to_text(t);
@@ -752,7 +754,7 @@ std::string junit_testcase(const Model& m, const Annotations& a, const CheckView
     // Where a failing node that imports runs on a DLA target (one that does not import says so above).
     if (a.dla && v.graph == 0 && static_cast<size_t>(v.index) < a.dla->nodes.size())
       if (const DlaNode& d = a.dla->nodes[static_cast<size_t>(v.index)]; d.verdict == DlaVerdict::GPU_FALLBACK)
-        listed += "  DLA: GPU fallback: " + d.reason + "\n";
+        listed += fmt::format("  DLA: GPU fallback: {}\n", d.reason);
   }
   if (failing > kJunitMaxNodes) listed += fmt::format("{} more nodes in the JSON\n", failing - kJunitMaxNodes);
   return out + fmt::format(">\n      <failure message=\"{} node{}: {}\" type=\"{}\">{}</failure>\n{}    </testcase>\n",

@@ -230,7 +230,7 @@ struct ReportBuilder::Impl {
     int id = static_cast<int>(details.size());
     details.push_back(Json::array({static_cast<int>(nv.verdict), nv.precision, rs, hs}));
     if (dla)
-      details.back().push_back(Json::array({std::string(dla_verdict_name(dla->verdict)), strings.id(dla->reason),
+      details.back().push_back(Json::array({std::string(dla_verdict_name(dla->verdict)), strings.id(std::string(dla->reason)),
                                             strings.id(std::string(dla->source))}));
     detail_ids.emplace(key, id);
     return id;
