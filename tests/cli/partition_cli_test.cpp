@@ -427,7 +427,7 @@ TEST(PartitionCli, ADlaTargetCutsRegionsIntoDlaLoadablesAndGpuRegions) {
 TEST(PartitionCli, TorchvisionModelsOnOrinDlaSplitAsTheExpectedPlacementImplies) {
   std::string cache = std::string(TRTLENS_TEST_TMP) + "/../model-cache";  // the build tree's, as models.real fills it
   auto expected =
-      nlohmann::ordered_json::parse(read_text(std::string(TRTLENS_SOURCE_DIR) + "/tests/models/dla_expected.json"));
+      json::parse(read_text(std::string(TRTLENS_SOURCE_DIR) + "/tests/models/dla_expected.json"));
   int checked = 0;
   for (const auto& [file, want] : expected.items()) {
     if (file.starts_with("_")) continue;
