@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 
-import { EVIL, check, eq, open, run, test } from './harness.mjs';
+import { EVIL, HOSTILE, check, eq, open, run, test } from './harness.mjs';
 import { fileURLToPath } from 'node:url';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -39,8 +39,6 @@ const overlayUrl = report('overlay.onnx', 'overlay.html',
 const problemsUrl = report('problems.onnx', 'problems.html', ['--trt', '8.6', '--precision', 'fp32', '--region-nodes', '25']);
 const dlaUrl = report('dla.onnx', 'dla.html', ['--target', 'orin-dla', '--trt', '8.5', '--precision', 'fp16']);
 const anchorsUrl = report('anchors.onnx', 'anchors.html', ['--trt', '8.6', '--precision', 'fp32']);
-// make_models.py's HOSTILE: a node name with every character a URL or HTML gives a meaning to.
-const HOSTILE = 'bad "q" \'s\' &trt=7.0#node=act %41 +/<b>x</b>?\u00e9';
 
 const verdictOf = (page, id) => page.getAttribute(`[data-node="${id}"]`, 'data-verdict');
 // The page id ("<graph path>/<index>") and region of the node named `name`.
