@@ -570,9 +570,12 @@ void add_page_routes(httplib::Server& http, Context& ctx) {
           "<button>save</button></form>{3}</details>\n",
           version_url(v), esc(caller->csrf), base, action_button(version_url(v) + "/delete", *caller,
                                                                  "delete version " + std::to_string(v.number), true));
+    // The frame's URL (its #node= anchor) is not the address bar's: a link opens the report alone.
     if (ctx.analyzer->model_result(v))
-      body += fmt::format("<iframe class=\"report\" src=\"{}/versions/{}/report\" title=\"report\"></iframe>\n", base,
-                          v.number);
+      body += fmt::format("<p class=\"report-open\"><a href=\"{0}/versions/{1}/report\">open the report on its own</a> "
+                          "(its URL names the node you select)</p>\n<iframe class=\"report\" src=\"{0}/versions/{1}/report\" "
+                          "title=\"report\"></iframe>\n",
+                          base, v.number);
     send_page(res, model + " v" + std::to_string(v.number), caller, body);
   });
 

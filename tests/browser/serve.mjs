@@ -259,6 +259,12 @@ test("a pin's failing nodes open the report at each node: a hostile name, an unn
   await page.waitForSelector('body[data-ready="true"]');
   eq(await page.inputValue('select[name="release"]'), release, "the report at the pin's runtime");
   check(!(await page.isVisible('#drawer')), 'no node opened');
+  // The version page opens its report alone, whose URL then names the node selected.
+  await page.goto(base + '/projects/vision/models/anchors/versions/1');
+  await page.click('p.report-open a');
+  await page.waitForSelector('body[data-ready="true"]');
+  await page.click('[data-node="/3"]');
+  check(new URL(page.url()).hash.startsWith('#node=gate&trt='), 'the selected node in the URL: ' + page.url());
   eq(trouble.join('; '), '', 'trouble');
 });
 
