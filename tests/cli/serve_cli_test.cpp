@@ -1152,7 +1152,12 @@ TEST(ServeCli, TheDiffDrawsTheChangedNodes) {
   ASSERT_EQ(svg->status, 200) << svg->body;
   EXPECT_EQ(svg->get_header_value("Content-Type"), "image/svg+xml");
   EXPECT_NE(svg->body.find("class=\"node dg_node dg_added\""), std::string::npos) << svg->body;
-  EXPECT_NE(svg->body.find("xlink:href=\"/projects/vision/models/detector/versions/2/report\""), std::string::npos);
+  // Each node opens its version's report at that node and the diff's runtime; the SVG stays XML (no bare '&').
+  EXPECT_NE(svg->body.find("xlink:href=\"/projects/vision/models/detector/versions/2/report#node=tanh&amp;trt=" +
+                           pin.substr(0, pin.find(' ')) + "&amp;precision=fp16\""),
+            std::string::npos)
+      << svg->body;
+  EXPECT_EQ(svg->body.find("&trt="), std::string::npos);
   auto dot = s.client().Get((diff + "&format=dot").c_str(), bearer(s.token));
   ASSERT_EQ(dot->status, 200);
   EXPECT_EQ(dot->body.rfind("digraph", 0), 0u) << dot->body;
