@@ -1389,7 +1389,7 @@
         applyRuntime();
       }
     }
-    if (f.has('node')) {
+    if (f.get('node')) {
       const key = f.get('node'), at = findNode(key, f.has('graph') ? f.get('graph') : undefined);
       if (at) reveal(at[0], at[1], true, 'verdict');
       else missing.unshift('no node named ' + key + (f.has('graph') ? ' in ' + (f.get('graph') || 'main') : ''));
@@ -1407,7 +1407,7 @@
     if (inGraph.length && inGraph[0][1] === i) return 'node=' + enc(n.n) + '&graph=' + enc(D.graphs[g].path);
     return 'node=' + enc(nodeId(g, i));
   }
-  let anchorLive = false;  // from the start on: the page's first anchor is applied, not overwritten
+  let anchorLive = false;  // false while the page starts: its own anchor is applied, not overwritten
   function writeAnchor() {
     if (!anchorLive) return;
     const s = state.selected;
