@@ -143,6 +143,7 @@
     renderRegionBar(true);
     drawMinimap(true);
     if (state.selected) renderDrawer();
+    writeAnchor();
   }
   function setVerdict(e, v, n) {
     e.setAttribute('data-verdict', v);
@@ -678,6 +679,7 @@
     drawer.hidden = true;
     tip.hidden = true;
     state.selected = null;
+    writeAnchor();
     state.region = region !== undefined ? region : (regionMemo[curGraph()] || 0);
     regionMemo[curGraph()] = state.region;
     renderRegion();
@@ -912,6 +914,7 @@
     markSelected();
     renderDrawer();
     showProblemPos();
+    writeAnchor();
   }
   function markSelected() {
     const s = state.selected;
@@ -921,7 +924,7 @@
 
   // ---- drawer ------------------------------------------------------------
   const drawer = $('drawer');
-  $('drawer-close').addEventListener('click', () => { drawer.hidden = true; state.selected = null; markSelected(); showProblemPos(); });
+  $('drawer-close').addEventListener('click', () => { drawer.hidden = true; state.selected = null; markSelected(); showProblemPos(); writeAnchor(); });
   document.querySelector('.tabs').addEventListener('click', (ev) => {
     const b = ev.target.closest('button[data-tab]');
     if (!b) return;
@@ -1123,6 +1126,7 @@
     state.selected = null;
     markSelected();
     showProblemPos();
+    writeAnchor();
     drawer.hidden = false;
     drawer.setAttribute('data-mode', 'model');
     drawer.removeAttribute('data-selected');
@@ -1306,6 +1310,116 @@
     else if (ev.key === 'p' || ev.key === '[') gotoProblem(-1);
   });
 
+  // ---- the node anchor: #node=NAME[&graph=PATH][&trt=R&precision=P[&target=T]] ----
+  // Links (the dashboard's failing nodes and diff graph, a copied URL) land on a node: the
+  // runtime first, when this page has it, then the node opened as the unsupported list opens
+  // one (reveal, drawer on Verdict). Selecting a node writes the anchor back (replaceState:
+  // Back is not flooded). Names and values reach the page as text only.
+  const note = $('note');
+  $('note-close').addEventListener('click', () => { note.hidden = true; });
+  function showNote(text) { $('note-text').textContent = text; note.title = text; note.hidden = false; }
+  // The fields of an anchor, percent-decoded ('+' stays '+'); the first of each name counts.
+  function anchorFields(hash) {
+    const out = new Map();
+    hash.replace(/^#/, '').split('&').forEach((kv) => {
+      if (!kv) return;
+      const at = kv.indexOf('=');
+      let k = at < 0 ? kv : kv.slice(0, at), v = at < 0 ? '' : kv.slice(at + 1);
+      try { k = decodeURIComponent(k); v = decodeURIComponent(v); } catch (e) { /* a stray '%': kept as written */ }
+      if (!out.has(k)) out.set(k, v);
+    });
+    return out;
+  }
+  let byName = null;  // node name -> [[g, i], ...] in graph order (main first)
+  function named(name) {
+    if (!byName) {
+      byName = new Map();
+      D.graphs.forEach((gr, g) => gr.nodes.forEach((n, i) => {
+        if (!n.n) return;
+        const l = byName.get(n.n);
+        if (l) l.push([g, i]); else byName.set(n.n, [[g, i]]);
+      }));
+    }
+    return byName.get(name) || [];
+  }
+  // A page id "<graph path>/<index>" (data-node; check --format json's graph and index) -> [g, i].
+  function nodeById(id) {
+    const cut = id.lastIndexOf('/');
+    if (cut < 0 || !/^\d+$/.test(id.slice(cut + 1))) return null;
+    const g = D.graphs.findIndex((x) => x.path === id.slice(0, cut)), ix = +id.slice(cut + 1);
+    const i = g < 0 ? -1 : D.graphs[g].nodes.findIndex((n) => n.ix === ix);
+    return i < 0 ? null : [g, i];
+  }
+  // `key`: a node name (the first in graph order; in graph `path` when given), else a page id,
+  // else an unnamed node as the version diff keys it, "<op_type> -> <first output>".
+  function findNode(key, path) {
+    const inPath = ([g]) => path === undefined || D.graphs[g].path === path;
+    const hit = named(key).find(inPath) || nodeById(key);
+    if (hit) return hit;
+    const arrow = key.indexOf(' -> ');
+    if (arrow < 0) return null;
+    const op = key.slice(0, arrow), out = key.slice(arrow + 4);
+    for (let g = 0; g < D.graphs.length; g++) {
+      if (!inPath([g])) continue;
+      const gr = D.graphs[g];
+      const i = gr.nodes.findIndex((n) => !n.n && n.op === op && (n.o[0] >= 0 ? gr.tensors[n.o[0]][0] : '?') === out);
+      if (i >= 0) return [g, i];
+    }
+    return null;
+  }
+  function applyAnchor(hash) {
+    const f = anchorFields(hash), missing = [];
+    if (f.has('trt') || f.has('precision') || f.has('target')) {
+      const before = [state.rel, state.prec, state.tgt];
+      const t = f.get('target');
+      if (t) {
+        if (TG && t === TG.name) state.tgt = 1; else missing.push('no target ' + t);
+      } else if (f.has('trt')) state.tgt = 0;  // a release without a target: the plain runtime
+      if (f.has('trt')) {
+        const r = D.releases.findIndex((x) => x.name === f.get('trt'));
+        if (r >= 0) state.rel = r; else missing.push('no TensorRT ' + f.get('trt'));
+      }
+      if (f.has('precision')) {
+        const p = D.precisions.indexOf(f.get('precision').toLowerCase());
+        if (p >= 0) state.prec = p; else missing.push('no precision ' + f.get('precision'));
+      }
+      if ([state.rel, state.prec, state.tgt].some((x, j) => x !== before[j])) {
+        syncTarget();
+        AXES.forEach((a) => { a.sel.selectedIndex = state[a.key]; });
+        applyRuntime();
+      }
+    }
+    if (f.get('node')) {
+      const key = f.get('node'), at = findNode(key, f.has('graph') ? f.get('graph') : undefined);
+      if (at) reveal(at[0], at[1], true, 'verdict');
+      else missing.unshift('no node named ' + key + (f.has('graph') ? ' in ' + (f.get('graph') || 'main') : ''));
+    }
+    if (missing.length) showNote(missing.join('; '));
+    else note.hidden = true;
+  }
+  // The shortest key that finds the node again: its name when no other node before it has
+  // that name (in its graph, with graph=), else its page id.
+  const enc = (s) => encodeURIComponent(s).replace(/%2F/g, '/').replace(/%3A/g, ':');
+  function anchorOf(g, i) {
+    const n = D.graphs[g].nodes[i], same = n.n ? named(n.n) : [];
+    if (same.length && same[0][0] === g && same[0][1] === i) return 'node=' + enc(n.n);
+    const inGraph = same.filter(([h]) => h === g);
+    if (inGraph.length && inGraph[0][1] === i) return 'node=' + enc(n.n) + '&graph=' + enc(D.graphs[g].path);
+    return 'node=' + enc(nodeId(g, i));
+  }
+  let anchorLive = false;  // false while the page starts: its own anchor is applied, not overwritten
+  function writeAnchor() {
+    if (!anchorLive) return;
+    const s = state.selected;
+    const h = s ? '#' + anchorOf(s.g, s.i) + '&trt=' + enc(D.releases[state.rel].name) + '&precision=' +
+      D.precisions[state.prec] + (TG && state.tgt === 1 ? '&target=' + enc(TG.name) : '') : '';
+    if (h === location.hash) return;
+    try {
+      history.replaceState(history.state, '', h || location.pathname + location.search);
+    } catch (e) { /* an opaque origin may refuse it: the page works without */ }
+  }
+  window.addEventListener('hashchange', () => applyAnchor(location.hash));
+
   // ---- start -------------------------------------------------------------
   curDetail = detailsFor(runtimeIndex(state.rel, state.prec));
   computeRollup();
@@ -1314,18 +1428,16 @@
   renderPartition();
   renderEngine();
   enterGraph(0);
+  applyAnchor(location.hash);
+  anchorLive = true;
   // A scripting hook: reveal('<graph>/<index>') opens the node's graph and
   // region, centres it and opens its drawer.
   window.trtlens = {
     data: D,
     reveal: function (id) {
-      const cut = id.lastIndexOf('/');
-      const path = id.slice(0, cut), ix = +id.slice(cut + 1);
-      const g = D.graphs.findIndex((x) => x.path === path);
-      if (g < 0) return false;
-      const i = D.graphs[g].nodes.findIndex((n) => n.ix === ix);
-      if (i < 0) return false;
-      reveal(g, i, true);
+      const at = nodeById(id);
+      if (!at) return false;
+      reveal(at[0], at[1], true);
       return true;
     },
     nextProblem: () => gotoProblem(1),

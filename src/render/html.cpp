@@ -1,5 +1,9 @@
 #include "render/html.h"
 
+#include <fmt/format.h>
+
+#include <cctype>
+
 #include "util/utf8.h"
 
 namespace trtlens {
@@ -36,6 +40,19 @@ std::string json_for_script(std::string_view json) {
     } else {
       out += c;
     }
+  }
+  return out;
+}
+
+std::string percent_encode(std::string_view text, std::string_view keep) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if (std::isalnum(u) || c == '-' || c == '.' || c == '_' || c == '~' || keep.find(c) != std::string_view::npos)
+      out += c;
+    else
+      out += fmt::format("%{:02X}", u);
   }
   return out;
 }

@@ -14,4 +14,8 @@ std::string html_escape(std::string_view text);
 // or alter the script element), as do U+2028 and U+2029.
 std::string json_for_script(std::string_view json);
 
+// Every byte of `text` percent-encoded (%2F) but ASCII letters, digits, "-._~" and the
+// characters of `keep` (say "/" for a path).
+std::string percent_encode(std::string_view text, std::string_view keep = {});
+
 }  // namespace trtlens

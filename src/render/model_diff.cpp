@@ -3,11 +3,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cctype>
 
 #include <nlohmann/json.hpp>
 
 #include "render/html.h"
+#include "render/report_html.h"
 #include "util/utf8.h"
 
 namespace trtlens {
@@ -31,17 +31,6 @@ std::string clip_middle(const std::string& s, size_t max) {
   if (starts.size() <= max) return s;
   const size_t head = (max - 1) / 2, tail = max - 1 - head;
   return s.substr(0, starts[head]) + "\u2026" + s.substr(starts[starts.size() - tail]);
-}
-
-// A path for an SVG href: every byte outside [A-Za-z0-9/._~-] percent-encoded, so no
-// quote or '&' reaches the attribute Graphviz writes (it does not escape URLs).
-std::string url_path(const std::string& s) {
-  std::string out;
-  for (unsigned char c : s) {
-    if (std::isalnum(c) || c == '/' || c == '.' || c == '_' || c == '~' || c == '-') out += static_cast<char>(c);
-    else out += fmt::format("%{:02X}", c);
-  }
-  return out;
 }
 
 struct KindStyle {
@@ -92,7 +81,7 @@ std::string graph_html(const ModelDiffView& v) {
   }
   std::string svg;
   try {
-    svg = render_svg(diff_dot_graph(g, v.before_link, v.after_link));
+    svg = render_svg(diff_dot_graph(g, v.before_link, v.after_link, v.runtime));
   } catch (const std::exception& e) {
     return out + "<p class=\"error\">The graph could not be drawn: " + html_escape(e.what()) + "</p></section>\n";
   }
@@ -103,7 +92,8 @@ std::string graph_html(const ModelDiffView& v) {
 
 }  // namespace
 
-DotGraph diff_dot_graph(const DiffGraph& g, const std::string& before_link, const std::string& after_link) {
+DotGraph diff_dot_graph(const DiffGraph& g, const std::string& before_link, const std::string& after_link,
+                        const std::string& runtime) {
   DotGraph d;
   d.graph_attrs = {{"rankdir", "TB"}, {"nodesep", "0.25"}, {"ranksep", "0.35"}, {"fontname", "Helvetica"}};
   d.node_defaults = {{"shape", "box"}, {"style", "rounded,filled"}, {"fontname", "Helvetica"}, {"fontsize", "10"}};
@@ -127,7 +117,9 @@ DotGraph diff_dot_graph(const DiffGraph& g, const std::string& before_link, cons
     if (n.kind != DiffGraphNode::Kind::Context) a.push_back({"penwidth", "1.6"});
     const std::string& link = n.in_after ? after_link : before_link;
     if (!link.empty()) {
-      a.push_back({"URL", dot_escape(url_path(link))});
+      // The path percent-encoded and the anchor's '&' written "&amp;": Graphviz (2.43) copies a
+      // URL into the SVG unescaped, so no quote or bare '&' may reach its attribute.
+      a.push_back({"URL", dot_escape(percent_encode(link, "/") + html_escape(report_anchor(n.node, n.graph, runtime)))});
       a.push_back({"target", "_top"});
     }
     d.nodes.push_back({fmt::format("n{}", i), std::move(a)});

@@ -19,7 +19,7 @@ struct ModelDiffView {
   const DiffGraph* graph = nullptr;  // the graph view (diff_graph of the same rows); null: none
   // The report page of each version (paths such as "/projects/p/models/m/versions/2/report";
   // "" = no links): a drawn node links to the page of the version holding it, the newer
-  // one when both do. The report page has no node anchor yet, so the link opens the page.
+  // one when both do, at that node and `runtime` (report_anchor).
   std::string before_link{}, after_link{};
 };
 
@@ -38,7 +38,9 @@ std::string model_diff_html(const ModelDiffView& v);
 // The graph view for Graphviz: added nodes green, removed red, edited amber, context
 // grey; edges in both versions grey, only in the newer green, only in the older red
 // and dashed. Node ids "dg<i>" (i into g.nodes), classes "dg_node dg_<kind>" (Graphviz writes
-// a '-' in a class as "&#45;"), edges "dg_edge dg_both|dg_after|dg_before".
-DotGraph diff_dot_graph(const DiffGraph& g, const std::string& before_link = "", const std::string& after_link = "");
+// a '-' in a class as "&#45;"), edges "dg_edge dg_both|dg_after|dg_before". With links, each
+// node's URL is its version's link + report_anchor(node, graph, runtime), its '&'s as "&amp;".
+DotGraph diff_dot_graph(const DiffGraph& g, const std::string& before_link = "", const std::string& after_link = "",
+                        const std::string& runtime = "");
 
 }  // namespace trtlens

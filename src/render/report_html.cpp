@@ -5,8 +5,28 @@
 
 #include "render/html.h"
 #include "util/embedded.h"
+#include "util/utf8.h"
 
 namespace trtlens {
+
+std::string report_anchor(std::string_view node, std::string_view graph, std::string_view runtime) {
+  std::string out = "#";
+  auto field = [&out](std::string_view name, std::string_view value) {
+    out += (out.size() > 1 ? "&" : "") + std::string(name) + "=" + percent_encode(to_valid_utf8(value), "/:");
+  };
+  if (!node.empty()) {
+    field("node", node);
+    if (!graph.empty()) field("graph", graph);
+  }
+  // "RELEASE PRECISION[ TARGET]"
+  const size_t sp = runtime.find(' '), sp2 = sp == std::string_view::npos ? sp : runtime.find(' ', sp + 1);
+  if (sp != std::string_view::npos) {
+    field("trt", runtime.substr(0, sp));
+    field("precision", runtime.substr(sp + 1, sp2 == std::string_view::npos ? sp2 : sp2 - sp - 1));
+    if (sp2 != std::string_view::npos) field("target", runtime.substr(sp2 + 1));
+  }
+  return out;
+}
 
 std::string assemble_report_page(std::string_view title, std::string_view data_json) {
   std::string_view tpl = embedded_file("web/report.html");

@@ -597,7 +597,8 @@ std::string version_diff(Context& ctx, const store::Version& before, const store
     ModelDiffView view{&d, fmt::format("version {}", before.number), fmt::format("version {}", after.number), runtime,
                        converts_before, converts_after, &g, report_of(before), report_of(after)};
     if (output == DiffOutput::Svg || output == DiffOutput::Dot)
-      return render_graph(diff_dot_graph(g, view.before_link, view.after_link), output == DiffOutput::Svg ? "svg" : "dot");
+      return render_graph(diff_dot_graph(g, view.before_link, view.after_link, runtime),
+                          output == DiffOutput::Svg ? "svg" : "dot");
     json summary = diff_summary(ctx, before, after, d);
     if (output == DiffOutput::Html) return summary_html(summary) + model_diff_html(view);
     json doc = json::parse(model_diff_json(view));

@@ -7,9 +7,11 @@
 #include <algorithm>
 #include <ctime>
 #include <fstream>
+#include <set>
 #include <nlohmann/json.hpp>
 
 #include "render/html.h"
+#include "render/report_html.h"
 #include "serve/context.h"
 #include "store/hash.h"
 #include "trtlens/error.h"
@@ -568,9 +570,12 @@ void add_page_routes(httplib::Server& http, Context& ctx) {
           "<button>save</button></form>{3}</details>\n",
           version_url(v), esc(caller->csrf), base, action_button(version_url(v) + "/delete", *caller,
                                                                  "delete version " + std::to_string(v.number), true));
+    // The frame's URL (its #node= anchor) is not the address bar's: a link opens the report alone.
     if (ctx.analyzer->model_result(v))
-      body += fmt::format("<iframe class=\"report\" src=\"{}/versions/{}/report\" title=\"report\"></iframe>\n", base,
-                          v.number);
+      body += fmt::format("<p class=\"report-open\"><a href=\"{0}/versions/{1}/report\">open the report on its own</a> "
+                          "(its URL names the node you select)</p>\n<iframe class=\"report\" src=\"{0}/versions/{1}/report\" "
+                          "title=\"report\"></iframe>\n",
+                          base, v.number);
     send_page(res, model + " v" + std::to_string(v.number), caller, body);
   });
 
@@ -639,7 +644,7 @@ void add_page_routes(httplib::Server& http, Context& ctx) {
   }
 
   // The nodes that do not convert at one pinned runtime (where a converts badge links),
-  // read from the stored check; each links to nothing more than its reason and hint.
+  // read from the stored check; each links into the served report at that node and runtime.
   server.Get(V + "/nodes", [&ctx](const httplib::Request& req, httplib::Response& res) {
     auto caller = page_caller(ctx, req, res);
     if (!caller || !page_allowed(ctx, caller, req.matches[1], Role::Read, res)) return;
@@ -656,10 +661,14 @@ void add_page_routes(httplib::Server& http, Context& ctx) {
                        fmt::format("<p class=\"error\">{} is not a pinned runtime of this project.</p>", esc(runtime)),
                        404);
     nlohmann::json check = nlohmann::json::parse(ctx.store->objects().get_blob(pin->check_hash));
+    const std::string report = version_url(v) + "/report";
     std::string rows;
     size_t shown = 0, failing = 0;
+    std::set<std::pair<std::string, std::string>> named;  // (graph, name) seen so far
     for (const auto& n : check["nodes"]) {
-      const std::string verdict = n.value("verdict", "");
+      const std::string verdict = n.value("verdict", ""), name = n.value("name", ""), graph = n.value("graph", "");
+      // The page opens the first node of a name in its graph; others go by their page id.
+      const bool first_of_name = !name.empty() && named.emplace(graph, name).second;
       if (verdict != "UNSUPPORTED" && verdict != "UNKNOWN") continue;
       ++failing;
       if (++shown > 2000) continue;  // a page stays readable; the API's /check has every node
@@ -669,18 +678,22 @@ void add_page_routes(httplib::Server& http, Context& ctx) {
       if (n.contains("hints"))
         for (const auto& hint : n["hints"])
           if (hint.is_string()) reasons += "<i>" + esc(hint.get<std::string>()) + "</i><br>";
-      rows += fmt::format("<tr><td class=\"verdict {0}\">{0}</td><td><code>{1}</code></td><td>{2}</td><td>{3}</td>"
-                          "<td>{4}</td></tr>\n",
-                          esc(verdict), esc(n.value("name", "")), esc(n.value("op_type", "")),
-                          esc(n.value("graph", "")), reasons);
+      const std::string anchor =
+          first_of_name ? report_anchor(name, graph, pin->runtime)
+                        : report_anchor(graph + "/" + std::to_string(n.value("index", 0)), "", pin->runtime);
+      rows += fmt::format("<tr><td class=\"verdict {0}\">{0}</td><td><a class=\"node-link\" href=\"{1}\"><code>{2}"
+                          "</code></a></td><td>{3}</td><td>{4}</td><td>{5}</td></tr>\n",
+                          esc(verdict), esc(report + anchor), name.empty() ? "(unnamed)" : esc(name),
+                          esc(n.value("op_type", "")), esc(graph), reasons);
     }
     std::string body = fmt::format(
         "<h1><a href=\"{0}\">{1} v{2}</a> at TensorRT {3}</h1>\n<p>{4} node(s) UNSUPPORTED or UNKNOWN{5}. "
         "<a href=\"/api/projects/{6}/models/{1}/versions/{2}/check?trt={7}&amp;precision={8}{9}\">all nodes as JSON</a>"
-        "</p>\n",
+        " · <a class=\"report-link\" href=\"{10}\">the report at this runtime</a></p>\n",
         version_url(v), esc(v.model), v.number, esc(runtime), failing, shown > 2000 ? " (the first 2,000 shown)" : "",
         esc(v.project), esc(req.get_param_value("trt")), esc(req.get_param_value("precision")),
-        req.has_param("target") ? "&amp;target=" + esc(req.get_param_value("target")) : "");
+        req.has_param("target") ? "&amp;target=" + esc(req.get_param_value("target")) : "",
+        esc(report + report_anchor("", "", pin->runtime)));
     if (!rows.empty())
       body += "<table class=\"nodes\"><tr><th>verdict</th><th>node</th><th>op_type</th><th>graph</th><th>why</th></tr>\n" +
               rows + "</table>\n";

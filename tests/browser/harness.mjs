@@ -10,6 +10,8 @@ try {
 }
 
 export const EVIL = '<img src=x onerror=alert(1)>';
+// make_models.py's HOSTILE (anchors.onnx): a node name with every character a URL or HTML gives a meaning to.
+export const HOSTILE = 'bad "q" \'s\' &trt=7.0#node=act %41 +/<b>x</b>?\u00e9';
 
 // No sandbox (tests run as root); no background traffic (the machine has no network).
 export const browser = await chromium.launch({

@@ -10,6 +10,8 @@ overlay.onnx: the model of tests/fixtures/engine/overlay (its node names match
 that engine's layers), for the engine overlay (report --engine).
 problems.onnx: unsupported nodes spread over regions, foldable constants and an If whose
 body is worse than itself: minimap, next problem, folding, roll-up, export.
+anchors.onnx: unsupported nodes with a hostile name, without a name and in an If body, for
+the #node= anchor and the dashboard's links to it.
 """
 import os
 import sys
@@ -19,6 +21,8 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 EVIL = "<img src=x onerror=alert(1)>"
+# Every character a URL or HTML gives a meaning to: a link must still find the node.
+HOSTILE = 'bad "q" \'s\' &trt=7.0#node=act %41 +/<b>x</b>?\u00e9'
 
 
 def demo():
@@ -163,6 +167,29 @@ def problems(count=60):
     return model
 
 
+def anchors():
+    """Custom-domain BadOp nodes (UNSUPPORTED at every release): one named HOSTILE, one unnamed,
+    and one (deep_bad) in the then-body of the If gate."""
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 16])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 16])
+    then_g = helper.make_graph([helper.make_node("Relu", ["t2"], ["tr"], name="deep_relu"),
+                                helper.make_node("BadOp", ["tr"], ["then_y"], name="deep_bad", domain="custom.ops")],
+                               "then", [], [helper.make_tensor_value_info("then_y", TensorProto.FLOAT, [1, 16])])
+    else_g = helper.make_graph([helper.make_node("Relu", ["t2"], ["else_y"], name="deep_ok")],
+                               "else", [], [helper.make_tensor_value_info("else_y", TensorProto.FLOAT, [1, 16])])
+    nodes = [
+        helper.make_node("Relu", ["x"], ["t0"], name="act"),
+        helper.make_node("BadOp", ["t0"], ["t1"], name=HOSTILE, domain="custom.ops"),
+        helper.make_node("BadOp", ["t1"], ["t2"], domain="custom.ops"),
+        helper.make_node("If", ["cond"], ["y"], name="gate", then_branch=then_g, else_branch=else_g),
+    ]
+    graph = helper.make_graph(nodes, "anchors", [x], [y], [numpy_helper.from_array(np.array(True), "cond")])
+    model = helper.make_model(graph, producer_name="trtlens-browser-tests",
+                              opset_imports=[helper.make_opsetid("", 13), helper.make_opsetid("custom.ops", 1)])
+    model.ir_version = 7
+    return model
+
+
 def dla_model():
     """For report --target orin-dla: a 3x3 Conv the DLA runs, a 33x33 one it does not (kernel 1-32)."""
     x = helper.make_tensor_value_info("input", TensorProto.FLOAT, [1, 3, 40, 40])
@@ -193,6 +220,7 @@ def main():
     onnx.save(overlay_model(), os.path.join(out, "overlay.onnx"))
     onnx.save(problems(), os.path.join(out, "problems.onnx"))
     onnx.save(dla_model(), os.path.join(out, "dla.onnx"))
+    onnx.save(anchors(), os.path.join(out, "anchors.onnx"))
 
 
 if __name__ == "__main__":

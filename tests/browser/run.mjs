@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 
-import { EVIL, check, eq, open, run, test } from './harness.mjs';
+import { EVIL, HOSTILE, check, eq, open, run, test } from './harness.mjs';
 import { fileURLToPath } from 'node:url';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -38,6 +38,7 @@ const overlayUrl = report('overlay.onnx', 'overlay.html',
 
 const problemsUrl = report('problems.onnx', 'problems.html', ['--trt', '8.6', '--precision', 'fp32', '--region-nodes', '25']);
 const dlaUrl = report('dla.onnx', 'dla.html', ['--target', 'orin-dla', '--trt', '8.5', '--precision', 'fp16']);
+const anchorsUrl = report('anchors.onnx', 'anchors.html', ['--trt', '8.6', '--precision', 'fp32']);
 
 const verdictOf = (page, id) => page.getAttribute(`[data-node="${id}"]`, 'data-verdict');
 // The page id ("<graph path>/<index>") and region of the node named `name`.
@@ -531,6 +532,109 @@ test('report --target: a Target select beside Release and Precision, DLA / GPU b
   await page.selectOption('select[name="release"]', '11.1');
   await page.selectOption('select[name="target"]', 'orin-dla');
   eq(await page.inputValue('select[name="release"]'), '10.3', 'on the target: the newest release it has DLA facts for');
+  eq(trouble.join('; '), '', 'trouble');
+  await page.close();
+});
+
+test('#node= opens the node in a later region and inside an If body, drawer on Verdict; the runtime first', async () => {
+  const ids = {};
+  for (const name of ['bad_52', 'then_bad', 'act_40']) {
+    const { page } = await open(problemsUrl);
+    ids[name] = await nodeNamed(page, name);
+    await page.close();
+  }
+  check(ids.bad_52.r > 0, 'bad_52 is in a later region: ' + ids.bad_52.r);
+  const opened = async (page, id, what) => {
+    eq(await page.getAttribute('#drawer', 'data-selected'), id, what + ': drawer');
+    eq(await page.getAttribute('.tabs button[data-tab="verdict"]', 'aria-selected'), 'true', what + ': on Verdict');
+    check(await page.isVisible(`[data-node="${id}"].selected`), what + ': drawn and highlighted');
+    // Centred in the part of the drawing the drawer leaves free.
+    const box = await page.locator(`[data-node="${id}"]`).boundingBox(), stage = await page.locator('#canvas').boundingBox();
+    const free = stage.width - (await page.locator('#drawer').boundingBox()).width;
+    check(Math.abs(box.x + box.width / 2 - stage.x - free / 2) < 40 && Math.abs(box.y + box.height / 2 - stage.y - stage.height / 2) < 40,
+      what + ': centred ' + JSON.stringify([box, stage, free]));
+  };
+  let { page, trouble } = await open(problemsUrl + '#node=bad_52');
+  await opened(page, ids.bad_52.id, 'bad_52');
+  eq(await page.inputValue('select[name="region"]'), String(ids.bad_52.r), 'its region opened');
+  check(!(await page.isVisible('#note')), 'no note');
+  eq(trouble.join('; '), '', 'trouble');
+  await page.close();
+  ({ page, trouble } = await open(problemsUrl + '#node=then_bad&trt=10.3&precision=fp16'));
+  await opened(page, ids.then_bad.id, 'then_bad');
+  eq(await page.locator('#crumbs button').count(), 2, 'the body was entered');
+  eq(await page.getAttribute('#crumbs button[aria-current]', 'data-graph'), 'branch/then_branch', 'the If body');
+  eq(await page.inputValue('select[name="release"]'), '10.3', 'the anchor\'s release');
+  eq(await page.inputValue('select[name="precision"]'), 'fp16', 'the anchor\'s precision');
+  check((await page.textContent('#drawer-body')).includes('TensorRT 10.3, FP16'), 'the Verdict tab at that runtime');
+  await page.screenshot({ path: path.join(artifacts, 'anchor-body.png') });
+  // A page id ("<graph path>/<index>") works too, and so does a later change of the hash.
+  await page.evaluate((id) => { location.hash = '#node=' + encodeURIComponent(id); }, ids.act_40.id);
+  await page.waitForFunction((id) => document.querySelector('#drawer').getAttribute('data-selected') === id, ids.act_40.id);
+  await opened(page, ids.act_40.id, 'act_40 by its page id, on hashchange');
+  eq(await page.locator('#crumbs button').count(), 1, 'back in the main graph');
+  eq(trouble.join('; '), '', 'trouble');
+  await page.close();
+  // A hostile name, percent-encoded: its '&', '#', '%', '+' and quotes are the name's.
+  ({ page, trouble } = await open(anchorsUrl + '#node=' + encodeURIComponent(HOSTILE)));
+  eq(await page.textContent('#drawer-name'), HOSTILE, 'the hostile name found');
+  eq(await page.inputValue('select[name="release"]'), '8.6', 'its "&trt=7.0" is no field');
+  eq(await page.locator('#items b, #drawer b, img').count(), 0, 'no markup from the name');
+  eq(trouble.join('; '), '', 'trouble');
+  await page.close();
+});
+
+test('selecting a node writes #node= into the URL without new history entries', async () => {
+  const { page, trouble } = await open(problemsUrl);
+  const length = await page.evaluate(() => history.length);
+  const act1 = await nodeNamed(page, 'act_1');
+  await page.click(`[data-node="${act1.id}"]`);
+  eq(await page.evaluate(() => location.hash), '#node=act_1&trt=8.6&precision=fp32', 'the anchor of a click');
+  await page.keyboard.press('n');
+  eq(await page.evaluate(() => location.hash), '#node=bad_12&trt=8.6&precision=fp32', 'the anchor of the next problem');
+  await page.selectOption('select[name="precision"]', 'fp16');
+  eq(await page.evaluate(() => location.hash), '#node=bad_12&trt=8.6&precision=fp16', 'the anchor follows the runtime');
+  await page.keyboard.press('p');  // wraps to the If body
+  eq(await page.evaluate(() => location.hash), '#node=then_bad&trt=8.6&precision=fp16', 'a body node');
+  eq(await page.evaluate(() => history.length), length, 'no history entry added');
+  // The copied URL opens the same node at the same runtime.
+  const copied = page.url();
+  const other = await open(copied);
+  eq(await other.page.getAttribute('#drawer', 'data-selected'), (await nodeNamed(page, 'then_bad')).id, 'the copied URL');
+  eq(await other.page.inputValue('select[name="precision"]'), 'fp16', 'at the same precision');
+  eq(other.trouble.join('; '), '', 'trouble in the copy');
+  await other.page.close();
+  await page.click('#drawer-close');
+  eq(await page.evaluate(() => location.hash), '', 'closing the drawer clears it');
+  // Unnamed and same-named nodes go by their page id.
+  const anchors = await open(anchorsUrl);
+  await anchors.page.click('[data-node="/2"]');
+  eq(await anchors.page.evaluate(() => location.hash), '#node=/2&trt=8.6&precision=fp32', 'an unnamed node');
+  await anchors.page.click(`[data-node="/1"]`);
+  eq(await anchors.page.evaluate(() => decodeURIComponent(location.hash.slice(6).split('&trt=')[0])), HOSTILE, 'a hostile name, encoded');
+  eq(anchors.trouble.join('; '), '', 'trouble in anchors');
+  await anchors.page.close();
+  eq(trouble.join('; '), '', 'trouble');
+  await page.close();
+});
+
+test('an unknown #node= name: the page loads and says so in a note, as text', async () => {
+  const { page, trouble } = await open(problemsUrl + '#node=' + encodeURIComponent(EVIL) + '&trt=99.9');
+  check(await page.isVisible('#note'), 'the note is shown');
+  eq(await page.textContent('#note-text'), 'no node named ' + EVIL + '; no TensorRT 99.9', 'the note');
+  eq(await page.locator('img').count(), 0, 'img elements');
+  check(!(await page.isVisible('#drawer')), 'no drawer');
+  eq(await page.inputValue('select[name="release"]'), '8.6', 'the release kept');
+  check((await page.locator('[data-node]').count()) > 0, 'the graph is drawn');
+  await page.screenshot({ path: path.join(artifacts, 'anchor-note.png') });
+  await page.click('#note-close');
+  check(!(await page.isVisible('#note')), 'dismissed');
+  await page.keyboard.press('n');
+  check(await page.isVisible('#drawer'), 'the page works');
+  // A stray '%' is no script error.
+  await page.evaluate(() => { location.hash = '#node=%E0%A4%A'; });
+  await page.waitForSelector('#note:not([hidden])');
+  eq(await page.textContent('#note-text'), 'no node named %E0%A4%A', 'kept as written');
   eq(trouble.join('; '), '', 'trouble');
   await page.close();
 });

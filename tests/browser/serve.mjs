@@ -9,7 +9,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 
-import { browser, check, eq, run, test } from './harness.mjs';
+import { HOSTILE, browser, check, eq, run, test } from './harness.mjs';
 import { fileURLToPath } from 'node:url';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -46,6 +46,16 @@ const trouble = [];
 page.on('request', (r) => { if (!r.url().startsWith(base) && !r.url().startsWith('data:')) trouble.push('request ' + r.url()); });
 page.on('pageerror', (e) => trouble.push('page error ' + e.message));
 page.on('dialog', async (d) => { trouble.push('dialog ' + d.message()); await d.dismiss(); });
+
+// The served report a link opened at a node (#node=…): its drawer on that node, on Verdict.
+async function landedOn(what, name) {
+  await page.waitForSelector('body[data-ready="true"]', { timeout: 30000 });
+  check(new URL(page.url()).hash.startsWith('#node='), what + ': an anchored link ' + page.url());
+  eq(await page.textContent('#drawer-name'), name, what + ': the drawer is on the node');
+  eq(await page.getAttribute('.tabs button[data-tab="verdict"]', 'aria-selected'), 'true', what + ': on Verdict');
+  check(await page.isVisible('#items .node.selected'), what + ': the node is drawn and highlighted');
+  check(!(await page.isVisible('#note')), what + ': no note');
+}
 
 // Waits until the version page shows its analysed report frame (the page reloads itself when done).
 async function reportFrame() {
@@ -122,12 +132,20 @@ test('upload a second version and compare the two', async () => {
   eq(fill, '#d4f5d0', 'added nodes are green');
   check(await page.locator('section.diff-graph svg').isVisible(), 'the graph is shown');
   await page.screenshot({ path: path.join(artifacts, 'serve-diff.png'), fullPage: true });
-  // A node opens the report of the version holding it.
-  await page.locator('section.diff-graph g.dg_removed a').first().click();
+  // A node opens the report of the version holding it, at that node and the diff's runtime.
+  const nameOf = async (a) => (await a.getAttribute('xlink:title')).split('\n')[0].replace(/^\w+: /, '').replace(/ \([^)]*\)$/, '');
+  const removedNode = page.locator('section.diff-graph g.dg_removed a').first();
+  const removedName = await nameOf(removedNode);
+  await removedNode.click();
   check(new URL(page.url()).pathname.endsWith('/versions/1/report'), 'a removed node opens v1: ' + page.url());
+  await landedOn('a removed node', removedName);
+  eq(await page.inputValue('select[name="precision"]'), 'fp16', "the diff's precision");
   await page.goBack();
-  await page.locator('section.diff-graph g.dg_added a').first().click();
+  const addedNode = page.locator('section.diff-graph g.dg_added a').first();
+  const addedName = await nameOf(addedNode);
+  await addedNode.click();
   check(new URL(page.url()).pathname.endsWith('/versions/2/report'), 'an added node opens v2: ' + page.url());
+  await landedOn('an added node', addedName);
 });
 
 test('attach an engine; its report card and overlay open', async () => {
@@ -214,6 +232,40 @@ test('the report links back; pins link to the failing nodes', async () => {
   await pin.click();
   check(new URL(page.url()).pathname.endsWith('/versions/2/nodes'), 'pin opens the nodes page: ' + page.url());
   check((await page.textContent('h1')).includes('at TensorRT'), 'nodes page heading');
+});
+
+test("a pin's failing nodes open the report at each node: a hostile name, an unnamed node, one in an If body", async () => {
+  await page.goto(base + '/projects/vision');
+  await page.fill('form.upload input[name="model"]', 'anchors');
+  await page.setInputFiles('form.upload input[name="file"]', path.join(work, 'anchors.onnx'));
+  await page.click('form.upload button');
+  await reportFrame();
+  const pin = page.locator('.converts a.pin-link').first();
+  const release = new URL(await pin.getAttribute('href'), base).searchParams.get('trt');
+  await pin.click();
+  const nodesPage = page.url();
+  eq(await page.locator('table.nodes a.node-link').count(), 3, 'three failing nodes, each a link');
+  const rows = [[HOSTILE, HOSTILE], ['(unnamed)', null], ['deep_bad', 'deep_bad']];
+  for (const [text, name] of rows) {
+    await page.goto(nodesPage);
+    await page.locator('table.nodes a.node-link', { hasText: text === HOSTILE ? 'bad "q"' : text }).click();
+    check(new URL(page.url()).pathname.endsWith('/models/anchors/versions/1/report'), text + ': the served report');
+    await landedOn(text, name === null ? '(unnamed)' : name);
+    eq(await page.inputValue('select[name="release"]'), release, text + ": at the pin's release");
+  }
+  eq(await page.getAttribute('#crumbs button[aria-current]', 'data-graph'), 'gate/then_branch', 'deep_bad: in the If body');
+  await page.goto(nodesPage);
+  await page.click('a.report-link');
+  await page.waitForSelector('body[data-ready="true"]');
+  eq(await page.inputValue('select[name="release"]'), release, "the report at the pin's runtime");
+  check(!(await page.isVisible('#drawer')), 'no node opened');
+  // The version page opens its report alone, whose URL then names the node selected.
+  await page.goto(base + '/projects/vision/models/anchors/versions/1');
+  await page.click('p.report-open a');
+  await page.waitForSelector('body[data-ready="true"]');
+  await page.click('[data-node="/3"]');
+  check(new URL(page.url()).hash.startsWith('#node=gate&trt='), 'the selected node in the URL: ' + page.url());
+  eq(trouble.join('; '), '', 'trouble');
 });
 
 test('administration: tag, filter the list, delete a version, error pages', async () => {

@@ -616,6 +616,24 @@ TEST(ServeCli, FormsNeedTheSessionsCsrfTokenAndPagesEscapeModelStrings) {
   }
   auto diff = c.Get("/projects/vision/models/evil/versions/2/diff?against=1", {{"Cookie", cookie}});
   EXPECT_NE(diff->body.find("&lt;script&gt;alert(1)&lt;/script&gt;"), std::string::npos);
+  // The diff graph's removed node and the pin's failing-nodes row open the report at that node,
+  // its name percent-encoded in the anchor and the anchor's '&' escaped in the attribute.
+  const std::string anchored = "/versions/1/report#node=%3Cscript%3Ealert%281%29%3C/script%3E&amp;trt=";
+  EXPECT_NE(diff->body.find(anchored), std::string::npos) << diff->body;
+  // The first pin's link on the version page, "…/nodes?trt=R&amp;precision=P".
+  const std::string v1 = c.Get("/projects/vision/models/evil/versions/1", {{"Cookie", cookie}})->body;
+  const size_t pin_at = v1.find("/nodes?trt="), pin_end = v1.find('"', pin_at);
+  ASSERT_NE(pin_end, std::string::npos) << v1;
+  std::string query = v1.substr(pin_at + 7, pin_end - pin_at - 7);  // "trt=R&amp;precision=P"
+  const std::string release = query.substr(4, query.find('&') - 4), precision = query.substr(query.rfind('=') + 1);
+  auto failing = c.Get("/projects/vision/models/evil/versions/1/nodes?trt=" + release + "&precision=" + precision,
+                       {{"Cookie", cookie}});
+  ASSERT_EQ(failing->status, 200) << release << " " << precision;
+  EXPECT_EQ(failing->body.find(evil), std::string::npos);
+  EXPECT_NE(failing->body.find("<a class=\"node-link\" href=\"/projects/vision/models/evil" + anchored + release +
+                               "&amp;precision=" + precision + "\"><code>&lt;script&gt;"),
+            std::string::npos)
+      << failing->body;
   auto report = c.Get("/projects/vision/models/evil/versions/1/report", {{"Cookie", cookie}});
   ASSERT_EQ(report->status, 200);
   EXPECT_EQ(report->body.find(evil), std::string::npos);
@@ -895,6 +913,8 @@ TEST(ServeCli, APinMayNameATarget) {
                      {{"Cookie", session.first}});
   EXPECT_EQ(nodes->status, 200) << nodes->body;
   EXPECT_NE(nodes->body.find("8.5 fp16 orin-dla"), std::string::npos) << nodes->body;
+  EXPECT_NE(nodes->body.find("/versions/1/report#trt=8.5&amp;precision=fp16&amp;target=orin-dla\""), std::string::npos)
+      << nodes->body;  // the report at the pin, its target included
 }
 
 // Issue 22: an engine is judged at the release given when it is attached, else the one its
@@ -1132,7 +1152,12 @@ TEST(ServeCli, TheDiffDrawsTheChangedNodes) {
   ASSERT_EQ(svg->status, 200) << svg->body;
   EXPECT_EQ(svg->get_header_value("Content-Type"), "image/svg+xml");
   EXPECT_NE(svg->body.find("class=\"node dg_node dg_added\""), std::string::npos) << svg->body;
-  EXPECT_NE(svg->body.find("xlink:href=\"/projects/vision/models/detector/versions/2/report\""), std::string::npos);
+  // Each node opens its version's report at that node and the diff's runtime; the SVG stays XML (no bare '&').
+  EXPECT_NE(svg->body.find("xlink:href=\"/projects/vision/models/detector/versions/2/report#node=tanh&amp;trt=" +
+                           pin.substr(0, pin.find(' ')) + "&amp;precision=fp16\""),
+            std::string::npos)
+      << svg->body;
+  EXPECT_EQ(svg->body.find("&trt="), std::string::npos);
   auto dot = s.client().Get((diff + "&format=dot").c_str(), bearer(s.token));
   ASSERT_EQ(dot->status, 200);
   EXPECT_EQ(dot->body.rfind("digraph", 0), 0u) << dot->body;
@@ -1273,7 +1298,10 @@ TEST(ServeCli, AccessLogErrorPagesAndLinksBack) {
   auto nodes = c.Get("/projects/vision/models/detector/versions/1/nodes?trt=8.6&precision=fp16",
                      {{"Cookie", session.first}});
   ASSERT_EQ(nodes->status, 200);
-  EXPECT_NE(nodes->body.find("<code>custom</code>"), std::string::npos) << nodes->body;
+  EXPECT_NE(nodes->body.find("href=\"/projects/vision/models/detector/versions/1/report#node=custom&amp;trt=8.6&amp;"
+                             "precision=fp16\"><code>custom</code>"),
+            std::string::npos)
+      << nodes->body;  // each failing node opens the report there
   EXPECT_NE(nodes->body.find("1 node(s) UNSUPPORTED or UNKNOWN"), std::string::npos);
   auto report = c.Get("/projects/vision/models/detector/versions/1/report", {{"Cookie", session.first}});
   ASSERT_EQ(report->status, 200);

@@ -6,7 +6,9 @@
 #include <set>
 #include <string>
 
+#include "render/html.h"
 #include "render/model_diff.h"
+#include "render/report_html.h"
 #include "serve/context.h"
 #include "support/onnx_builder.h"
 #include "support/paths.h"
@@ -167,7 +169,8 @@ TEST(DiffGraph, StoredRowsGiveTheSameGraph) {
 TEST(DiffGraph, IsDrawnInColoursWithLinksToEachVersionsReport) {
   Pair p = versions("DiffGraph_Draw");
   DiffGraph g = diff_graph(p.ra, p.rb);
-  DotGraph dot = diff_dot_graph(g, "/projects/p/models/m/versions/1/report", "/projects/p/models/m/versions/2/report");
+  DotGraph dot = diff_dot_graph(g, "/projects/p/models/m/versions/1/report", "/projects/p/models/m/versions/2/report",
+                                "10.0 fp16");
   ASSERT_EQ(dot.nodes.size(), g.nodes.size());
   auto attr = [](const DotAttrs& a, const std::string& k) {
     for (const auto& [name, value] : a)
@@ -182,13 +185,25 @@ TEST(DiffGraph, IsDrawnInColoursWithLinksToEachVersionsReport) {
       case DiffGraphNode::Kind::Edited: EXPECT_EQ(fill, "#fde6b0"); break;
       case DiffGraphNode::Kind::Context: EXPECT_EQ(fill, "#f2f2f2"); break;
     }
-    // A removed node opens the older version's report, every other the newer one's.
-    EXPECT_EQ(url, g.nodes[i].kind == DiffGraphNode::Kind::Removed ? "/projects/p/models/m/versions/1/report"
-                                                                   : "/projects/p/models/m/versions/2/report");
+    // A removed node opens the older version's report, every other the newer one's, at that
+    // node (its graph when not the main one) and the diff's runtime; '&' as "&amp;" (Graphviz
+    // copies a URL into the SVG as it is).
+    EXPECT_EQ(url, (g.nodes[i].kind == DiffGraphNode::Kind::Removed ? "/projects/p/models/m/versions/1/report"
+                                                                    : "/projects/p/models/m/versions/2/report") +
+                       html_escape(report_anchor(g.nodes[i].node, g.nodes[i].graph, "10.0 fp16")));
   }
-  // A link cannot leave its attribute, whatever the path holds.
+  // A link cannot leave its attribute, whatever the path or the node's name holds.
   DotGraph odd = diff_dot_graph(g, "", "/a\"b&c");
-  EXPECT_EQ(attr(odd.nodes[0].attrs, "URL"), "/a%22b%26c");
+  const std::string odd_url = attr(odd.nodes[0].attrs, "URL");
+  EXPECT_EQ(odd_url.rfind("/a%22b%26c#node=", 0), 0u) << odd_url;
+  EXPECT_EQ(odd_url.find_first_of("\"<>' "), std::string::npos) << odd_url;
+  size_t evil = 0;
+  for (const DiffGraphNode& n : g.nodes)
+    if (n.node == kEvil) break; else ++evil;
+  ASSERT_LT(evil, g.nodes.size());
+  EXPECT_EQ(attr(dot.nodes[evil].attrs, "URL"),
+            "/projects/p/models/m/versions/2/report#node=%3Cimg%20src%3Dx%20onerror%3Dalert%281%29%3E&amp;trt=10.0&amp;"
+            "precision=fp16");
 
   ModelDiff d = diff_models(p.ra, p.rb);
   ModelDiffView v{&d, "version 1", "version 2", "10.0 fp16", true, true, &g, "/r/1", "/r/2"};

@@ -173,6 +173,22 @@ TEST(ReportHtml, FillsEachSlotOnceAndNeverRescansInsertedText) {
   EXPECT_EQ(page.find("src=\"http"), std::string::npos);                  // nothing is loaded
 }
 
+TEST(ReportHtml, NodeAnchorEncodesEveryFieldAndSplitsThePin) {
+  EXPECT_EQ(report_anchor("/features/Conv_1"), "#node=/features/Conv_1");
+  EXPECT_EQ(report_anchor("deep_bad", "gate/then_branch", "10.3 fp16"),
+            "#node=deep_bad&graph=gate/then_branch&trt=10.3&precision=fp16");
+  EXPECT_EQ(report_anchor("fn:F/2", "", "8.5 int8 orin-dla"), "#node=fn:F/2&trt=8.5&precision=int8&target=orin-dla");
+  EXPECT_EQ(report_anchor("", "", "8.6 fp16"), "#trt=8.6&precision=fp16");  // the runtime alone
+  EXPECT_EQ(report_anchor("", "ignored"), "#");
+  // No byte of a name can end its field, start another or leave an attribute.
+  EXPECT_EQ(report_anchor("a \"q\" 'b' &trt=7.0#x %41+<i>?\xc3\xa9"),
+            "#node=a%20%22q%22%20%27b%27%20%26trt%3D7.0%23x%20%2541%2B%3Ci%3E%3F%C3%A9");
+  // Invalid UTF-8 is replaced as in the page's data, so the name still matches there.
+  EXPECT_EQ(report_anchor("a\xff"), "#node=a%EF%BF%BD");
+  EXPECT_EQ(percent_encode("a/b c", "/"), "a/b%20c");
+  EXPECT_EQ(percent_encode("a/b"), "a%2Fb");
+}
+
 TEST(ReportData, FormatsShapesAndAttributes) {
   TensorInfo t = tensor("t", ElemType::FLOAT, {1, 3}, TensorOrigin::Computed);
   t.dims.push_back({-1, "N"});
