@@ -782,25 +782,28 @@ void write_schema_2(const fs::path& dir, const std::string& token_hash) {
   sqlite3_close(db);
 }
 
-TEST(Store, MigrationFromSchema2KeepsEverythingAndAddsTheAdministration) {
-  // A token made by a store of today, its hash written into a schema-2 database.
-  const fs::path scratch = fresh_dir("store-migration-token");
-  std::string token, hash;
+// A token for a new user alice made by a store of today in `scratch`, and the hash it stores
+// (older schemas' databases are written with that hash, so the token must still sign in).
+void token_of_alice(const fs::path& scratch, std::string& token, std::string& hash) {
   {
     auto s = Store::open(scratch);
     s->create_user("alice");
     token = s->issue_token("alice");
   }
-  {
-    sqlite3* db = nullptr;
-    ASSERT_EQ(sqlite3_open((scratch / "trtlens.db").c_str(), &db), SQLITE_OK);
-    sqlite3_stmt* st = nullptr;
-    ASSERT_EQ(sqlite3_prepare_v2(db, "SELECT hash FROM tokens", -1, &st, nullptr), SQLITE_OK);
-    ASSERT_EQ(sqlite3_step(st), SQLITE_ROW);
-    hash = reinterpret_cast<const char*>(sqlite3_column_text(st, 0));
-    sqlite3_finalize(st);
-    sqlite3_close(db);
-  }
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open((scratch / "trtlens.db").c_str(), &db), SQLITE_OK);
+  sqlite3_stmt* st = nullptr;
+  ASSERT_EQ(sqlite3_prepare_v2(db, "SELECT hash FROM tokens", -1, &st, nullptr), SQLITE_OK);
+  ASSERT_EQ(sqlite3_step(st), SQLITE_ROW);
+  hash = reinterpret_cast<const char*>(sqlite3_column_text(st, 0));
+  sqlite3_finalize(st);
+  sqlite3_close(db);
+}
+
+TEST(Store, MigrationFromSchema2KeepsEverythingAndAddsTheAdministration) {
+  // A token made by a store of today, its hash written into a schema-2 database.
+  std::string token, hash;
+  ASSERT_NO_FATAL_FAILURE(token_of_alice(fresh_dir("store-migration-token"), token, hash));
   const fs::path dir = fresh_dir("store-migration-2-3");
   write_schema_2(dir, hash);
   auto s = Store::open(dir);
@@ -831,23 +834,8 @@ TEST(Store, MigrationFromSchema2KeepsEverythingAndAddsTheAdministration) {
 // Schema 3 as trtlens left it: schema 2 plus migration 3's columns and tags table, a token
 // with its hint, a tag and a session.
 TEST(Store, MigrationFromSchema3KeepsTokensAndAddsAdminsRevocationAndPins) {
-  const fs::path scratch = fresh_dir("store-migration-3-token");
   std::string token, hash;
-  {
-    auto s = Store::open(scratch);
-    s->create_user("alice");
-    token = s->issue_token("alice");
-  }
-  {
-    sqlite3* db = nullptr;
-    ASSERT_EQ(sqlite3_open((scratch / "trtlens.db").c_str(), &db), SQLITE_OK);
-    sqlite3_stmt* st = nullptr;
-    ASSERT_EQ(sqlite3_prepare_v2(db, "SELECT hash FROM tokens", -1, &st, nullptr), SQLITE_OK);
-    ASSERT_EQ(sqlite3_step(st), SQLITE_ROW);
-    hash = reinterpret_cast<const char*>(sqlite3_column_text(st, 0));
-    sqlite3_finalize(st);
-    sqlite3_close(db);
-  }
+  ASSERT_NO_FATAL_FAILURE(token_of_alice(fresh_dir("store-migration-3-token"), token, hash));
   const fs::path dir = fresh_dir("store-migration-3-4");
   write_schema_2(dir, hash);
   {
