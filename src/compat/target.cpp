@@ -354,14 +354,14 @@ class DlaJudge {
     }
     const Plan& plan = plan_of(*map);
     out.layers = plan.layers;
-    const Facts f{n, v, *map, n.inputs.empty() ? nullptr : g_.input(n, 0)};
+    const Facts f{n, v, *map, n.inputs.empty() ? nullptr : g_.input(n, 0), n.outputs.empty() ? nullptr : g_.output(n, 0)};
     if (plan.by_rank == 0) {
       place(plan, f, out);
       return;
     }
-    // The plan's first rules read only the node's precision and its input's rank: nodes that share those and
+    // The plan's first rules read only the node's precision and its input's and output's ranks: nodes that share those and
     // stopped within those rules share the outcome.
-    RankKey key{&plan, v.precision.data(), v.precision.size(), f.x ? f.x->rank : -2};
+    RankKey key{&plan, v.precision.data(), v.precision.size(), f.x ? f.x->rank : -2, f.y ? f.y->rank : -2};
     if (auto it = by_rank_.find(key); it != by_rank_.end()) {
       const DlaOutcome& o = placed_.outcomes[static_cast<size_t>(it->second)];
       out.verdict = o.verdict;
@@ -393,6 +393,7 @@ class DlaJudge {
     const NodeVerdict& v;
     const LayerMapping& map;
     const TensorInfo* x;  // input 0
+    const TensorInfo* y;  // output 0
   };
 
   // Places a node with mapping `f.map` (planned as `plan`) by its checks, general_ then plan.steps; returns the
@@ -417,7 +418,7 @@ class DlaJudge {
     return at;
   }
 
-  // Rules whose judgement reads nothing of a node but its precision, its input's rank and its op's mapping.
+  // Rules whose judgement reads nothing of a node but its precision, its input's and output's ranks and its op's mapping.
   static bool reads_rank_only(K k) { return k == K::precision_ || k == K::spatial_ || k == K::rank_ || k == K::modes_; }
 
   bool applies(const DlaCheck& c) const { return c.devices == "-" || t_.family == "jetson-" + c.devices; }
@@ -593,6 +594,8 @@ class DlaJudge {
     return {};
   }
 
+  // once() keys of output ranks, apart from input ranks.
+  static constexpr int64_t kOutputRankKey = 1 << 20;
   // The reason of rule `r` that depends only on `key` (a rank; a precision's text, by address), formatted once.
   template <class Make>
   std::string_view once(const Rule& r, int64_t key, Make make) {
@@ -653,9 +656,15 @@ class DlaJudge {
                            x->rank - 2, x->rank, c.args, want);
       });
     }
-    if (k == K::rank_) {
-      if (!x || x->rank < 0 || x->rank == r.bounds().lo) return {};
-      return once(r, x->rank, [&] { return fmt::format("input rank {}; DLA needs rank {}", x->rank, c.args); });
+    if (k == K::rank_) {  // input and output ("Shuffle: 4-D input and output"): a Flatten or a Reduce without
+                          // keepdims changes the rank
+      if (x && x->rank >= 0 && x->rank != r.bounds().lo)
+        return once(r, x->rank, [&] { return fmt::format("input rank {}; DLA needs rank {}", x->rank, c.args); });
+      if (f.y && f.y->rank >= 0 && f.y->rank != r.bounds().lo)
+        return once(r, kOutputRankKey + f.y->rank, [&] {
+          return fmt::format("output rank {}; DLA needs rank {} in and out", f.y->rank, c.args);
+        });
+      return {};
     }
     if (k == K::kernel_) return intern(out_of("kernel size", kernel(n), r.bounds()));
     if (k == K::window_) return intern(out_of("window size", kernel(n), r.bounds()));
@@ -807,7 +816,7 @@ class DlaJudge {
   };
   absl::flat_hash_map<OutcomeKey, int, OutcomeHash> outcome_of_;
   // Outcomes decided within a plan's first Plan::by_rank checks, by (plan, precision text, input rank; -2: none).
-  using RankKey = std::tuple<const Plan*, const char*, size_t, int>;
+  using RankKey = std::tuple<const Plan*, const char*, size_t, int, int>;  // plan, precision, input and output rank
   absl::flat_hash_map<RankKey, int> by_rank_;
 };
 

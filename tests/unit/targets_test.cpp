@@ -661,5 +661,22 @@ TEST(DlaPlacement, MoreThan16LoadablesIsANote) {
   EXPECT_TRUE(noted);
 }
 
+// "Shuffle: 4-D input and output" (the guide's row, data/targets/dla/8.6.tsv): a Flatten reads a 4-D tensor and
+// writes a 2-D one, so it stays on the GPU; the rank rule reads the output too.
+TEST(DlaPlacement, TheRankRuleReadsTheOutputToo) {
+  Built b = on_dla("dla_out_rank", [](GraphBuilder& g) {
+    g.input("x", kFloat, {1, 4, 8, 8});
+    g.node("Relu", {"x"}, {"a"}, "relu");
+    attr_int(g.node("Flatten", {"a"}, {"f"}, "flatten"), "axis", 1);
+    g.init_int64("keep", {4}, {1, 4, 8, 8});
+    g.node("Reshape", {"a", "keep"}, {"same"}, "reshape_4d");
+    g.output("f", kFloat, {1, 256});
+    g.output("same", kFloat, {1, 4, 8, 8});
+  }, "8.6");
+  EXPECT_EQ(b.node("flatten").verdict, DlaVerdict::GPU_FALLBACK);
+  EXPECT_EQ(b.node("flatten").reason, "output rank 2; DLA needs rank 4 in and out");
+  EXPECT_EQ(b.node("reshape_4d").verdict, DlaVerdict::DLA) << b.node("reshape_4d").reason;
+}
+
 }  // namespace
 }  // namespace trtlens
