@@ -24,6 +24,7 @@
 #include <thread>
 
 #include "cli/app.h"
+#include "render/html.h"
 #include "render/table.h"
 #include "serve/model_archive.h"
 #include "trtlens/error.h"
@@ -62,17 +63,7 @@ std::string parse_server(const std::string& to) {
 }
 
 // Percent-encoding for a path segment or a query value (RFC 3986 unreserved kept).
-std::string url_encode(std::string_view s) {
-  std::string out;
-  for (char c : s) {
-    auto u = static_cast<unsigned char>(c);
-    if (std::isalnum(u) || c == '-' || c == '.' || c == '_' || c == '~')
-      out += c;
-    else
-      out += fmt::format("%{:02X}", u);
-  }
-  return out;
-}
+std::string url_encode(std::string_view s) { return percent_encode(s); }
 
 // The one line a failed request reports: the server's {"error": ...} when it sent one.
 std::string server_error_line(const httplib::Response& res) {

@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <nlohmann/json.hpp>
 
+#include "render/html.h"
 #include "render/table.h"
 #include "util/sha256.h"
 #include "util/strings.h"
@@ -586,14 +587,7 @@ std::pair<std::string, std::string> kind_description(const std::string& kind) {
 }
 
 // A URI reference for a file path (RFC 3986): unreserved characters and '/' kept, the rest percent-encoded.
-std::string uri_of(std::string_view path) {
-  std::string out;
-  for (unsigned char c : path) {
-    if (std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~' || c == '/') out += static_cast<char>(c);
-    else out += fmt::format("%{:02X}", c);
-  }
-  return out;
-}
+std::string uri_of(std::string_view path) { return percent_encode(path, "/"); }
 
 std::string result_kind(const NodeVerdict& v) {
   if (v.reasons.empty()) {
