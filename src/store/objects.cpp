@@ -4,6 +4,7 @@
 #include <sodium.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -246,10 +247,19 @@ std::string ObjectStore::get_blob(const std::string& hash) const {
   return out;
 }
 
+// Seconds now, read from the clock file times come from. time() reads the coarse clock, which can
+// lag a file written a moment ago (fine-grained "multigrain" timestamps, Linux 6.13+) by a second
+// at a boundary: such a file looked younger than the collection and was kept.
+static time_t file_clock_now() {
+  struct timespec ts {};
+  ::clock_gettime(CLOCK_REALTIME, &ts);
+  return ts.tv_sec;
+}
+
 std::pair<int, int> ObjectStore::collect(const std::vector<std::string>& keep_trees,
                                          const std::vector<std::string>& keep_blobs, std::chrono::seconds tree_min_age,
                                          std::chrono::seconds blob_min_age) {
-  const time_t now = ::time(nullptr);
+  const time_t now = file_clock_now();
   std::vector<std::string> trees = keep_trees, blobs = keep_blobs;
   std::sort(trees.begin(), trees.end());
   std::sort(blobs.begin(), blobs.end());
@@ -285,7 +295,7 @@ std::pair<int, int> ObjectStore::collect(const std::vector<std::string>& keep_tr
 
 int ObjectStore::remove_stale_temp(std::chrono::seconds max_age) {
   // An upload in progress keeps touching its folder or its files: go by the newest time inside.
-  time_t cutoff = ::time(nullptr) - static_cast<time_t>(max_age.count());
+  time_t cutoff = file_clock_now() - static_cast<time_t>(max_age.count());
   std::error_code ec;
   int removed = 0;
   for (fs::directory_iterator it(root_ / "tmp", ec), end; !ec && it != end; it.increment(ec)) {
