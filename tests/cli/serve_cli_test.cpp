@@ -1264,8 +1264,18 @@ TEST(ServeCli, AccessLogErrorPagesAndLinksBack) {
   auto big = s.client().Post("/api/projects", std::string(20000, 'x'), "text/plain");
   ASSERT_TRUE(big);
   EXPECT_EQ(big->status, 413);
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  const std::string log = s.server->log();
+  // The server logs a request after answering it: wait for the three lines (up to 10 s on a busy machine).
+  std::string log = s.server->log();
+  auto logged = [&] {
+    for (const char* l : {"\"GET /api/projects HTTP/1.1\" 200", "\"GET /api/projects HTTP/1.1\" 401",
+                          "\"POST /api/projects HTTP/1.1\" 413"})
+      if (log.find(l) == std::string::npos) return false;
+    return true;
+  };
+  for (int i = 0; i < 200 && !logged(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    log = s.server->log();
+  }
   // The line of a request: it holds `request` and `status`.
   auto line_of = [&](const std::string& request, const std::string& status) {
     for (size_t at = log.find(request); at != std::string::npos; at = log.find(request, at + 1)) {
