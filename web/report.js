@@ -135,6 +135,7 @@
 
   function applyRuntime() {
     syncTarget();
+    syncDlaControls();
     curDetail = detailsFor(runtimeIndex(state.rel, state.prec));
     computeRollup();
     for (const r of rendered) setVerdict(r.el, verdictOf(D.graphs[r.g].nodes[r.i]), D.graphs[r.g].nodes[r.i]);
@@ -168,6 +169,10 @@
   // A DLA target: where the node runs (the detail's fifth element), as a pill on the box's top border.
   const DLA_LABEL = { DLA: 'DLA', GPU_FALLBACK: 'GPU fallback', UNSUPPORTED: 'unsupported' };
   function dlaOf(n) { const det = n && D.details[curDetail[n.p]]; return det && det[4] ? det[4] : null; }
+  // DLA, GPU_FALLBACK or UNSUPPORTED at the selected runtime; null off a DLA target, in bodies, for constants.
+  function placeOf(n) { const d = dlaOf(n); return d ? d[0] : null; }
+  const DLA = !!(TG && TG.dla);
+  function onDla() { return DLA && state.tgt === 1; }
   function setDla(e, n) {
     const pill = e.querySelector('.dla');
     if (!pill) return;
@@ -244,20 +249,79 @@
       list.appendChild(li);
     }
     if (bad.length > MAX) list.appendChild(el('li', null, '\u2026 and ' + (bad.length - MAX) + ' more (use search)'));
+    renderDlaSummary();
     computeProblems();
+  }
+
+  // ---- DLA target: the placement's summary, as check --format json's `dla` gives it ----
+  // D.dla[runtime]: {release, dla_nodes, gpu_fallback_nodes, unsupported_nodes, dla_macs, total_macs,
+  // transitions, loadables, max_loadables} (the analysis's numbers; the page computes none of them).
+  function plural(k, one, many) { return k + ' ' + (k === 1 ? one : (many || one + 's')); }
+  function renderDlaSummary() {
+    const box = $('dla-summary');
+    const S = onDla() && D.dla ? D.dla[runtimeIndex(state.rel, state.prec)] : null;
+    box.hidden = !S;
+    clear(box);
+    if (!S) return;
+    const placed = S.dla_nodes + S.gpu_fallback_nodes + S.unsupported_nodes;
+    const pct = (a, b) => (b > 0 ? 100 * a / b : 0).toFixed(1) + '%';
+    const part = (field, value, text, cls) => {
+      if (box.querySelector('.part')) box.appendChild(document.createTextNode(' \u00b7 '));
+      const e = el('span', { class: 'part' + (cls ? ' ' + cls : ''), 'data-field': field, 'data-value': value }, text);
+      box.appendChild(e);
+      return e;
+    };
+    box.appendChild(el('b', null, TG.name + ' (TensorRT ' + S.release + ' DLA rules): '));
+    part('dla_nodes', S.dla_nodes, S.dla_nodes + ' of ' + plural(placed, 'node') + ' on the DLA (' + pct(S.dla_nodes, placed) + ')')
+      .title = 'Constants the builder folds are not counted';
+    // No node with a known count of multiply-accumulates: a share would be a false 0%.
+    if (S.total_macs > 0) part('dla_macs', S.dla_macs, pct(S.dla_macs, S.total_macs) + ' of MACs').title =
+      S.dla_macs.toLocaleString('en-US') + ' of ' + S.total_macs.toLocaleString('en-US') +
+      ' multiply-accumulates (Conv, ConvTranspose, Gemm, MatMul with static shapes)';
+    else part('dla_macs', S.dla_macs, 'MACs unknown').title = 'No Conv, ConvTranspose, Gemm or MatMul with static shapes: no share of MACs';
+    const gpu = part('gpu_fallback_nodes', S.gpu_fallback_nodes, plural(S.gpu_fallback_nodes, 'GPU fallback', 'GPU fallbacks'),
+      S.gpu_fallback_nodes ? 'warn' : '');
+    if (S.gpu_fallback_nodes) {
+      // A way to them: the problem keys then step through the nodes that leave the DLA.
+      gpu.setAttribute('role', 'button');
+      gpu.tabIndex = 0;
+      gpu.title = 'Go to the first node that falls back to the GPU (then n / p)';
+      const go = () => { problemSel.value = 'GPU_FALLBACK'; computeProblems(); renderRegionBar(true); gotoProblem(1); };
+      gpu.addEventListener('click', go);
+      gpu.addEventListener('keydown', (ev) => { if (ev.key === 'Enter') go(); });
+    }
+    if (S.unsupported_nodes) part('unsupported_nodes', S.unsupported_nodes, S.unsupported_nodes + ' unsupported', 'bad');
+    part('transitions', S.transitions, plural(S.transitions, 'DLA\u2194GPU transition')).title =
+      'Data edges between a DLA node and a GPU node: each is a reformat';
+    const over = S.loadables > S.max_loadables;
+    part('loadables', S.loadables, plural(S.loadables, 'DLA loadable') + ' (' + (over ? 'more than the ' : 'at most ') +
+      S.max_loadables + ' per core)', over ? 'bad' : '').title = 'Groups of DLA nodes joined by edges; TensorRT loads at most ' +
+      S.max_loadables + ' per DLA core' + (over ? ': it cannot load them all at once' : '');
   }
 
   // ---- next/previous problem (n / p) -----------------------------------------
   // Problems in drawing order: graphs as listed (main first), then region, then top to bottom.
   const problemSel = document.querySelector('select[name="problem-kind"]');
   let problems = [];
+  // On a DLA target, GPU_FALLBACK (a node the DLA core does not run) is a kind of problem too.
+  if (DLA) {
+    clear(problemSel);
+    [['UNSUPPORTED', 'unsupported'], ['UNSUPPORTED,UNKNOWN', 'unsupported or unknown'],
+      ['UNSUPPORTED,UNKNOWN,GPU_FALLBACK', 'unsupported, unknown or GPU fallback'], ['GPU_FALLBACK', 'GPU fallback (DLA)'],
+      ['UNSUPPORTED,UNKNOWN,FALLBACK,IMPLICIT_CAST,GPU_FALLBACK', 'any but supported on the DLA']]
+      .forEach(([v, label]) => problemSel.appendChild(el('option', { value: v }, label)));
+    problemSel.value = 'UNSUPPORTED,UNKNOWN,GPU_FALLBACK';
+  }
   function problemKinds() { return problemSel.value.split(','); }
+  function isProblem(n, kinds) {
+    return kinds.indexOf(verdictOf(n)) >= 0 || (DLA && kinds.indexOf('GPU_FALLBACK') >= 0 && placeOf(n) === 'GPU_FALLBACK');
+  }
   function computeProblems() {
     const kinds = problemKinds();
     problems = [];
     D.graphs.forEach((gr, g) => {
       const list = [];
-      gr.nodes.forEach((n, i) => { if (kinds.indexOf(verdictOf(n)) >= 0) list.push(i); });
+      gr.nodes.forEach((n, i) => { if (isProblem(n, kinds)) list.push(i); });
       const y = (i) => { const n = gr.nodes[i]; return gr.regions[n.r].items[n.b][3]; };
       list.sort((a, b) => gr.nodes[a].r - gr.nodes[b].r || y(a) - y(b) || a - b);
       list.forEach((i) => problems.push([g, i]));
@@ -284,7 +348,7 @@
     k = (k + step + problems.length) % problems.length;
     reveal(problems[k][0], problems[k][1], true, 'verdict');
   }
-  problemSel.addEventListener('change', computeProblems);
+  problemSel.addEventListener('change', () => { computeProblems(); renderRegionBar(true); });
   $('problems').addEventListener('click', (ev) => {
     const b = ev.target.closest('button');
     if (b) gotoProblem(b.dataset.act === 'next-problem' ? 1 : -1);
@@ -538,18 +602,26 @@
     return (regionOps[g] = counts.map((c, r) => [c, Object.keys(ops[r]).sort((a, b) => ops[r][b] - ops[r][a] || (a < b ? -1 : 1))
       .slice(0, 3).join(', ')]));
   }
-  function regionVerdicts(g) {
+  // Per region: verdict counts (by severity), nodes on the DLA and off it (a DLA target), problems of `kinds`.
+  function regionVerdicts(g, kinds) {
     const gr = D.graphs[g];
-    const c = gr.regions.map(() => BY_SEVERITY.map(() => 0));
-    gr.nodes.forEach((n) => { c[n.r][SEVERITY[verdictOf(n)]]++; });
+    const c = gr.regions.map(() => ({ v: BY_SEVERITY.map(() => 0), dla: 0, gpu: 0, probs: 0 }));
+    gr.nodes.forEach((n) => {
+      const x = c[n.r], place = DLA ? placeOf(n) : null;
+      x.v[SEVERITY[verdictOf(n)]]++;
+      if (place === 'DLA') x.dla++;
+      else if (place === 'GPU_FALLBACK') x.gpu++;
+      if (isProblem(n, kinds)) x.probs++;
+    });
     return c;
   }
-  function regionLabel(g, r, vc) {
+  function regionLabel(g, r, x) {
     const gr = D.graphs[g], [count, ops] = regionStats(g)[r];
-    const bad = vc.slice();
+    const bad = x.v.slice();
     bad[0] = 0;
     return 'Region ' + (r + 1) + ' of ' + gr.regions.length + ' \u00b7 ' + count + ' nodes \u00b7 ' +
-      (worstOf(bad) ? countsText(bad) : 'all supported') + (ops ? ' \u00b7 ' + ops : '');
+      (worstOf(bad) ? countsText(bad) : 'all supported') + (x.gpu ? ', ' + x.gpu + ' GPU fallback (DLA)' : '') +
+      (ops ? ' \u00b7 ' + ops : '');
   }
   function renderRegionBar(relabel) {
     const g = curGraph(), gr = D.graphs[g];
@@ -559,7 +631,7 @@
     if (bar.hidden) return;
     const fresh = regionSel.options.length !== gr.regions.length || regionSel.dataset.g !== String(g);
     if (fresh || relabel) {
-      const vc = regionVerdicts(g), kinds = problemKinds().map((v) => SEVERITY[v]);
+      const vc = regionVerdicts(g, problemKinds());
       if (fresh) {
         clear(regionSel);
         clear(overview);
@@ -574,9 +646,12 @@
         regionSel.options[r].textContent = label;
         // The overview: one cell per region, coloured by its worst verdict, with its problem count.
         const cell = overview.children[r];
-        const worst = BY_SEVERITY[worstOf(vc[r])];
-        const probs = kinds.reduce((a, k) => a + vc[r][k], 0);
+        const worst = BY_SEVERITY[worstOf(vc[r].v)];
+        const probs = vc[r].probs;
         cell.setAttribute('data-worst', worst);
+        // Where the region runs on a DLA target: drawn when the minimap is coloured by placement.
+        if (vc[r].gpu || vc[r].dla) cell.setAttribute('data-place', vc[r].gpu ? 'GPU_FALLBACK' : 'DLA');
+        else cell.removeAttribute('data-place');
         cell.textContent = probs ? String(probs) : '';
         cell.title = label;
       });
@@ -591,7 +666,21 @@
   });
 
   // ---- minimap: the region on screen, coloured by verdict, and the visible part ----
+  // On a DLA target it is coloured by placement (the select above it offers verdicts again):
+  // where the model leaves the DLA stands out, as problems do.
   const mini = $('minimap-canvas');
+  const miniColorSel = document.querySelector('select[name="minimap-color"]');
+  const PLACE_COLOR = { DLA: '#54aeff', GPU_FALLBACK: COLOR.FALLBACK, none: '#d0d7de' };
+  function miniMode() { return onDla() && miniColorSel.value === 'placement' ? 'placement' : 'verdict'; }
+  // The minimap's colour of node n and whether it is drawn last (at least 4 px), or null: the usual green.
+  function miniColor(n, mode) {
+    const v = verdictOf(n);
+    if (mode === 'verdict') return v === 'SUPPORTED' ? null : [COLOR[v], true];
+    if (v === 'UNSUPPORTED') return [COLOR[v], true];
+    const place = placeOf(n);
+    return place === 'GPU_FALLBACK' ? [PLACE_COLOR.GPU_FALLBACK, true] : [PLACE_COLOR[place === 'DLA' ? 'DLA' : 'none'], false];
+  }
+  miniColorSel.addEventListener('change', () => { syncDlaControls(); drawMinimap(true); });
   let miniCache = null;  // the drawing without the view rectangle: {img, k, ox, oy}
   function drawMinimap(rebuild) {
     const g = curGraph(), gr = D.graphs[g], reg = layoutOf(g, state.region);
@@ -604,16 +693,16 @@
       const ox = (W - reg.w * k) / 2, oy = (H - reg.h * k) / 2;
       c.fillStyle = '#fff';
       c.fillRect(0, 0, W, H);
-      // Problems last and at least 4 px, so a red node stays visible in a tall region.
-      const late = [];
+      // Problems (and GPU fallbacks) last and at least 4 px, so a red node stays visible in a tall region.
+      const late = [], mode = miniMode();
       for (const it of reg.items) {
-        const v = it[0] === ITEM_NODE ? verdictOf(gr.nodes[it[1]]) : null;
-        if (v && v !== 'SUPPORTED') { late.push([it, v]); continue; }
-        c.fillStyle = v ? '#8fd19e' : '#afb8c1';
+        const col = it[0] === ITEM_NODE ? miniColor(gr.nodes[it[1]], mode) : null;
+        if (col && col[1]) { late.push([it, col[0]]); continue; }
+        c.fillStyle = col ? col[0] : it[0] === ITEM_NODE ? '#8fd19e' : '#afb8c1';
         c.fillRect(ox + (it[2] - it[4] / 2) * k, oy + (it[3] - it[5] / 2) * k, Math.max(1, it[4] * k), Math.max(1, it[5] * k));
       }
-      for (const [it, v] of late) {
-        c.fillStyle = COLOR[v];
+      for (const [it, color] of late) {
+        c.fillStyle = color;
         const w = Math.max(4, it[4] * k), h = Math.max(4, it[5] * k);
         c.fillRect(ox + it[2] * k - w / 2, oy + it[3] * k - h / 2, w, h);
       }
@@ -1229,6 +1318,22 @@
   const fVerdict = document.querySelector('select[name="filter-verdict"]');
   const fOp = document.querySelector('select[name="filter-op"]');
   D.verdicts.forEach((v) => fVerdict.appendChild(el('option', { value: v }, VERDICT_LABEL[v])));
+  // On a DLA target: where the node runs ("place:DLA", "place:GPU_FALLBACK"), offered while the target is selected.
+  if (DLA) {
+    const group = el('optgroup', { label: 'On ' + TG.name });
+    group.appendChild(el('option', { value: 'place:DLA' }, 'runs on the DLA'));
+    group.appendChild(el('option', { value: 'place:GPU_FALLBACK' }, 'GPU fallback (DLA)'));
+    fVerdict.appendChild(group);
+  }
+  function syncDlaControls() {
+    if (!DLA) return;
+    const on = onDla();
+    fVerdict.querySelectorAll('option[value^="place:"]').forEach((o) => { o.disabled = !on; });
+    if (!on && fVerdict.value.startsWith('place:')) fVerdict.value = '';
+    $('minimap-head').hidden = !on;
+    $('minimap').setAttribute('data-color', miniMode());
+    $('minimap-legend').hidden = miniMode() !== 'placement';
+  }
   (() => {
     const ops = {};
     D.graphs.forEach((gr) => gr.nodes.forEach((n) => { ops[n.op] = (ops[n.op] || 0) + 1; }));
@@ -1250,7 +1355,7 @@
       for (let i = 0; i < gr.nodes.length; i++) {
         const n = gr.nodes[i];
         if (fo && n.op !== fo) continue;
-        if (fv && verdictOf(n) !== fv) continue;
+        if (fv && (fv.startsWith('place:') ? placeOf(n) !== fv.slice(6) : verdictOf(n) !== fv)) continue;
         let why = '';
         if (q && !(n.n.toLowerCase().indexOf(q) >= 0 || n.op.toLowerCase() === q)) {
           const t = n.o.find((x) => x >= 0 && tensorHit[x]) ?? n.i.find((x) => x >= 0 && tensorHit[x]);
@@ -1264,18 +1369,21 @@
     $('search-count').textContent = total > hits.length ? 'first ' + hits.length + ' of ' + total : total + ' node' + (total === 1 ? '' : 's');
     if (!hits.length) results.appendChild(el('li', { class: 'none' }, 'No node or tensor matches.'));
     hits.forEach(([g, i, why], j) => {
-      const n = D.graphs[g].nodes[i], v = verdictOf(n);
-      const li = el('li', { 'data-target': nodeId(g, i), 'data-verdict': v, class: 'v-' + v, title: n.op + ' ' + n.n + ' \u00b7 ' + VERDICT_LABEL[v] });
+      const n = D.graphs[g].nodes[i], v = verdictOf(n), place = placeOf(n);
+      const li = el('li', { 'data-target': nodeId(g, i), 'data-verdict': v, class: 'v-' + v, title: n.op + ' ' + n.n + ' \u00b7 ' + VERDICT_LABEL[v] +
+        (place ? ' \u00b7 ' + DLA_LABEL[place] : '') });
+      if (place) li.setAttribute('data-dla', place);
       li.appendChild(el('span', { class: 'dot' }));
       li.appendChild(el('b', null, n.op));
       li.appendChild(document.createTextNode(' ' + clipMid(n.n || '#' + n.ix, 44)));
       if (j === 0) li.classList.add('active');
-      li.appendChild(el('span', { class: 'where' }, [why, g ? graphLabel(g) : ''].filter(Boolean).join(' \u00b7 ')));
+      li.appendChild(el('span', { class: 'where' }, [why, place === 'GPU_FALLBACK' ? 'GPU fallback' : '', g ? graphLabel(g) : '']
+        .filter(Boolean).join(' \u00b7 ')));
       li.addEventListener('mousedown', (ev) => {
         // Out of the drawer's way once a node is picked; focusing the box brings the list back.
         ev.preventDefault();
         closeSearch();
-        reveal(g, i, true, v === 'SUPPORTED' ? undefined : 'verdict');
+        reveal(g, i, true, v === 'SUPPORTED' && place !== 'GPU_FALLBACK' ? undefined : 'verdict');
       });
       results.appendChild(li);
     });
@@ -1423,6 +1531,7 @@
   // ---- start -------------------------------------------------------------
   curDetail = detailsFor(runtimeIndex(state.rel, state.prec));
   computeRollup();
+  syncDlaControls();
   $('fold-toggle').hidden = !D.graphs.some((gr) => gr.regions_folded);
   renderSummary();
   renderPartition();

@@ -161,6 +161,7 @@ struct ReportBuilder::Impl {
   // node_detail[flat * runtimes + k]: detail id, -1 when runtime k was never added.
   std::vector<int> node_detail;
   std::vector<std::vector<int>> notes;  // per runtime: note string ids
+  std::vector<Json> dla_summary;        // per runtime: the DLA placement's summary (null: none)
   std::vector<char> target_added;       // per release: a runtime narrowed to the target was added
   Json partition;                       // null until set_partition
 
@@ -176,6 +177,7 @@ struct ReportBuilder::Impl {
     }
     node_detail.assign(node_total * runtimes, -1);
     notes.resize(runtimes);
+    dla_summary.resize(runtimes);
     target_added.assign(releases.size(), 0);
   }
 
@@ -257,6 +259,18 @@ struct ReportBuilder::Impl {
     }
     notes[k].clear();
     for (const std::string& n : ann.notes) notes[k].push_back(strings.id(n));
+    // The summary line of the placement, with check --format json's names and values (docs/check-json.md).
+    dla_summary[k] = nullptr;
+    if (const DlaPlacement* d = ann.dla.get())
+      dla_summary[k] = {{"release", d->release},
+                        {"dla_nodes", d->dla_nodes},
+                        {"gpu_fallback_nodes", d->gpu_nodes},
+                        {"unsupported_nodes", d->unsupported_nodes},
+                        {"dla_macs", d->dla_macs},
+                        {"total_macs", d->total_macs},
+                        {"transitions", d->transitions},
+                        {"loadables", d->loadables},
+                        {"max_loadables", d->max_loadables}};
   }
 
   // Tensors a subgraph (or its own subgraphs) reads from enclosing graphs:
@@ -713,6 +727,7 @@ Json ReportBuilder::Impl::json_out() {
   for (const auto& r : reasons) jreasons.push_back(Json::array({r[0], r[1], r[2]}));
   out["reasons"] = jreasons;
   out["notes"] = notes;
+  if (options.target && options.target->dla) out["dla"] = dla_summary;  // only on a DLA target: a plain page is unchanged
   out["partition"] = partition;
   out["engine"] = options.engine ? engine_json() : Json();
   out["kb"] = op_table();

@@ -10,6 +10,7 @@ overlay.onnx: the model of tests/fixtures/engine/overlay (its node names match
 that engine's layers), for the engine overlay (report --engine).
 problems.onnx: unsupported nodes spread over regions, foldable constants and an If whose
 body is worse than itself: minimap, next problem, folding, roll-up, export.
+dla_chain.onnx, dla_dynamic.onnx: a DLA placement with several loadables, and one without known MACs.
 anchors.onnx: unsupported nodes with a hostile name, without a name and in an If body, for
 the #node= anchor and the dashboard's links to it.
 """
@@ -211,6 +212,48 @@ def dla_model():
     return model
 
 
+def dla_chain():
+    """For the DLA summary: 3x3 Convs the DLA runs between 33x33 ones it does not (kernel 1-32), then a
+    GlobalAveragePool TensorRT 8.5 runs on the GPU: three DLA loadables and five DLA<->GPU transitions."""
+    x = helper.make_tensor_value_info("input", TensorProto.FLOAT, [1, 3, 80, 80])
+    y = helper.make_tensor_value_info("output", TensorProto.FLOAT, [1, 4, 1, 1])
+    inits = [numpy_helper.from_array(np.ones((4, 3, 3, 3), np.float32), "c1.weight")]
+    for name, k in (("big1", 33), ("c2", 3), ("big2", 33), ("c3", 3)):
+        inits.append(numpy_helper.from_array(np.ones((4, 4, k, k), np.float32), name + ".weight"))
+    nodes = [
+        helper.make_node("Conv", ["input", "c1.weight"], ["c1_out"], name="c1", kernel_shape=[3, 3]),
+        helper.make_node("Relu", ["c1_out"], ["r1_out"], name="r1"),
+        helper.make_node("Conv", ["r1_out", "big1.weight"], ["big1_out"], name="big1", kernel_shape=[33, 33]),
+        helper.make_node("Conv", ["big1_out", "c2.weight"], ["c2_out"], name="c2", kernel_shape=[3, 3]),
+        helper.make_node("Conv", ["c2_out", "big2.weight"], ["big2_out"], name="big2", kernel_shape=[33, 33]),
+        helper.make_node("Conv", ["big2_out", "c3.weight"], ["c3_out"], name="c3", kernel_shape=[3, 3]),
+        helper.make_node("GlobalAveragePool", ["c3_out"], ["output"], name="gap"),
+    ]
+    graph = helper.make_graph(nodes, "dla_chain", [x], [y], inits)
+    model = helper.make_model(graph, producer_name="trtlens-browser-tests",
+                              opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 7
+    onnx.checker.check_model(model)
+    return model
+
+
+def dla_dynamic():
+    """For the DLA summary without MACs: a Conv on an input of unknown size (its MACs cannot be counted)."""
+    x = helper.make_tensor_value_info("input", TensorProto.FLOAT, [1, 3, "H", "W"])
+    y = helper.make_tensor_value_info("output", TensorProto.FLOAT, [1, 4, "H2", "W2"])
+    inits = [numpy_helper.from_array(np.ones((4, 3, 3, 3), np.float32), "w")]
+    nodes = [
+        helper.make_node("Conv", ["input", "w"], ["conv_out"], name="conv", kernel_shape=[3, 3]),
+        helper.make_node("Relu", ["conv_out"], ["output"], name="relu"),
+    ]
+    graph = helper.make_graph(nodes, "dla_dynamic", [x], [y], inits)
+    model = helper.make_model(graph, producer_name="trtlens-browser-tests",
+                              opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 7
+    onnx.checker.check_model(model)
+    return model
+
+
 def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
@@ -220,6 +263,8 @@ def main():
     onnx.save(overlay_model(), os.path.join(out, "overlay.onnx"))
     onnx.save(problems(), os.path.join(out, "problems.onnx"))
     onnx.save(dla_model(), os.path.join(out, "dla.onnx"))
+    onnx.save(dla_chain(), os.path.join(out, "dla_chain.onnx"))
+    onnx.save(dla_dynamic(), os.path.join(out, "dla_dynamic.onnx"))
     onnx.save(anchors(), os.path.join(out, "anchors.onnx"))
 
 
