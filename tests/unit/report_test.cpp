@@ -527,6 +527,43 @@ TEST(ReportData, InitialRuntimeFollowsOptions) {
   EXPECT_EQ(d["initial"], json::array({0, static_cast<int>(Precision::INT8)}));
 }
 
+// On a DLA target the page carries, per runtime, the placement's summary with check --format json's names
+// (the page shows them and computes none); a plain page, or a GPU target's, has no `dla`.
+TEST(ReportData, CarriesTheDlaSummaryOfEachTargetRuntime) {
+  Model m = small_model();
+  auto rels = two_releases();
+  Target t;
+  t.name = "orin-dla";
+  t.dla = true;
+  ReportOptions o;
+  o.target = &t;
+  std::vector<const Release*> ptrs{&rels[0], &rels[1]};
+  ReportBuilder b(m, ptrs, o);
+  b.add(1, Precision::FP16, annotations_for(m, 1, Precision::FP16));  // a plain runtime: no placement
+  Annotations a = annotations_for(m, 1, Precision::FP16);
+  a.target = &t;
+  auto d = std::make_shared<DlaPlacement>();
+  d->release = "10.0";
+  d->dla_nodes = 1, d->gpu_nodes = 1, d->unsupported_nodes = 0;
+  d->dla_macs = 864, d->total_macs = 1000;
+  d->transitions = 1, d->loadables = 1, d->max_loadables = 16;
+  a.dla = d;
+  b.add(1, Precision::FP16, a);
+  json page = json::parse(b.json());
+  size_t runtimes = 2 * kAllPrecisions.size();
+  ASSERT_EQ(page["dla"].size(), 2 * runtimes);
+  size_t k = runtimes + static_cast<size_t>(Precision::FP16) * 2 + 1;
+  EXPECT_EQ(page["dla"][k], json({{"release", "10.0"}, {"dla_nodes", 1}, {"gpu_fallback_nodes", 1}, {"unsupported_nodes", 0},
+                                  {"dla_macs", 864}, {"total_macs", 1000}, {"transitions", 1}, {"loadables", 1},
+                                  {"max_loadables", 16}}));
+  EXPECT_TRUE(page["dla"][k - runtimes].is_null()) << "the plain runtime has no placement";
+  EXPECT_TRUE(page["dla"][k - 1].is_null()) << "a runtime never added";
+  EXPECT_FALSE(build(m, rels).contains("dla")) << "a plain page is unchanged";
+  t.dla = false;  // a GPU target
+  ReportBuilder gpu(m, ptrs, o);
+  EXPECT_FALSE(json::parse(gpu.json()).contains("dla"));
+}
+
 TEST(ReportPage, ModelStringsCannotCloseTheDataScript) {
   Model m = small_model();
   auto rels = two_releases();
