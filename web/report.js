@@ -286,7 +286,12 @@
       gpu.setAttribute('role', 'button');
       gpu.tabIndex = 0;
       gpu.title = 'Go to the first node that falls back to the GPU (then n / p)';
-      const go = () => { problemSel.value = 'GPU_FALLBACK'; computeProblems(); renderRegionBar(true); gotoProblem(1); };
+      const go = () => {
+        problemSel.value = 'GPU_FALLBACK';
+        computeProblems();
+        renderRegionBar(true);
+        if (problems.length) reveal(problems[0][0], problems[0][1], true, 'verdict');
+      };
       gpu.addEventListener('click', go);
       gpu.addEventListener('keydown', (ev) => { if (ev.key === 'Enter') go(); });
     }

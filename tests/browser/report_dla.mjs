@@ -150,8 +150,9 @@ test('next / previous problem reach the nodes that fall back to the GPU', async 
   eq(await page.textContent('#problem-pos'), 'no problems', 'target none');
   await page.selectOption('select[name="target"]', 'orin-dla');
   await setRuntime(page, '8.5', 'fp16');
-  // The summary's GPU-fallback count is a way in.
-  await page.click('#drawer-close');
+  // The summary's GPU-fallback count is a way in: the first of them, whichever node is open.
+  await page.keyboard.press('Escape');
+  await page.click(`[data-node="${gap}"]`);
   await page.click('#dla-summary [data-field="gpu_fallback_nodes"]');
   eq(await selected(page), big1, 'the summary\'s GPU fallbacks open the first');
   eq(await page.inputValue('select[name="problem-kind"]'), 'GPU_FALLBACK', 'and select that kind');
