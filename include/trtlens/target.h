@@ -3,7 +3,8 @@
 // per target family, one DLA file per release, the importer's op -> layer map), each
 // row citing its source; docs/targets.md describes the format. A target narrows a
 // verdict (no FP8 kernels on an A100: FALLBACK), limits the releases (a Jetson runs
-// what its JetPack ships), and for a DLA core places every node on the DLA or the GPU.
+// what its JetPack ships, and the later releases a runs row names), and for a DLA core
+// places every node on the DLA or the GPU.
 #pragma once
 #include <cstdint>
 #include <deque>
@@ -22,8 +23,8 @@ namespace trtlens {
 // One row of a target family file that holds for a range of releases.
 struct TargetRow {
   std::string value;     // precisions: "FP32,FP16,INT8"; ships: the release ("8.5")
-  std::string releases;  // "8.5", "8.5..10.16", "10.8..", or "-" (every release)
-  std::string note;      // "JetPack 5.1 - 5.1.4 (L4T 35.2 - 35.6)", "no FP8"
+  std::string releases;  // "8.5", "8.5..10.16", "10.8..", or "-" (every release); never empty ("11.5..11.4")
+  std::string note;      // "JetPack 5.1 - 5.1.4, L4T 35.2 - 35.6", "JetPack 7.2.2 or later, ...", "no FP8"
   std::string source;    // the page (and table row) it was read from
   bool covers(const Release& r) const;  // r lies in `releases`
 };
@@ -36,11 +37,13 @@ struct Target {
   bool dla = false;    // the DLA core of the SoC (GPU fallback on its GPU)
   std::string source;
   std::vector<TargetRow> precisions;  // kernels' precisions, per range of releases
-  std::vector<TargetRow> runs;        // ranges of releases whose support matrix lists the cc
-  std::vector<TargetRow> ships;       // a Jetson: each release its JetPack ships (and then only those)
+  // Ranges of releases whose support matrix lists the cc; on a Jetson, the releases it runs beyond those its
+  // JetPack ships (Orin and Thor: 11.4.., TensorRT's SBSA build on JetPack 7.2.2 or later).
+  std::vector<TargetRow> runs;
+  std::vector<TargetRow> ships;       // a Jetson: each release its JetPack ships
   // The precisions row covering `r`; nullptr when none states it (nothing narrowed).
   const TargetRow* precisions_at(const Release& r) const;
-  // True when the target runs release `r` (ships rows when present, else runs rows).
+  // True when a ships row names `r` or a runs row's range holds it.
   bool runs_release(const Release& r) const;
   // "orin (NVIDIA Jetson AGX Orin, sm_87)".
   std::string label() const;
@@ -84,11 +87,13 @@ class TargetCatalog {
   // ("unknown target 'x'; known: a10, a100, ...") otherwise.
   const Target& resolve(std::string_view text) const;
   // Throws UsageError when `t` does not run `r` ("TensorRT 11.1 does not run on orin (...):
-  // it runs 8.4 (JetPack 5.0.2), ..."), or when `t` is a DLA core and no DLA facts for
-  // `r` exist ("no DLA facts for TensorRT 8.4; data/targets/dla has 8.5, 8.6, 10.3").
+  // it runs TensorRT 8.4 (JetPack 5.0.2, ...), ..., 11.4.. (JetPack 7.2.2 or later, ...)"), or when
+  // `t` is a DLA core and no DLA facts for `r` exist ("no DLA facts for TensorRT 11.5 (target
+  // orin-dla): data/targets/dla has 8.2, ..., 11.4").
   void check_release(const Target& t, const Release& r) const;
-  // The newest release of `kb` that `t` runs (a Jetson's newest JetPack, with DLA facts
-  // for a DLA core); nullptr when none.
+  // The release a target takes without --trt: the newest of `kb` that a ships row names (a
+  // Jetson's newest JetPack: 10.3 on Orin, though it also runs 11.4..), else the newest a runs
+  // row holds; with DLA facts for a DLA core. nullptr when none.
   const Release* newest_release(const Target& t, const KnowledgeBase& kb) const;
   const DlaRules* dla_rules(std::string_view release) const;  // nullptr when none
   const std::vector<LayerMapping>& layers() const { return layers_; }

@@ -35,6 +35,14 @@ bool valid_range(std::string_view range) {
          !(lo.empty() && hi.empty());
 }
 
+// A well-formed range that holds no release ("11.5..11.4"): a typo that would silently drop the row.
+bool empty_range(std::string_view range) {
+  size_t dots = range.find("..");
+  if (dots == std::string_view::npos) return false;
+  std::string_view lo = range.substr(0, dots), hi = range.substr(dots + 2);
+  return !lo.empty() && !hi.empty() && version_of(hi) < version_of(lo);
+}
+
 std::string lower(std::string_view s) {
   std::string out(s);
   for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -100,6 +108,8 @@ void parse_family(std::string_view path, std::string_view text, std::vector<Targ
       continue;
     }
     if (!valid_range(f[3])) throw bad(fmt::format("release range '{}' is not R, A..B, A.. or -", f[3]));
+    if (empty_range(f[3]))
+      throw bad(fmt::format("release range '{}' holds no release (its end is before its start)", f[3]));
     if (version_of(f[1]).first < 0) throw bad(fmt::format("compute capability '{}' is not MAJOR.MINOR", f[1]));
     TargetRow row{std::string(f[2]), std::string(f[3]), std::string(f[4]), std::string(f[5])};
     if (kind == "precisions") {
@@ -222,8 +232,8 @@ const TargetRow* Target::precisions_at(const Release& r) const {
 }
 
 bool Target::runs_release(const Release& r) const {
-  const auto& rows = ships.empty() ? runs : ships;
-  return std::any_of(rows.begin(), rows.end(), [&](const TargetRow& row) { return row.covers(r); });
+  auto covers = [&](const TargetRow& row) { return row.covers(r); };
+  return std::any_of(ships.begin(), ships.end(), covers) || std::any_of(runs.begin(), runs.end(), covers);
 }
 
 std::string Target::label() const {
@@ -298,12 +308,15 @@ const Target& TargetCatalog::resolve(std::string_view text) const {
 
 void TargetCatalog::check_release(const Target& t, const Release& r) const {
   if (!t.runs_release(r)) {
+    // A Jetson names each release with its JetPack (ships rows), then each range it runs beyond them with how
+    // (runs rows: "11.4.. (JetPack 7.2.2 or later, ...)"); a GPU names its ranges only.
     std::string runs;
-    if (!t.ships.empty()) {
-      for (const auto& row : t.ships) runs += fmt::format("{}{} ({})", runs.empty() ? "" : ", ", row.value, row.note);
-    } else {
-      for (const auto& row : t.runs) runs += fmt::format("{}{}", runs.empty() ? "" : ", ", row.releases);
-    }
+    auto add = [&runs](std::string_view what, std::string_view note) {
+      runs += fmt::format("{}{}", runs.empty() ? "" : ", ", what);
+      if (!note.empty()) runs += fmt::format(" ({})", note);
+    };
+    for (const auto& row : t.ships) add(row.value, row.note);
+    for (const auto& row : t.runs) add(row.releases, t.ships.empty() ? "" : row.note);
     throw UsageError(fmt::format("TensorRT {} does not run on {}: it runs TensorRT {} (data/targets/{}.tsv)", r.name,
                                  t.label(), runs, t.family));
   }
@@ -316,10 +329,18 @@ void TargetCatalog::check_release(const Target& t, const Release& r) const {
 }
 
 const Release* TargetCatalog::newest_release(const Target& t, const KnowledgeBase& kb) const {
-  const auto& rs = kb.releases();
-  for (auto it = rs.rbegin(); it != rs.rend(); ++it)
-    if (t.runs_release(*it) && (!t.dla || dla_rules(it->name))) return &*it;
-  return nullptr;
+  // A Jetson defaults to the newest release its JetPack ships: a board runs the TensorRT of the JetPack it was
+  // flashed with, and a later SBSA build (a runs row) needs a newer JetPack, so it is asked for with --trt.
+  auto newest_of = [&](const std::vector<TargetRow>& rows) -> const Release* {
+    const auto& rs = kb.releases();
+    for (auto it = rs.rbegin(); it != rs.rend(); ++it)
+      if (std::any_of(rows.begin(), rows.end(), [&](const TargetRow& row) { return row.covers(*it); }) &&
+          (!t.dla || dla_rules(it->name)))
+        return &*it;
+    return nullptr;
+  };
+  const Release* shipped = newest_of(t.ships);
+  return shipped ? shipped : newest_of(t.runs);
 }
 
 const DlaRules* TargetCatalog::dla_rules(std::string_view release) const {

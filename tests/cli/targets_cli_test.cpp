@@ -36,6 +36,65 @@ TEST(TargetCli, AReleaseTheJetsonDoesNotShipIsAUsageError) {
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
 }
 
+// TensorRT 11.4.1 supports JetPack 7.2.2 or later on AGX Orin and Thor (its SBSA build): a runs row beside the ships
+// rows. 11.0 - 11.3 run on no Jetson: the usage error names the releases the JetPacks ship and the 11.4.. range.
+TEST(TargetCli, OrinAndThorRunTheSbsaBuildFrom114) {
+  std::string model = conv_model("target_cli_114");
+  for (const char* target : {"orin", "thor"}) {
+    RunResult r = run_trtlens({"check", model, "--trt", "11.4", "--target", target, "--format", "json"});
+    ASSERT_EQ(r.exit_code, 0) << target << r.err;
+    json doc = json::parse(r.out);
+    EXPECT_EQ(doc["runtime"]["release"], "11.4");
+    EXPECT_EQ(doc["runtime"]["target"]["name"], target);
+  }
+  RunResult r = run_trtlens({"check", model, "--trt", "11.3", "--target", "orin"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("TensorRT 11.3 does not run on orin"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("10.3 (JetPack 6.1"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("11.4.. (JetPack 7.2.2 or later, TensorRT's SBSA build (11.4.1+)"), std::string::npos) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_EQ(r.out, "");
+}
+
+// An FP16 3x3 Conv, then an FP16 33x33 one (kernel 1..32): 11.4's DLA builds are strongly typed, so the model's own
+// types, not --precision, decide what reaches the DLA.
+std::string dla_split_fp16_model(const std::string& name) {
+  ModelBuilder mb(13);
+  auto g = mb.graph();
+  g.input("x", kFloat16, {1, 3, 40, 40});
+  g.init_half("ws", {4, 3, 3, 3});
+  g.init_half("wl", {4, 4, 33, 33});
+  g.node("Conv", {"x", "ws"}, {"a"}, "conv_small");
+  g.node("Conv", {"a", "wl"}, {"y"}, "conv_large");
+  g.output("y", kFloat16, {1, 4, 6, 6});
+  return mb.save(temp_dir(name) + "/m.onnx");
+}
+
+TEST(TargetCli, OrinDlaAt114PlacesByThe114Rules) {
+  std::string model = dla_split_fp16_model("target_cli_dla114");
+  RunResult r = run_trtlens(
+      {"check", model, "--trt", "11.4", "--precision", "fp16", "--target", "orin-dla", "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json doc = json::parse(r.out), dla = doc["dla"];
+  EXPECT_EQ(doc["runtime"]["release"], "11.4");
+  EXPECT_EQ(dla["dla_nodes"], 1);
+  EXPECT_EQ(dla["gpu_fallback_nodes"], 1);
+  std::map<std::string, json> outcome;
+  for (const auto& n : doc["nodes"]) outcome[n["name"]] = dla["outcomes"][n["dla"]["outcome"].get<size_t>()];
+  EXPECT_EQ(outcome["conv_small"]["verdict"], "DLA");
+  EXPECT_EQ(outcome["conv_large"]["verdict"], "GPU_FALLBACK");
+  EXPECT_NE(outcome["conv_large"]["reason"].get<std::string>().find("kernel size 33 > 32"), std::string::npos);
+  std::string source = dla["sources"][outcome["conv_large"]["source"].get<size_t>()];
+  EXPECT_NE(source.find("dla-layer-restrictions.html (Table 12: Convolution, kernel [1,32]"), std::string::npos)
+      << source;
+  RunResult text = run_trtlens({"check", model, "--trt", "11.4", "--precision", "fp16", "--target", "orin-dla"});
+  EXPECT_NE(text.out.find("DLA (TensorRT 11.4 DLA rules): 1 of 2 nodes"), std::string::npos) << text.out;
+  // 11.5 runs on Orin's GPU, but no DLA facts describe it.
+  RunResult r115 = run_trtlens({"check", model, "--trt", "11.5", "--precision", "fp16", "--target", "orin-dla"});
+  EXPECT_EQ(r115.exit_code, 2);
+  EXPECT_NE(r115.err.find("no DLA facts for TensorRT 11.5 (target orin-dla)"), std::string::npos) << r115.err;
+}
+
 // The releases Xavier's JetPacks ship (4.6.1: 8.2; 5.0.2: 8.4) place nodes on its DLA; TensorRT 11.0 - 11.3 have no
 // DLA and ship with no JetPack, so a DLA core at 11.x is a usage error naming the releases it runs.
 TEST(TargetCli, XavierDlaRuns82And84AndOrinDlaRefuses11) {
@@ -66,6 +125,13 @@ TEST(TargetCli, WithoutTrtATargetTakesTheNewestReleaseItRuns) {
   EXPECT_EQ(doc["runtime"]["target"]["name"], "orin");
   EXPECT_EQ(doc["runtime"]["target"]["compute_capability"], "8.7");
   EXPECT_FALSE(doc.contains("dla"));
+  // A Jetson takes the newest release its JetPack ships, though it runs 11.4.. as well.
+  for (auto [target, release] : {std::pair{"orin-dla", "10.3"}, std::pair{"thor", "10.13"}}) {
+    RunResult t = run_trtlens({"check", conv_model("target_cli_default_jetson"), "--target", target, "--precision",
+                               "fp16", "--format", "json"});
+    ASSERT_EQ(t.exit_code, 0) << target << t.err;
+    EXPECT_EQ(json::parse(t.out)["runtime"]["release"], release) << target;
+  }
 }
 
 TEST(TargetCli, Fp8OnAnA100IsFallbackWithTheReason) {

@@ -49,6 +49,21 @@ GraphBuilder& GraphBuilder::init_float(const std::string& name, std::vector<int6
   return *this;
 }
 
+GraphBuilder& GraphBuilder::init_half(const std::string& name, std::vector<int64_t> dims) {
+  auto* t = g_->add_initializer();
+  t->set_name(name);
+  t->set_data_type(kFloat16);
+  int64_t n = 1;
+  for (int64_t d : dims) {
+    t->add_dims(d);
+    n *= d;
+  }
+  std::string raw;
+  for (int64_t i = 0; i < n; ++i) raw += std::string("\x66\x2e", 2);  // 0x2E66: 0.1 in IEEE half, little endian
+  t->set_raw_data(raw);
+  return *this;
+}
+
 GraphBuilder& GraphBuilder::init_int64(const std::string& name, std::vector<int64_t> dims, std::vector<int64_t> values) {
   auto* t = g_->add_initializer();
   t->set_name(name);

@@ -29,6 +29,8 @@ class GraphBuilder {
   // of zero bytes of raw data (for size tests).
   GraphBuilder& init_float(const std::string& name, std::vector<int64_t> dims, std::vector<float> values);
   GraphBuilder& init_int64(const std::string& name, std::vector<int64_t> dims, std::vector<int64_t> values);
+  // An FLOAT16 initializer of shape `dims`, every element 0.1 (raw_data): the weights of an FP16 model.
+  GraphBuilder& init_half(const std::string& name, std::vector<int64_t> dims);
   GraphBuilder& init_external(const std::string& name, std::vector<int64_t> dims, const std::string& location,
                               int64_t offset, int64_t length);
   // Adds a node; returns it for attributes.

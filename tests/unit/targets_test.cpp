@@ -57,7 +57,7 @@ TEST(TargetCatalog, EveryRowCitesASource) {
     for (const auto* rows : {&t.precisions, &t.runs, &t.ships})
       for (const TargetRow& r : *rows) EXPECT_EQ(r.source.rfind("http", 0), 0u) << t.name << " " << r.value;
   }
-  for (const char* r : {"8.2", "8.4", "8.5", "8.6", "10.3"}) {
+  for (const char* r : {"8.2", "8.4", "8.5", "8.6", "10.3", "11.4"}) {
     const DlaRules* rules = catalog().dla_rules(r);
     ASSERT_NE(rules, nullptr) << r;
     for (const DlaCheck& c : rules->checks) {
@@ -72,14 +72,69 @@ TEST(TargetCatalog, EveryRowCitesASource) {
   for (const LayerMapping& l : catalog().layers()) EXPECT_NE(l.where.find("GA "), std::string::npos) << l.op;
 }
 
+// 11.4 has no header in the mirror and no 11.4.1 copy of the restrictions page in the search corpus: each row is the
+// "latest" page's (its General Restrictions or Table 12, quoted down to Parametric ReLU) or dla/10.3.tsv's, carried and
+// marked not confirmed. A header line it cites is release/11.1's (the newest in the mirror), never given as 11.4's.
+TEST(TargetCatalog, Dla114RowsArePagesOrCarriedAndMarked) {
+  const DlaRules* rules = catalog().dla_rules("11.4");
+  ASSERT_NE(rules, nullptr);
+  const std::string latest = "latest/inference-library/dla-layer-restrictions.html (";
+  int from_page = 0, carried = 0;
+  for (const DlaCheck& c : rules->checks) {
+    bool page = c.source.find(latest + "General Restrictions") != std::string::npos ||
+                c.source.find(latest + "Table 12") != std::string::npos;
+    bool marked = c.source.find("carried from dla/10.3.tsv") != std::string::npos &&
+                  c.source.find("not confirmed for 11.4") != std::string::npos;
+    EXPECT_NE(page, marked) << c.layer << " " << c.check << ": " << c.source;
+    from_page += page;
+    carried += marked;
+    EXPECT_EQ(c.source.find("release/11.4:"), std::string::npos) << c.source;
+    EXPECT_EQ(c.source.find("release/10.3:"), std::string::npos) << c.source;
+  }
+  EXPECT_GT(from_page, 0);
+  EXPECT_GT(carried, 0);
+}
+
+// Row by row, 11.4 restricts what 10.3 does, but for the ElementWise operations Table 12 adds (Div, Pow).
+TEST(TargetCatalog, Dla114DiffersFrom103OnlyInElementWiseDivAndPow) {
+  const DlaRules* old_rules = catalog().dla_rules("10.3");
+  const DlaRules* new_rules = catalog().dla_rules("11.4");
+  ASSERT_NE(old_rules, nullptr);
+  ASSERT_NE(new_rules, nullptr);
+  ASSERT_EQ(old_rules->checks.size(), new_rules->checks.size());
+  for (size_t i = 0; i < old_rules->checks.size(); ++i) {
+    const DlaCheck &o = old_rules->checks[i], &n = new_rules->checks[i];
+    EXPECT_EQ(std::tie(o.layer, o.check, o.devices), std::tie(n.layer, n.check, n.devices)) << i;
+    if (n.layer == "elementwise" && n.check == "modes")
+      EXPECT_EQ(n.args, o.args.substr(0, o.args.find("|equal")) + "|div|pow" + o.args.substr(o.args.find("|equal")));
+    else
+      EXPECT_EQ(o.args, n.args) << n.layer << " " << n.check;
+  }
+}
+
 TEST(TargetCatalog, AJetsonRunsWhatItsJetPackShips) {
   const Target& orin = catalog().resolve("orin");
   std::string e = usage_error([&] { catalog().check_release(orin, kb().resolve("11.1")); });
   EXPECT_NE(e.find("TensorRT 11.1 does not run on orin"), std::string::npos) << e;
-  for (const char* r : {"8.4", "8.5 (JetPack 5.1", "8.6 (JetPack 6.0", "10.3 (JetPack 6.1"})
+  for (const char* r : {"8.4", "8.5 (JetPack 5.1", "8.6 (JetPack 6.0", "10.3 (JetPack 6.1",
+                        "11.4.. (JetPack 7.2.2 or later, TensorRT's SBSA build (11.4.1+)"})
     EXPECT_NE(e.find(r), std::string::npos) << r << " in " << e;
   EXPECT_NO_THROW(catalog().check_release(orin, kb().resolve("8.5")));
+  // Beyond its JetPacks a Jetson runs what a runs row holds: 11.4.1's SBSA build on JetPack 7.2.2+, Orin and Thor.
+  for (const char* target : {"orin", "thor"})
+    for (const char* r : {"11.4", "11.5"})
+      EXPECT_NO_THROW(catalog().check_release(catalog().resolve(target), kb().resolve(r))) << target << " " << r;
+  EXPECT_NE(usage_error([&] { catalog().check_release(orin, kb().resolve("11.3")); }).find("11.4.. (JetPack 7.2.2"),
+            std::string::npos);
+  // Without --trt a Jetson still takes the newest release its JetPack ships, not the newest it runs.
   EXPECT_EQ(catalog().newest_release(orin, kb())->name, "10.3");
+  EXPECT_EQ(catalog().newest_release(catalog().resolve("thor"), kb())->name, "10.13");
+  // A catalog whose Jetson has runs rows only takes the newest release they hold.
+  TargetCatalog runs_only = TargetCatalog::parse(
+      {{"data/targets/jetson-y.tsv", "kind\tname\tvalue\treleases\tnote\tsource\n"
+                                     "device\ty\t8.7\t-\tY\thttp://y\n"
+                                     "runs\t8.7\t-\t8.5..8.6\tJetPack Y\thttp://y\n"}});
+  EXPECT_EQ(runs_only.newest_release(runs_only.resolve("y"), kb())->name, "8.6");
   // The DLA core needs DLA facts of the release as well (a catalog with a DLA core and no dla/ file).
   TargetCatalog bare = TargetCatalog::parse(
       {{"data/targets/jetson-x.tsv", "kind\tname\tvalue\treleases\tnote\tsource\n"
@@ -97,7 +152,8 @@ TEST(TargetCatalog, AJetsonRunsWhatItsJetPackShips) {
 }
 
 // Every release a Xavier or Orin JetPack ships has DLA facts: 8.2 (JetPack 4.6.1, Xavier only), 8.4 (JetPack 5.0.2),
-// 8.5, 8.6 and 10.3 (Orin only). TensorRT 11.0 - 11.3 have no DLA and no JetPack: a usage error naming what runs.
+// 8.5, 8.6 and 10.3 (Orin only), and so has 11.4 (11.4.1 restores Orin's DLA). TensorRT 11.0 - 11.3 have no DLA and no
+// JetPack: a usage error naming what runs; 11.5 runs on Orin's GPU, but no DLA facts describe it.
 TEST(TargetCatalog, EveryReleaseAJetPackShipsHasDlaFacts) {
   const Target& xavier = catalog().resolve("xavier-dla");
   const Target& orin = catalog().resolve("orin-dla");
@@ -116,7 +172,16 @@ TEST(TargetCatalog, EveryReleaseAJetPackShipsHasDlaFacts) {
     std::string e = usage_error([&] { catalog().check_release(orin, kb().resolve(r)); });
     EXPECT_NE(e.find(std::string("TensorRT ") + r + " does not run on orin-dla"), std::string::npos) << e;
     EXPECT_NE(e.find("10.3 (JetPack 6.1"), std::string::npos) << e;
+    EXPECT_NE(e.find("11.4.. (JetPack 7.2.2"), std::string::npos) << e;
   }
+  EXPECT_NO_THROW(catalog().check_release(orin, kb().resolve("11.4")));
+  EXPECT_NE(usage_error([&] { catalog().check_release(orin, kb().resolve("11.5")); })
+                .find("no DLA facts for TensorRT 11.5 (target orin-dla): data/targets/dla has 8.2, 8.4, 8.5, 8.6, "
+                      "10.3, 11.4"),
+            std::string::npos);
+  EXPECT_NE(
+      usage_error([&] { catalog().check_release(xavier, kb().resolve("11.4")); }).find("does not run on xavier-dla"),
+      std::string::npos);
   for (const char* r : {"8.2", "8.4"}) EXPECT_NE(catalog().dla_rules(r), nullptr) << r;
 }
 
@@ -192,6 +257,19 @@ TEST(TargetCatalog, MalformedFilesNameTheFileAndLine) {
   EXPECT_NE(input_error({{"data/targets/dla/8.5.tsv", int4}})
                 .find("line 2: check 'mode_precision' takes MODE|MODE:PRECISION|PRECISION, got 'equal:INT4'"),
             std::string::npos);
+  // A Jetson's runs row (beside its ships rows) is read like any range: a malformed or empty one is one line.
+  std::string jetson = head + "device\tj1\t8.7\t-\tJ\thttp://x\n" + "ships\t8.7\t-\t10.3\tJetPack 6.1\thttp://x\n";
+  for (const char* range : {"11.x..", "11.4...", "..", "11.5..11.4"}) {
+    std::string row = std::string("runs\t8.7\t-\t") + range + "\tJP\thttp://x\n";
+    std::string e = input_error({{"data/targets/jetson-j.tsv", jetson + row}});
+    EXPECT_NE(e.find(std::string("data/targets/jetson-j.tsv: line 4: release range '") + range + "'"),
+              std::string::npos)
+        << e;
+    EXPECT_EQ(e.find('\n'), std::string::npos) << e;
+  }
+  EXPECT_NE(input_error({{"data/targets/jetson-j.tsv", jetson + "runs\t8.7\t-\t11.5..11.4\tJP\thttp://x\n"}})
+                .find("holds no release (its end is before its start)"),
+            std::string::npos);
   std::string twice = head + dev + dev + runs;
   EXPECT_NE(input_error({{"data/targets/x.tsv", twice}}).find("target x1 defined twice"), std::string::npos);
 }
@@ -249,8 +327,11 @@ TEST(TargetPrecision, MatrixKeepsOnlyTheReleasesATargetRuns) {
   std::vector<std::string> releases;
   for (const auto& c : mx.cells)
     if (releases.empty() || releases.back() != c.release->name) releases.push_back(c.release->name);
-  EXPECT_EQ(releases, (std::vector<std::string>{"8.4", "8.5", "8.6", "10.3"}));
-  EXPECT_EQ(mx.cells.size(), 4 * kAllPrecisions.size());
+  EXPECT_EQ(releases, (std::vector<std::string>{"8.4", "8.5", "8.6", "10.3", "11.4", "11.5"}));
+  EXPECT_EQ(mx.cells.size(), 6 * kAllPrecisions.size());
+  // The DLA core keeps the releases with DLA facts: 11.5 runs on Orin's GPU, undescribed on its DLA.
+  Matrix dla = compute_target_matrix(m, kb(), catalog().resolve("orin-dla"));
+  EXPECT_EQ(dla.cells.back().release->name, "11.4");
 }
 
 TEST(TargetPrecision, AnalyzeModelNarrowsOnlyThePinsThatNameATarget) {
@@ -311,6 +392,61 @@ TEST(DlaPlacement, ConvKernel33FallsBackAndKernel3RunsOnTheDla) {
   EXPECT_EQ(b.a.dla->loadables, 1);
   EXPECT_EQ(b.a.dla->dla_nodes, 1);
   EXPECT_EQ(b.a.dla->gpu_nodes, 1);
+}
+
+// TensorRT 11.4 (11.4.1 on JetPack 7.2.2+) judges by dla/11.4.tsv. Its DLA builds are strongly typed: an FP16 model's
+// Conv runs on the DLA, the same Conv of an FP32 model stays at FP32 on the GPU whatever --precision says.
+void conv_half(GraphBuilder& g, const std::string& in, const std::string& out, int64_t k) {
+  g.init_half(out + "_w", {4, 4, k, k});
+  attr_ints(g.node("Conv", {in, out + "_w"}, {out}, out), "pads", {k / 2, k / 2, k / 2, k / 2});
+}
+
+TEST(DlaPlacement, At114AnFp16ConvRunsOnTheDlaAndKernel33FallsBackByThe114Rules) {
+  Built b = on_dla(
+      "dla_114",
+      [](GraphBuilder& g) {
+        g.input("x", kFloat16, {1, 4, 40, 40});
+        conv_half(g, "x", "small", 3);
+        conv_half(g, "small", "big", 33);
+        g.output("big");
+      },
+      "11.4");
+  EXPECT_EQ(b.a.dla->release, "11.4");
+  EXPECT_EQ(b.node("small").verdict, DlaVerdict::DLA) << b.node("small").reason;
+  EXPECT_EQ(b.node("big").verdict, DlaVerdict::GPU_FALLBACK);
+  EXPECT_NE(b.node("big").reason.find("kernel size 33 > 32"), std::string::npos) << b.node("big").reason;
+  EXPECT_NE(b.node("big").source.find("dla-layer-restrictions.html (Table 12: Convolution, kernel [1,32]"),
+            std::string::npos)
+      << b.node("big").source;
+  Built fp32 = on_dla(
+      "dla_114_fp32",
+      [](GraphBuilder& g) {
+        g.input("x", kFloat, {1, 4, 40, 40});
+        conv(g, "x", "small", 3);
+        g.output("small");
+      },
+      "11.4");
+  EXPECT_EQ(fp32.node("small").verdict, DlaVerdict::GPU_FALLBACK);
+  EXPECT_NE(fp32.node("small").reason.find("DLA runs FP16|INT8 only: this node runs at FP32 (--precision fp16)"),
+            std::string::npos)
+      << fp32.node("small").reason;
+  EXPECT_NE(fp32.node("small").source.find("dla-strongly-typed-networks.html"), std::string::npos);
+}
+
+// Table 12 of the restrictions page lists ElementWise Div and Pow, which the 10.x DLA notes do not: 11.4 places a Div
+// on the DLA, 10.3 does not.
+TEST(DlaPlacement, DivRunsOnTheDlaFrom114) {
+  auto build = [](GraphBuilder& g) {
+    g.input("x", kFloat16, {1, 4, 8, 8});
+    g.input("z", kFloat16, {1, 4, 8, 8});
+    g.node("Div", {"x", "z"}, {"y"}, "div");
+    g.output("y");
+  };
+  Built b103 = on_dla("dla_div103", build, "10.3");
+  Built b114 = on_dla("dla_div114", build, "11.4");
+  EXPECT_EQ(b103.node("div").verdict, DlaVerdict::GPU_FALLBACK);
+  EXPECT_NE(b103.node("div").reason.find("div"), std::string::npos) << b103.node("div").reason;
+  EXPECT_EQ(b114.node("div").verdict, DlaVerdict::DLA) << b114.node("div").reason;
 }
 
 TEST(DlaPlacement, ADynamicBatchFallsBackNamingTheDimension) {
