@@ -258,8 +258,10 @@ TargetCatalog TargetCatalog::parse(const std::vector<std::pair<std::string_view,
   std::set<std::string, std::less<>> names;
   for (const auto& t : c.targets_)
     if (!names.insert(t.name).second) throw InputError("data/targets", fmt::format("target {} defined twice", t.name));
+  const std::set<std::string, std::less<>> target_names = names;  // an alias names a target, never another alias
   for (AliasRow& a : aliases) {
-    if (!names.count(a.target)) throw InputError(a.where, fmt::format("alias {} names no target '{}'", a.name, a.target));
+    if (!target_names.count(a.target))
+      throw InputError(a.where, fmt::format("alias {} names no target '{}'", a.name, a.target));
     if (!names.insert(a.name).second)
       throw InputError(a.where, fmt::format("alias {} is already a target or alias name", a.name));
     c.aliases_.push_back({std::move(a.name), std::move(a.target), std::move(a.where)});

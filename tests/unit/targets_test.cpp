@@ -234,6 +234,10 @@ TEST(TargetCatalog, MalformedFilesNameTheFileAndLine) {
   EXPECT_NE(input_error({{"data/targets/x.tsv", head + dev + runs + "alias\tx-one\tx2\t-\tX\thttp://x\n"}})
                 .find("data/targets/x.tsv: line 4: alias x-one names no target 'x2'"),
             std::string::npos);
+  EXPECT_NE(input_error({{"data/targets/x.tsv", head + dev + runs + "alias\tx-one\tx1\t-\tX\thttp://x\n" +
+                                                   "alias\tx-uno\tx-one\t-\tX\thttp://x\n"}})
+                .find("line 5: alias x-uno names no target 'x-one'"),
+            std::string::npos);
   EXPECT_NE(input_error({{"data/targets/x.tsv", head + dev + runs + "alias\tX1\tx1\t-\tX\thttp://x\n"}})
                 .find("line 4: alias x1 is already a target or alias name"),
             std::string::npos);
