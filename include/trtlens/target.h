@@ -82,9 +82,12 @@ class TargetCatalog {
   static TargetCatalog parse(const std::vector<std::pair<std::string_view, std::string_view>>& files);
 
   const std::vector<Target>& targets() const { return targets_; }
-  // A target by name ("h100", "orin-dla", case-insensitive) or compute capability
-  // ("sm_89", "8.9": the first GPU of that capability). Throws UsageError
-  // ("unknown target 'x'; known: a10, a100, ...") otherwise.
+  // A target by name ("h100", "orin-dla", case-insensitive), by an alias a family file
+  // declares ("agx-orin" -> orin) or by compute capability ("sm_89", "sm89", "8.9", and
+  // "sm_90a" / "sm_100f": the arch- and family-specific suffixes name the base capability;
+  // the first GPU of that capability). Throws UsageError for "" ("an empty target; ...")
+  // and for an unknown name ("unknown target 'x'; known: a10, a100, ...", target names
+  // only, not every alias).
   const Target& resolve(std::string_view text) const;
   // Throws UsageError when `t` does not run `r` ("TensorRT 11.1 does not run on orin (...):
   // it runs TensorRT 8.4 (JetPack 5.0.2, ...), ..., 11.4.. (JetPack 7.2.2 or later, ...)"), or when
@@ -99,7 +102,12 @@ class TargetCatalog {
   const std::vector<LayerMapping>& layers() const { return layers_; }
 
  private:
+  struct Alias {
+    std::string name, target;  // "agx-orin" -> "orin"
+    std::string where;         // "data/targets/jetson-orin.tsv: line 12", for errors
+  };
   std::vector<Target> targets_;
+  std::vector<Alias> aliases_;
   std::vector<DlaRules> dla_;
   std::vector<LayerMapping> layers_;
 };

@@ -46,8 +46,13 @@ Runtime runtime_of(const KnowledgeBase& kb, const std::string& release, const st
 
 void add_target_option(CLI::App* cmd, std::string& target) {
   cmd->add_option("--target", target,
-                  "deployment target: a device (h100, a100, l4, orin, orin-dla, xavier-dla, thor, ...) or a compute "
-                  "capability (sm_89); narrows precisions to its kernels and releases to what it runs");
+                  "deployment target: a device (h100, a100, l4, orin, orin-dla, xavier-dla, thor, ...), an alias "
+                  "(agx-orin) or a compute capability (sm_89); narrows precisions to its kernels and releases to what "
+                  "it runs")
+      ->each([](const std::string& value) {
+        // An empty value would read as no --target at all: resolve refuses it (a UsageError, exit 2).
+        if (value.empty()) TargetCatalog::builtin().resolve(value);
+      });
 }
 
 void set_target(Runtime& runtime, const KnowledgeBase& kb, const std::string& target, const std::string& release) {

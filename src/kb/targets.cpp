@@ -85,7 +85,13 @@ const std::set<std::string, std::less<>> kDlaChecks = {
     "modes",     "clip",   "const_input", "axis",     "same_spatial", "broadcast", "attr",         "steps",
     "keep_axis", "scales", "stride_is_kernel", "mode_precision"};
 
-void parse_family(std::string_view path, std::string_view text, std::vector<Target>& out) {
+// An `alias` row: another name --target takes for a target ("agx-orin" -> "orin"), checked once every file is read.
+struct AliasRow {
+  std::string name, target, where;
+};
+
+void parse_family(std::string_view path, std::string_view text, std::vector<Target>& out,
+                  std::vector<AliasRow>& aliases) {
   std::string family(path.substr(path.rfind('/') + 1));
   family = family.substr(0, family.size() - 4);
   size_t first = out.size();
@@ -107,6 +113,11 @@ void parse_family(std::string_view path, std::string_view text, std::vector<Targ
       out.push_back(std::move(t));
       continue;
     }
+    if (kind == "alias") {
+      if (f[3] != "-") throw bad("an alias row holds for every release (write - as its releases)");
+      aliases.push_back({lower(f[1]), lower(f[2]), fmt::format("{}: line {}", path, no)});
+      continue;
+    }
     if (!valid_range(f[3])) throw bad(fmt::format("release range '{}' is not R, A..B, A.. or -", f[3]));
     if (empty_range(f[3]))
       throw bad(fmt::format("release range '{}' holds no release (its end is before its start)", f[3]));
@@ -123,7 +134,7 @@ void parse_family(std::string_view path, std::string_view text, std::vector<Targ
       row.value = std::string(f[3]);
       ships.emplace_back(std::string(f[1]), std::move(row));
     } else {
-      throw bad(fmt::format("unknown kind '{}'; use device, dla_device, precisions, runs or ships", kind));
+      throw bad(fmt::format("unknown kind '{}'; use device, dla_device, precisions, runs, ships or alias", kind));
     }
   }
   for (size_t i = first; i < out.size(); ++i) {
@@ -244,6 +255,7 @@ std::string Target::label() const {
 
 TargetCatalog TargetCatalog::parse(const std::vector<std::pair<std::string_view, std::string_view>>& files) {
   TargetCatalog c;
+  std::vector<AliasRow> aliases;
   for (const auto& [path, text] : files) {
     if (!path.ends_with(".tsv")) continue;
     if (path.find("/dla/") != std::string_view::npos)
@@ -251,11 +263,19 @@ TargetCatalog TargetCatalog::parse(const std::vector<std::pair<std::string_view,
     else if (path.ends_with("/layers.tsv"))
       c.layers_ = parse_layers(path, text);
     else
-      parse_family(path, text, c.targets_);
+      parse_family(path, text, c.targets_, aliases);
   }
   std::set<std::string, std::less<>> names;
   for (const auto& t : c.targets_)
     if (!names.insert(t.name).second) throw InputError("data/targets", fmt::format("target {} defined twice", t.name));
+  const std::set<std::string, std::less<>> target_names = names;  // an alias names a target, never another alias
+  for (AliasRow& a : aliases) {
+    if (!target_names.count(a.target))
+      throw InputError(a.where, fmt::format("alias {} names no target '{}'", a.name, a.target));
+    if (!names.insert(a.name).second)
+      throw InputError(a.where, fmt::format("alias {} is already a target or alias name", a.name));
+    c.aliases_.push_back({std::move(a.name), std::move(a.target), std::move(a.where)});
+  }
   std::sort(c.targets_.begin(), c.targets_.end(), [](const Target& a, const Target& b) { return a.name < b.name; });
   // DLA releases in release order (8.2 before 10.3), as messages list them.
   auto numbers = [](const std::string& release) {
@@ -287,22 +307,30 @@ const TargetCatalog& TargetCatalog::builtin() {
 }
 
 const Target& TargetCatalog::resolve(std::string_view text) const {
+  // `--target ""` would otherwise read as no target at all: say so instead.
+  if (text.empty())
+    throw UsageError("an empty target; give a device (h100, orin, ...), an alias (agx-orin) or a compute capability "
+                     "(sm_89)");
   std::string want = lower(text);
+  for (const auto& a : aliases_)
+    if (a.name == want) want = a.target;
   for (const auto& t : targets_)
     if (t.name == want) return t;
-  // A compute capability: "sm_89", "sm89", "8.9".
+  // A compute capability: "sm_89", "sm89", "8.9"; "sm_90a" and "sm_100f" (CUDA's arch- and family-specific
+  // targets) run on the base capability.
   std::string cc = want;
-  if (cc.starts_with("sm_"))
-    cc = cc.substr(3);
-  else if (cc.starts_with("sm"))
-    cc = cc.substr(2);
+  if (cc.starts_with("sm")) {
+    cc = cc.substr(cc.starts_with("sm_") ? 3 : 2);
+    if (cc.size() > 2 && (cc.back() == 'a' || cc.back() == 'f')) cc.pop_back();
+  }
   if (cc.find('.') == std::string::npos && cc.size() >= 2) cc.insert(cc.size() - 1, ".");
   if (version_of(cc).first >= 0)
     for (const auto& t : targets_)
       if (!t.dla && t.cc == cc) return t;
   std::string known;
   for (const auto& t : targets_) known += (known.empty() ? "" : ", ") + t.name;
-  throw UsageError(fmt::format("unknown target '{}'; known: {} (or a compute capability such as sm_89 of one of them)",
+  throw UsageError(fmt::format("unknown target '{}'; known: {} (or a compute capability such as sm_89 of one of them, "
+                               "or an alias such as agx-orin: docs/targets.md)",
                                text, known));
 }
 

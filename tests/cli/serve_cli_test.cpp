@@ -876,6 +876,7 @@ TEST(ServeCli, APinMayNameATarget) {
   for (const auto& [pins, says] : std::vector<std::pair<std::vector<std::string>, std::string>>{
            {{"8.5:fp16:jetson-nano-9000"}, "unknown target 'jetson-nano-9000'; known: "},
            {{"11.1:fp16:orin"}, "TensorRT 11.1 does not run on orin"},
+           {{"8.5:fp16:"}, "8.5:fp16:: an empty target"},
            {{"8.5:fp16:orin-dla", "8.5:fp16:orin"}, "a server takes one"}}) {
     std::vector<std::string> args = {"serve", "--data", data};
     for (const std::string& p : pins) args.insert(args.end(), {"--pin", p});

@@ -28,6 +28,34 @@ TEST(TargetCli, UnknownTargetIsAUsageErrorListingTheKnownOnes) {
   }
 }
 
+// `--target ""` used to read as no target at all: now a usage error, one line, nothing written. (`--target=` is
+// CLI11's own "1 required TEXT missing", exit 2, as for every option.)
+TEST(TargetCli, AnEmptyTargetIsAUsageError) {
+  std::string model = conv_model("target_cli_empty");
+  std::string dir = temp_dir("target_cli_empty_out");
+  std::vector<std::vector<std::string>> runs = {{"check", model, "--target", ""},
+                                                {"matrix", model, "--target", ""},
+                                                {"partition", model, "--target", "", "-o", dir + "/parts"},
+                                                {"report", model, "-o", dir + "/r.html", "--target", ""}};
+  for (const auto& args : runs) {
+    RunResult r = run_trtlens(args);
+    EXPECT_EQ(r.exit_code, 2) << args[0] << r.err;
+    EXPECT_NE(r.err.find("an empty target"), std::string::npos) << args[0] << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_EQ(r.out, "") << args[0];
+  }
+  EXPECT_TRUE(folder_entries(dir).empty());
+}
+
+// An alias from a family file (jetson-orin.tsv: agx-orin) judges on its target, which the output names.
+TEST(TargetCli, AnAliasJudgesOnItsTarget) {
+  RunResult r = run_trtlens({"check", conv_model("target_cli_alias"), "--target", "agx-orin", "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json doc = json::parse(r.out);
+  EXPECT_EQ(doc["runtime"]["target"]["name"], "orin");
+  EXPECT_EQ(doc["runtime"]["release"], "10.3");
+}
+
 TEST(TargetCli, AReleaseTheJetsonDoesNotShipIsAUsageError) {
   RunResult r = run_trtlens({"check", conv_model("target_cli_release"), "--trt", "11.1", "--target", "orin"});
   EXPECT_EQ(r.exit_code, 2) << r.err;

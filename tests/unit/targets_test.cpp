@@ -41,14 +41,50 @@ TEST(TargetCatalog, ResolvesNamesAndComputeCapabilities) {
   EXPECT_EQ(catalog().resolve("sm_89").cc, "8.9");
   EXPECT_EQ(catalog().resolve("8.7").name, "orin");  // the GPU, never the DLA core
   EXPECT_EQ(catalog().resolve("sm90").cc, "9.0");
+  EXPECT_EQ(catalog().resolve("8.9").cc, "8.9");
+  // CUDA's arch- and family-specific targets run on the base capability.
+  EXPECT_EQ(catalog().resolve("sm_90a").cc, "9.0");
+  EXPECT_EQ(catalog().resolve("SM_100A").name, "b200");
+  EXPECT_EQ(catalog().resolve("sm_120f").cc, "12.0");
+  EXPECT_EQ(catalog().resolve("sm_53").name, "nano");
+  EXPECT_EQ(catalog().resolve("sm_62").name, "tx2");
+  EXPECT_EQ(catalog().resolve("sm_70").name, "titan-v");  // the first GPU of 7.0 by name
+}
+
+// Aliases live in the family files (`alias` rows): each names the same Target as its target's own name.
+TEST(TargetCatalog, AliasesNameTheSameTarget) {
+  for (const char* alias : {"jetson-orin", "agx-orin", "orin-nx", "orin-nano", "jetson-agx-orin", "Jetson-Orin-Nano"})
+    EXPECT_EQ(&catalog().resolve(alias), &catalog().resolve("orin")) << alias;
+  for (const char* alias : {"jetson-xavier", "xavier-nx", "agx-xavier"})
+    EXPECT_EQ(&catalog().resolve(alias), &catalog().resolve("xavier")) << alias;
+  for (const char* alias : {"jetson-thor", "agx-thor"}) EXPECT_EQ(&catalog().resolve(alias), &catalog().resolve("thor"));
+  EXPECT_EQ(catalog().resolve("jetson-nano").name, "nano");
+  EXPECT_EQ(catalog().resolve("jetson-tx2").name, "tx2");
+  EXPECT_EQ(catalog().resolve("tesla-v100").name, "v100");
+  EXPECT_FALSE(catalog().resolve("orin-nano").dla);  // an alias of the GPU, never of its DLA core
+  TargetCatalog own = TargetCatalog::parse({{"data/targets/x.tsv", "kind\tname\tvalue\treleases\tnote\tsource\n"
+                                                                   "device\tx1\t8.0\t-\tX\thttp://x\n"
+                                                                   "runs\t8.0\t-\t-\tall\thttp://x\n"
+                                                                   "alias\tX-One\tx1\t-\tX\thttp://x\n"}});
+  EXPECT_EQ(own.resolve("x-one").name, "x1");
+}
+
+TEST(TargetCatalog, AnEmptyTargetIsAUsageError) {
+  std::string e = usage_error([] { catalog().resolve(""); });
+  EXPECT_NE(e.find("an empty target"), std::string::npos) << e;
+  EXPECT_EQ(e.find("unknown target"), std::string::npos) << e;
 }
 
 TEST(TargetCatalog, UnknownTargetListsTheKnownOnes) {
   std::string e = usage_error([] { catalog().resolve("tpu-v5"); });
   EXPECT_NE(e.find("unknown target 'tpu-v5'"), std::string::npos) << e;
-  for (const char* name : {"a100", "h100", "l4", "orin", "orin-dla", "xavier-dla", "thor"})
+  for (const char* name : {"a100", "h100", "l4", "orin", "orin-dla", "xavier-dla", "thor", "p100", "v100", "nano", "tx2"})
     EXPECT_NE(e.find(name), std::string::npos) << name << " in " << e;
-  EXPECT_NE(usage_error([] { catalog().resolve("sm_61"); }).find("unknown target"), std::string::npos);
+  // Target names, not every alias.
+  for (const char* alias : {"jetson-agx-orin", "xavier-nx", "jetson-thor", "tesla-p4"})
+    EXPECT_EQ(e.find(alias), std::string::npos) << alias << " in " << e;
+  EXPECT_NE(usage_error([] { catalog().resolve("sm_35"); }).find("unknown target"), std::string::npos);
+  EXPECT_NE(usage_error([] { catalog().resolve("sm_90b"); }).find("unknown target"), std::string::npos);
 }
 
 TEST(TargetCatalog, EveryRowCitesASource) {
@@ -272,6 +308,20 @@ TEST(TargetCatalog, MalformedFilesNameTheFileAndLine) {
             std::string::npos);
   std::string twice = head + dev + dev + runs;
   EXPECT_NE(input_error({{"data/targets/x.tsv", twice}}).find("target x1 defined twice"), std::string::npos);
+  // Alias rows: each names a target, takes a name no target or other alias has, and holds for every release.
+  EXPECT_NE(input_error({{"data/targets/x.tsv", head + dev + runs + "alias\tx-one\tx2\t-\tX\thttp://x\n"}})
+                .find("data/targets/x.tsv: line 4: alias x-one names no target 'x2'"),
+            std::string::npos);
+  EXPECT_NE(input_error({{"data/targets/x.tsv", head + dev + runs + "alias\tx-one\tx1\t-\tX\thttp://x\n" +
+                                                   "alias\tx-uno\tx-one\t-\tX\thttp://x\n"}})
+                .find("line 5: alias x-uno names no target 'x-one'"),
+            std::string::npos);
+  EXPECT_NE(input_error({{"data/targets/x.tsv", head + dev + runs + "alias\tX1\tx1\t-\tX\thttp://x\n"}})
+                .find("line 4: alias x1 is already a target or alias name"),
+            std::string::npos);
+  EXPECT_NE(input_error({{"data/targets/x.tsv", head + dev + runs + "alias\tx-one\tx1\t8.5\tX\thttp://x\n"}})
+                .find("line 4: an alias row holds for every release"),
+            std::string::npos);
 }
 
 // ---- precision narrowing ---------------------------------------------------------------------
@@ -319,6 +369,78 @@ TEST(TargetPrecision, Bf16OnOrinFallsBackToFp32AndBestToFp16) {
   Annotations fp16 = annotate_runtime(m, kb(), {&r, Precision::FP16, &orin});
   EXPECT_EQ(fp16.nodes[0].verdict, Verdict::SUPPORTED);
   EXPECT_EQ(fp16.nodes[0].precision, "FP16");
+}
+
+// ---- Pascal, Volta, Jetson Nano and TX2: a precision the device has no kernels for falls back with the device's
+// reason; a release it does not run is a usage error naming the ones it runs.
+
+const NodeVerdict& conv_on(const Model& m, const Annotations& a) {
+  for (const auto& v : a.nodes)
+    if (m.graphs[0].nodes[static_cast<size_t>(v.index)].op_type == "Conv") return v;
+  throw std::runtime_error("no Conv");
+}
+
+// The Conv of `m` on `target` at `release` and `p`: it falls back to `wider`, saying the device has no `missing`
+// kernels and citing the family file's precisions row.
+void expect_no_kernels(const Model& m, const char* target, const char* release, Precision p, const char* missing,
+                       const char* wider) {
+  const Target& t = catalog().resolve(target);
+  Annotations a = annotate_runtime(m, kb(), {&kb().resolve(release), p, &t});
+  const NodeVerdict& conv = conv_on(m, a);
+  EXPECT_EQ(conv.verdict, Verdict::FALLBACK) << target << " " << release;
+  EXPECT_EQ(conv.precision, wider) << target;
+  ASSERT_FALSE(conv.reasons.empty()) << target;
+  EXPECT_EQ(conv.reasons.back().rule, "target");
+  EXPECT_NE(conv.reasons.back().message.find(t.label() + " has no " + missing + " kernels"), std::string::npos)
+      << conv.reasons.back().message;
+  EXPECT_EQ(conv.reasons.back().source, t.precisions_at(kb().resolve(release))->source);
+}
+
+void expect_kernels(const Model& m, const char* target, const char* release, Precision p, const char* runs_at) {
+  Annotations a = annotate_runtime(m, kb(), {&kb().resolve(release), p, &catalog().resolve(target)});
+  EXPECT_EQ(conv_on(m, a).verdict, Verdict::SUPPORTED) << target << " " << release;
+  EXPECT_EQ(conv_on(m, a).precision, runs_at) << target;
+}
+
+// "TensorRT R does not run on T (...): it runs TensorRT <each of `runs`>".
+void expect_does_not_run(const char* target, const char* release, const std::vector<std::string>& runs) {
+  std::string e = usage_error([&] { catalog().check_release(catalog().resolve(target), kb().resolve(release)); });
+  EXPECT_NE(e.find(std::string("TensorRT ") + release + " does not run on " + target), std::string::npos) << e;
+  for (const std::string& r : runs) EXPECT_NE(e.find(r), std::string::npos) << r << " in " << e;
+}
+
+TEST(TargetFamilies, PascalRunsFp16On60AndInt8On61Only) {
+  Model m = conv_model("target_pascal");
+  expect_no_kernels(m, "p4", "8.6", Precision::FP16, "FP16", "FP32");
+  expect_no_kernels(m, "gtx1080", "7.1", Precision::FP16, "FP16", "FP32");
+  expect_kernels(m, "p40", "8.6", Precision::INT8, "INT8");
+  expect_kernels(m, "p100", "8.6", Precision::FP16, "FP16");
+  expect_no_kernels(m, "p100", "8.6", Precision::INT8, "INT8", "FP32");
+  for (const char* r : {"9.0", "10.0", "11.1"}) expect_does_not_run("p100", r, {"5.1..8.6"});
+  expect_does_not_run("p4", "10.0", {"5.1..8.6"});
+  EXPECT_NO_THROW(catalog().check_release(catalog().resolve("p4"), kb().resolve("5.1")));
+  EXPECT_EQ(catalog().newest_release(catalog().resolve("p100"), kb())->name, "8.6");
+}
+
+TEST(TargetFamilies, VoltaRunsUntil104WithoutBf16) {
+  Model m = conv_model("target_volta");
+  expect_kernels(m, "v100", "10.4", Precision::FP16, "FP16");
+  expect_kernels(m, "v100", "8.6", Precision::INT8, "INT8");  // DP4A: no INT8 tensor cores, INT8 kernels all the same
+  expect_no_kernels(m, "v100", "10.4", Precision::BF16, "BF16", "FP32");
+  expect_does_not_run("v100", "10.5", {"5.1..10.4"});
+  EXPECT_NO_THROW(catalog().check_release(catalog().resolve("v100"), kb().resolve("10.4")));
+  EXPECT_EQ(catalog().newest_release(catalog().resolve("v100"), kb())->name, "10.4");
+}
+
+TEST(TargetFamilies, JetsonNanoAndTx2RunJetPack4WithoutInt8) {
+  Model m = conv_model("target_nano_tx2");
+  for (const char* t : {"nano", "tx2"}) {
+    expect_kernels(m, t, "8.2", Precision::FP16, "FP16");
+    expect_no_kernels(m, t, "8.2", Precision::INT8, "INT8", "FP32");
+    expect_does_not_run(t, "8.5", {"5.1 (JetPack 4.2.1", "7.1 (JetPack 4.4", "8.0 (JetPack 4.6,", "8.2 (JetPack 4.6.1"});
+    expect_does_not_run(t, "10.3", {"8.2 (JetPack 4.6.1"});
+    EXPECT_EQ(catalog().newest_release(catalog().resolve(t), kb())->name, "8.2") << t;
+  }
 }
 
 TEST(TargetPrecision, MatrixKeepsOnlyTheReleasesATargetRuns) {
