@@ -130,7 +130,9 @@ struct DlaNode {
   std::string_view layers;  // "convolution", "matrix_multiply,elementwise"; "" when unknown (in DlaPlacement::texts)
   std::string_view reason;  // why not on the DLA: "kernel size 37 > 32 (...)"; "" on the DLA (in DlaPlacement::texts)
   std::string_view source;  // the restriction's or importer's citation (in DlaPlacement::texts)
-  int64_t macs = 0;                     // multiply-accumulates (Conv, ConvTranspose, Gemm, MatMul); 0 otherwise
+  // Multiply-accumulates (Conv, ConvTranspose, Gemm, MatMul); 0 for other ops; -1 for one of those four whose
+  // shapes are not known (a dynamic dimension: pass --shapes), which no total counts.
+  int64_t macs = 0;
   int outcome = 0;                      // its entry of DlaPlacement::outcomes (every node has one, NONE too)
 };
 
@@ -138,7 +140,11 @@ struct DlaPlacement {
   std::string release;
   std::vector<DlaNode> nodes;  // one per main-graph node, in node order
   int dla_nodes = 0, gpu_nodes = 0, unsupported_nodes = 0;  // NONE nodes are not counted
+  // MACs of the placed nodes whose MACs are known (DlaNode::macs >= 0), and of those on the DLA.
   int64_t dla_macs = 0, total_macs = 0;
+  // Placed nodes whose MACs are unknown (DlaNode::macs -1): with any, total_macs is a lower bound and no share of
+  // MACs on the DLA can be stated.
+  int macs_unknown_nodes = 0;
   // Data edges between a DLA node and a GPU node (each a reformat at the boundary).
   int transitions = 0;
   // DLA loadables: connected groups of DLA nodes; TensorRT loads at most `max_loadables` per core.

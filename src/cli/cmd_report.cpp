@@ -97,6 +97,14 @@ int run_report(const ReportArgs& a) {
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   fmt::print(stderr, "trtlens: wrote {} ({} nodes, {:.1f} MB, {:.1f} s)\n", escape_controls(output), model.node_count(),
              static_cast<double>(page.size()) / 1e6, seconds);
+  // A DLA core opened at a precision it lacks shows nothing on it: say why here too (each such runtime's notes on
+  // the page say it, as check and partition do).
+  if (targeted.target && targeted.target->dla && initial_precision != Precision::FP16 &&
+      initial_precision != Precision::INT8 && initial_precision != Precision::BEST)
+    fmt::print(stderr,
+               "trtlens: note: DLA runs FP16 and INT8 only: at {} every node runs on the GPU; pass --precision fp16 "
+               "or int8\n",
+               precision_name(initial_precision));
   return kExitOk;
 }
 

@@ -4,6 +4,7 @@
 #include <fmt/core.h>
 #include <unistd.h>
 
+#include <charconv>
 #include <cstdio>
 #include <cstdlib>
 
@@ -76,6 +77,35 @@ std::vector<Verdict> fail_on_verdicts(const std::string& value) {
   for (size_t i = 0; i < picked.size(); ++i)
     if (picked[i]) out.push_back(kAllVerdicts[i]);
   return out;
+}
+
+FailOn check_fail_on(const std::string& value) {
+  std::vector<std::string> words = verdict_words();
+  words.emplace_back("gpu_fallback");
+  std::vector<bool> picked = parse_choices("--fail-on", value, words);
+  FailOn out;
+  for (size_t i = 0; i < kAllVerdicts.size(); ++i)
+    if (picked[i]) out.verdicts.push_back(kAllVerdicts[i]);
+  out.gpu_fallback = picked.back();
+  return out;
+}
+
+double parse_share(std::string_view option, const std::string& text) {
+  std::string_view s = text;
+  if (s.ends_with('%')) s.remove_suffix(1);
+  double v = -1;
+  auto [end, err] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (s.empty() || err != std::errc() || end != s.data() + s.size() || !(v >= 0 && v <= 100))
+    throw UsageError(fmt::format("{} {}: expected a percentage from 0 to 100", option, text));
+  return v;
+}
+
+int parse_count(std::string_view option, const std::string& text) {
+  int v = -1;
+  auto [end, err] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (err != std::errc() || end != text.data() + text.size() || v < 0)
+    throw UsageError(fmt::format("{} {}: expected a whole number, 0 or more", option, text));
+  return v;
 }
 
 Progress::Progress(std::string label) : label_(std::move(label)) {

@@ -35,6 +35,17 @@ std::vector<bool> parse_choices(std::string_view option, std::string_view text, 
 // fail_on_verdicts parses its value (parse_choices over the verdict names).
 void add_fail_on_option(CLI::App* cmd, std::string& value);
 std::vector<Verdict> fail_on_verdicts(const std::string& value);
+// check's --fail-on: the verdict words and `gpu_fallback` (a node a DLA target places on the GPU). Throws
+// UsageError as fail_on_verdicts, naming gpu_fallback among the choices.
+struct FailOn {
+  std::vector<Verdict> verdicts;
+  bool gpu_fallback = false;
+};
+FailOn check_fail_on(const std::string& value);
+// The value of a percentage option ("50", "50%"; 0 to 100: --min-dla-share) and of a count option (0 or more:
+// --max-dla-loadables). Throws UsageError("--min-dla-share abc: expected a percentage from 0 to 100").
+double parse_share(std::string_view option, const std::string& text);
+int parse_count(std::string_view option, const std::string& text);
 
 // Prints "LABEL: DONE/TOTAL" (or a stage) on one rewritten stderr line while a long run works,
 // only when stderr is a terminal (never into a pipe or a log file), at most every

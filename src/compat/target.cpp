@@ -7,7 +7,9 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
+#include <cctype>
 #include <cmath>
+#include <deque>
 #include <map>
 #include <numeric>
 #include <optional>
@@ -49,12 +51,35 @@ void narrow_precisions(Annotations& a, const Target& t, const TargetCatalog& cat
       fmt::format("target {} (compute capability {}): kernels at {} ({})", t.name, t.cc, row->value, row->source));
   std::string_view wider = a.precision == Precision::BEST && listed(row->value, "FP16", ',') ? "FP16" : "FP32";
   const std::vector<std::string_view> kernels = split(row->value, ',');
+  // The asked precision when the device has no kernels of it (fp8 on an A100): then the device is the first reason
+  // every float node misses it, before the release's own (FP8 only through Q/DQ), and no hint says to quantize to
+  // it; the hint names the precisions the device has.
+  std::string asked(precision_name(a.precision));
+  for (auto& ch : asked) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+  const bool asked_missing = a.precision != Precision::FP32 && a.precision != Precision::BEST &&
+                             !listed(row->value, asked, ',');
+  std::string device_hint;
+  if (asked_missing) {
+    std::vector<std::string> has;
+    for (std::string_view p : {"FP16", "BF16", "INT8"})
+      if (listed(row->value, p, ',')) {
+        has.emplace_back(p);
+        for (auto& ch : has.back()) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+      }
+    std::string list;
+    for (size_t i = 0; i < has.size(); ++i)
+      list += (i == 0 ? "" : i + 1 == has.size() ? " or " : ", ") + has[i];
+    device_hint = has.empty() ? fmt::format("{} runs FP32 only", t.label())
+                              : fmt::format("build at a precision {} has kernels for: --precision {}", t.name, list);
+    a.notes.push_back(fmt::format("{} has no {} kernels in TensorRT {}: {}", t.label(), asked, a.release->name,
+                                  device_hint));
+  }
   // What a node at a missing precision is told (the reason and which targets do have it): once per precision.
   struct Missing {
     std::string_view precision;
     std::string message, hint;
   };
-  std::vector<Missing> missing;
+  std::deque<Missing> missing;
   auto missing_for = [&](std::string_view p) -> const Missing& {
     for (const Missing& m : missing)
       if (m.precision == p) return m;
@@ -65,21 +90,37 @@ void narrow_precisions(Annotations& a, const Target& t, const TargetCatalog& cat
         with += (with.empty() ? "" : ", ") + other.name;
     }
     missing.push_back(
-        {p, fmt::format("{} has no {} kernels: this node runs at {}", t.label(), p, wider),
+        {p, fmt::format("{} has no {} kernels in TensorRT {}: this node runs at {}", t.label(), p, a.release->name, wider),
          with.empty() ? std::string() : fmt::format("{} kernels run on {} at TensorRT {}", p, with, a.release->name)});
     return missing.back();
+  };
+  // The device first: its reason at the front, hints that lead to the missing precision (quantize to it, a release
+  // with it) replaced by the device's precisions, then the targets that have it.
+  auto tell = [&](NodeVerdict& v, const Missing& why) {
+    v.reasons.insert(v.reasons.begin(), {"target", why.message, row->source});
+    std::erase_if(v.hints, [&](const std::string& h) { return h.find(why.precision) != std::string::npos; });
+    std::vector<std::string> first;
+    if (!device_hint.empty()) first.push_back(device_hint);
+    if (!why.hint.empty()) first.push_back(why.hint);
+    v.hints.insert(v.hints.begin(), first.begin(), first.end());
   };
   bool changed = false;
   std::string_view kept = "-";  // the last precision found to have kernels (nodes mostly share one)
   for (auto& v : a.nodes) {
-    if (v.verdict == Verdict::UNSUPPORTED || v.verdict == Verdict::UNKNOWN || v.precision == kept) continue;
+    if (v.verdict == Verdict::UNSUPPORTED || v.verdict == Verdict::UNKNOWN) continue;
+    // A float node that did not reach the asked precision for a reason of the release (FP8 only through Q/DQ): the
+    // device would not run it there either.
+    if (asked_missing && v.precision != asked && is_kernel_precision(v.precision) &&
+        std::any_of(v.reasons.begin(), v.reasons.end(), [](const Reason& r) { return r.rule == "precision"; })) {
+      tell(v, missing_for(asked));
+      continue;
+    }
+    if (v.precision == kept) continue;
     if (!is_kernel_precision(v.precision) || std::find(kernels.begin(), kernels.end(), v.precision) != kernels.end()) {
       kept = v.precision;
       continue;
     }
-    const Missing& why = missing_for(v.precision);
-    v.reasons.push_back({"target", why.message, row->source});
-    if (!why.hint.empty()) v.hints.push_back(why.hint);
+    tell(v, missing_for(v.precision));
     if (v.verdict == Verdict::SUPPORTED) v.verdict = Verdict::FALLBACK;
     v.precision = wider;
     changed = true;
@@ -141,7 +182,8 @@ std::pair<int64_t, int64_t> batch_and_dim(const TensorInfo* x) {
   return {batch, dim};
 }
 
-// Multiply-accumulates of the layers that dominate a CNN's work; 0 when not computable.
+// Multiply-accumulates of the layers that dominate a CNN's work (Conv, ConvTranspose, Gemm, MatMul); 0 for other
+// ops; -1 for one of those four whose shapes are not known (a dynamic dimension): unknown, not zero.
 int64_t macs_of(const Graph& g, const Node& n) {
   std::string_view op = n.op_type;
   bool conv = op == "Conv", deconv = op == "ConvTranspose", gemm = op == "Gemm", matmul = op == "MatMul";
@@ -161,7 +203,7 @@ int64_t macs_of(const Graph& g, const Node& n) {
     if (gemm && int_attr(n, "transA", 0) && x->rank == 2) k = x->dims[0].value;
     return elements(out) * k;
   }
-  return 0;
+  return -1;
 }
 
 int64_t to_int(std::string_view s) {
@@ -282,6 +324,12 @@ class DlaJudge {
   DlaJudge(const Model& m, const Annotations& a, const Target& t, const DlaRules& rules, const TargetCatalog& catalog,
            DlaPlacement& placed)
       : g_(m.graphs[0]), a_(a), t_(t), rules_(rules), placed_(placed), layers_(catalog.layers()) {
+    implicit_int8_ = a.release->policy.implicit_int8 &&
+                     std::none_of(m.graphs.begin(), m.graphs.end(), [](const Graph& g) {
+                       return std::any_of(g.nodes.begin(), g.nodes.end(), [](const Node& n) {
+                         return n.domain.empty() && (n.op_type == "QuantizeLinear" || n.op_type == "DequantizeLinear");
+                       });
+                     });
     for (const LayerMapping& l : layers_) by_op_[l.op].push_back(&l);
     plans_.resize(layers_.size());
     // The general rules on tensors (static shapes, batch, dims) hold for every node when they hold for every
@@ -354,14 +402,15 @@ class DlaJudge {
     }
     const Plan& plan = plan_of(*map);
     out.layers = plan.layers;
-    const Facts f{n, v, *map, n.inputs.empty() ? nullptr : g_.input(n, 0), n.outputs.empty() ? nullptr : g_.output(n, 0)};
+    const Facts f{n, v, *map, n.inputs.empty() ? nullptr : g_.input(n, 0), n.outputs.empty() ? nullptr : g_.output(n, 0),
+                  dla_precision(v)};
     if (plan.by_rank == 0) {
       place(plan, f, out);
       return;
     }
     // The plan's first rules read only the node's precision and its input's and output's ranks: nodes that share those and
     // stopped within those rules share the outcome.
-    RankKey key{&plan, v.precision.data(), v.precision.size(), f.x ? f.x->rank : -2, f.y ? f.y->rank : -2};
+    RankKey key{&plan, f.precision.data(), f.precision.size(), f.x ? f.x->rank : -2, f.y ? f.y->rank : -2};
     if (auto it = by_rank_.find(key); it != by_rank_.end()) {
       const DlaOutcome& o = placed_.outcomes[static_cast<size_t>(it->second)];
       out.verdict = o.verdict;
@@ -394,7 +443,33 @@ class DlaJudge {
     const LayerMapping& map;
     const TensorInfo* x;  // input 0
     const TensorInfo* y;  // output 0
+    std::string_view precision;  // what it runs at on the DLA (dla_precision), a static name
   };
+
+  // The precision a node runs at on the DLA: the DLA's own, not the GPU kernel table's. A float node that the GPU
+  // runs at FP32 for want of an FP16 or INT8 kernel (an Add at int8 in 8.5) runs at the asked precision on the DLA,
+  // whose layers have kernels of their own (the dla rows say which: `precision`, `mode_precision`). Integer nodes and
+  // Q/DQ regions keep theirs; INT8 without Q/DQ needs implicit quantization (the release's policy, no Q/DQ in the
+  // model), as on the GPU. "INT8|FP16" (best): either, INT8 where the layer has it.
+  std::string_view dla_precision(const NodeVerdict& v) const {
+    if (v.precision != "FP32" && v.precision != "FP16" && v.precision != "BF16") return v.precision;
+    switch (a_.precision) {
+      case Precision::FP16:
+        return "FP16";
+      case Precision::INT8:
+        return implicit_int8_ ? "INT8" : v.precision;
+      case Precision::BEST:
+        return implicit_int8_ ? "INT8|FP16" : "FP16";
+      default:
+        return v.precision;
+    }
+  }
+  // True when a rule's precisions `allowed` ("FP16|INT8") hold one of the node's (`p`: "INT8|FP16" under best).
+  static bool allows_precision(std::string_view allowed, std::string_view p) {
+    for (auto one : split(p, '|'))
+      if (listed(allowed, one, '|')) return true;
+    return false;
+  }
 
   // Places a node with mapping `f.map` (planned as `plan`) by its checks, general_ then plan.steps; returns the
   // position of the check that kept it off the DLA, or the number of checks when it runs on the DLA.
@@ -609,13 +684,12 @@ class DlaJudge {
     const DlaCheck& c = *r.c;
     const K k = r.kind;
     const Node& n = f.n;
-    const NodeVerdict& v = f.v;
     const LayerMapping& map = f.map;
     const TensorInfo* x = f.x;
     if (k == K::precision_) {
-      if (r.allows(v.precision)) return {};
-      return once(r, reinterpret_cast<intptr_t>(v.precision.data()), [&] {
-        return fmt::format("DLA runs {} only: this node runs at {} (--precision {})", c.args, v.precision,
+      if (allows_precision(c.args, f.precision)) return {};
+      return once(r, reinterpret_cast<intptr_t>(f.precision.data()), [&] {
+        return fmt::format("DLA runs {} only: this node runs at {} (--precision {})", c.args, f.precision,
                            precision_name(a_.precision));
       });
     }
@@ -650,10 +724,11 @@ class DlaJudge {
     if (k == K::spatial_) {
       int64_t want = r.bounds().lo + 2;
       if (!x || x->rank < 0 || x->rank == want) return {};
+      // Below rank 2 there are no spatial dimensions to count: the rank alone says it.
       return once(r, x->rank, [&] {
-        return fmt::format("{} spatial dimensions (input rank {}); the DLA runs this layer on {} spatial dimensions only "
-                           "(rank {})",
-                           x->rank - 2, x->rank, c.args, want);
+        return x->rank < 2 ? fmt::format("input rank {}; DLA needs rank {} ({} spatial dimensions)", x->rank, want, c.args)
+                           : fmt::format("input rank {} ({} spatial dimensions); DLA needs rank {} ({} spatial dimensions)",
+                                         x->rank, x->rank - 2, want, c.args);
       });
     }
     if (k == K::rank_) {  // input and output ("Shuffle: 4-D input and output"): a Flatten or a Reduce without
@@ -753,7 +828,12 @@ class DlaJudge {
       for (int i = 0; i < x->rank; ++i) a[static_cast<size_t>(4 - x->rank + i)] = x->dims[static_cast<size_t>(i)].value;
       for (int i = 0; i < y->rank; ++i) b[static_cast<size_t>(4 - y->rank + i)] = y->dims[static_cast<size_t>(i)].value;
       if (a == b) return {};
+      // A one-element operand (rank 0, or every dimension 1) is a scalar, whatever the other's rank (not "channel"
+      // beside a 2-D tensor, not "other" beside a batch of 2); the guide's N111 keeps the batch, so across a batch
+      // of more than one it is named apart (and no DLA takes it).
       auto kind = [](const std::array<int64_t, 4>& big, const std::array<int64_t, 4>& small) -> std::string_view {
+        if (small[0] == 1 && small[1] == 1 && small[2] == 1 && small[3] == 1)
+          return big[0] == 1 ? "scalar" : "scalar across the batch";
         if (small[2] == 1 && small[3] == 1 && small[0] == big[0] && small[1] == big[1]) return "channel";
         if (small[1] == 1 && small[2] == 1 && small[3] == 1 && small[0] == big[0]) return "scalar";
         return "other";
@@ -771,9 +851,9 @@ class DlaJudge {
       std::string_view modes = std::string_view(c.args).substr(0, c.args.find(':'));
       std::string_view precisions = std::string_view(c.args).substr(c.args.find(':') + 1);
       for (auto mode : split(map.mode, ','))
-        if (listed(modes, mode, '|') && !listed(precisions, v.precision, '|'))
+        if (listed(modes, mode, '|') && !allows_precision(precisions, f.precision))
           return intern(fmt::format("{} {} runs on the DLA at {} only: this node runs at {}", map.layers[0], mode,
-                                    precisions, v.precision));
+                                    precisions, f.precision));
       return {};
     }
     if (k == K::attr_) {
@@ -791,6 +871,7 @@ class DlaJudge {
 
   const Graph& g_;
   const Annotations& a_;
+  bool implicit_int8_ = false;  // --precision int8 quantizes float nodes implicitly: the release allows it, no Q/DQ
   const Target& t_;
   const DlaRules& rules_;
   DlaPlacement& placed_;
@@ -834,9 +915,11 @@ std::shared_ptr<DlaPlacement> place_on_dla(const Model& m, const Annotations& a,
     DlaNode& d = out->nodes.emplace_back();
     judge.judge(n, a.nodes[static_cast<size_t>(n.index)], d);
     if (d.verdict != DlaVerdict::NONE) {
-      out->total_macs += d.macs;
+      if (d.macs < 0) ++out->macs_unknown_nodes;
+      int64_t macs = std::max<int64_t>(d.macs, 0);
+      out->total_macs += macs;
       if (d.verdict == DlaVerdict::DLA)
-        ++out->dla_nodes, out->dla_macs += d.macs;
+        ++out->dla_nodes, out->dla_macs += macs;
       else if (d.verdict == DlaVerdict::GPU_FALLBACK)
         ++out->gpu_nodes;
       else
@@ -904,6 +987,13 @@ void apply_target(const Model& model, Annotations& a, const Target& t, const Tar
   }
   auto placed = place_on_dla(model, a, t, *rules, catalog);
   for (const auto& note : placed->notes) a.notes.push_back(note);
+  // fp32 (the default), bf16, fp8: the DLA has none of them, so nothing lands on it; say so rather than leave a
+  // 0% share beside "converts: yes". (A Q/DQ region still runs at INT8 there, so only when nothing does.)
+  if (placed->dla_nodes == 0 && a.precision != Precision::FP16 && a.precision != Precision::INT8 &&
+      a.precision != Precision::BEST)
+    a.notes.push_back(fmt::format("DLA runs FP16 and INT8 only: at {} every node runs on the GPU; pass --precision "
+                                  "fp16 or int8",
+                                  precision_name(a.precision)));
   a.dla = std::move(placed);
 }
 

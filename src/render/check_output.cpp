@@ -50,11 +50,19 @@ std::string runtime_label(const Annotations& a) {
 std::string dla_summary_line(const DlaPlacement& d) {
   int counted = d.dla_nodes + d.gpu_nodes + d.unsupported_nodes;
   auto pct = [](double a, double b) { return b > 0 ? 100.0 * a / b : 0.0; };
-  return fmt::format("DLA (TensorRT {} DLA rules): {} of {} nodes ({:.1f}%), {:.1f}% of MACs; {} GPU fallback, {} "
-                     "unsupported; {} DLA<->GPU transitions; {} DLA loadables (at most {} per core)",
-                     d.release, d.dla_nodes, counted, pct(d.dla_nodes, counted),
-                     pct(static_cast<double>(d.dla_macs), static_cast<double>(d.total_macs)), d.gpu_nodes,
-                     d.unsupported_nodes, d.transitions, d.loadables, d.max_loadables);
+  auto many = [](int n, std::string_view one, std::string_view more) { return fmt::format("{} {}", n, n == 1 ? one : more); };
+  // With nodes whose MACs are unknown (dynamic shapes) the total is a lower bound: no share, the count instead.
+  std::string macs = d.macs_unknown_nodes == 0
+                         ? fmt::format("{:.1f}% of MACs", pct(static_cast<double>(d.dla_macs), static_cast<double>(d.total_macs)))
+                         : fmt::format("MACs on the DLA: {} of at least {} known; {} MACs unknown (dynamic shapes): pass "
+                                       "--shapes",
+                                       count_text(d.dla_macs), count_text(d.total_macs),
+                                       many(d.macs_unknown_nodes, "node's", "nodes'"));
+  return fmt::format("DLA (TensorRT {} DLA rules): {} of {} nodes ({:.1f}%), {}; {} GPU fallback, {} unsupported; {}; {} "
+                     "(at most {} per core)",
+                     d.release, d.dla_nodes, counted, pct(d.dla_nodes, counted), macs, d.gpu_nodes, d.unsupported_nodes,
+                     many(d.transitions, "DLA<->GPU transition", "DLA<->GPU transitions"),
+                     many(d.loadables, "DLA loadable", "DLA loadables"), d.max_loadables);
 }
 
 // The nodes off the DLA; nodes sharing an outcome are one row ("b0_1 and 16499 more") when more than
@@ -126,13 +134,15 @@ json dla_json(const DlaPlacement& d, const DlaSources& sources) {
           {"unsupported_nodes", d.unsupported_nodes},
           {"dla_macs", d.dla_macs},
           {"total_macs", d.total_macs},
+          {"macs_unknown_nodes", d.macs_unknown_nodes},
           {"transitions", d.transitions},
           {"loadables", d.loadables},
           {"max_loadables", d.max_loadables}};
 }
 
 // Adds `"dla":{"outcome":N,"macs":M}` to a node object `out` ends with: a position in dla.outcomes, not the
-// outcome's texts (a 100k-node model off the DLA would otherwise write its few dozen reasons 100k times).
+// outcome's texts (a 100k-node model off the DLA would otherwise write its few dozen reasons 100k times). `macs`
+// is null where unknown (a Conv with a dynamic dimension), never a 0 that sums as if known.
 void append_dla_json(std::string& out, const DlaNode& n) {
   // One append of a stack buffer: this runs for every node of the model.
   char buf[96], *end = buf + sizeof buf;
@@ -140,7 +150,7 @@ void append_dla_json(std::string& out, const DlaNode& n) {
   char* at = put(buf, R"(,"dla":{"outcome":)");
   at = std::to_chars(at, end, n.outcome).ptr;
   at = put(at, R"(,"macs":)");
-  at = std::to_chars(at, end, n.macs).ptr;
+  at = n.macs < 0 ? put(at, "null") : std::to_chars(at, end, n.macs).ptr;
   at = put(at, "}}");
   out.pop_back();  // the node object's closing brace
   out.append(buf, static_cast<size_t>(at - buf));
@@ -538,6 +548,24 @@ bool has_verdict(const Annotations& a, const std::vector<Verdict>& verdicts) {
   return false;
 }
 
+std::vector<std::string> failed_dla_gates(const Annotations& a, const DlaGates& gates) {
+  std::vector<std::string> out;
+  if (!a.dla) return out;
+  const DlaPlacement& d = *a.dla;
+  if (gates.gpu_fallback && d.gpu_nodes > 0)
+    out.push_back(fmt::format("--fail-on gpu_fallback: {} node{} fall{} back from the DLA to the GPU", d.gpu_nodes,
+                              d.gpu_nodes == 1 ? "" : "s", d.gpu_nodes == 1 ? "s" : ""));
+  const int placed = d.dla_nodes + d.gpu_nodes + d.unsupported_nodes;
+  const double share = placed > 0 ? 100.0 * d.dla_nodes / placed : 0.0;
+  if (gates.min_share >= 0 && share < gates.min_share)
+    out.push_back(fmt::format("--min-dla-share {:g}: {} of {} placed nodes ({:.1f}%) run on the DLA", gates.min_share,
+                              d.dla_nodes, placed, share));
+  if (gates.max_loadables >= 0 && d.loadables > gates.max_loadables)
+    out.push_back(fmt::format("--max-dla-loadables {}: the placement needs {} DLA loadable{}", gates.max_loadables,
+                              d.loadables, d.loadables == 1 ? "" : "s"));
+  return out;
+}
+
 // ---------------------------------------------------------------- SARIF
 
 namespace {
@@ -721,16 +749,36 @@ std::string xml_escape_lines(std::string_view s) {
 }  // namespace
 
 std::string junit_testcase(const Model& m, const Annotations& a, const CheckView& view, std::string_view command,
-                           bool& failed) {
+                           bool& failed, const DlaGates& dla_gates) {
   std::string name = fmt::format("TensorRT {} {}{}", a.release->name, precision_name(a.precision),
                                  a.target ? " on " + a.target->name : "");
   std::string out = fmt::format("    <testcase classname=\"trtlens.{}\" name=\"{}\" file=\"{}\" time=\"0\"", command,
                                 xml_escape(name), xml_escape(m.path));
-  failed = has_verdict(a, view.fail_on);
-  // A DLA target: where the DLA runs the model, whether the case fails or not (no --fail-on verdict says it).
+  const bool verdict_failed = has_verdict(a, view.fail_on);
+  const std::vector<std::string> gates = failed_dla_gates(a, dla_gates);
+  failed = verdict_failed || !gates.empty();
+  // A DLA target: where the DLA runs the model, whether the case fails or not.
   std::string placement =
       a.dla ? fmt::format("      <system-out>{}</system-out>\n", xml_escape(dla_summary_line(*a.dla))) : "";
   if (!failed) return out + (placement.empty() ? "/>\n" : ">\n" + placement + "    </testcase>\n");
+  if (!verdict_failed) {
+    // Only DLA gates failed: the message names them, the text lists the nodes off the DLA.
+    std::string message, listed;
+    for (const auto& g : gates) message += (message.empty() ? "" : "; ") + g;
+    size_t n = 0, off = 0;
+    const Graph& g = m.graphs[0];
+    for (const DlaNode& d : a.dla->nodes) {
+      if (d.verdict != DlaVerdict::GPU_FALLBACK) continue;
+      ++off;
+      if (n++ >= kJunitMaxNodes) continue;
+      const Node& node = g.nodes[static_cast<size_t>(d.index)];
+      listed += fmt::format("{} {} ({}) GPU fallback: {}\n", node_id(m, 0, d.index), node_label(node), node.op_type,
+                            d.reason);
+    }
+    if (off > kJunitMaxNodes) listed += fmt::format("{} more nodes in the JSON\n", off - kJunitMaxNodes);
+    return out + fmt::format(">\n      <failure message=\"{}\" type=\"trtlens.dla\">{}</failure>\n{}    </testcase>\n",
+                             xml_escape(message), xml_escape_lines(listed), placement);
+  }
   std::string counts, listed;
   size_t n = 0, failing = 0;
   for (Verdict v : view.fail_on) {
@@ -751,6 +799,11 @@ std::string junit_testcase(const Model& m, const Annotations& a, const CheckView
         listed += fmt::format("  DLA: GPU fallback: {}\n", d.reason);
   }
   if (failing > kJunitMaxNodes) listed += fmt::format("{} more nodes in the JSON\n", failing - kJunitMaxNodes);
+  // DLA gates that failed too: named after the verdicts, in the message and the text.
+  for (const auto& g : gates) {
+    counts += "; " + g;
+    listed += g + "\n";
+  }
   return out + fmt::format(">\n      <failure message=\"{} node{}: {}\" type=\"{}\">{}</failure>\n{}    </testcase>\n",
                            failing, failing == 1 ? "" : "s", xml_escape(counts), "trtlens.verdict",
                            xml_escape_lines(listed), placement);
@@ -769,9 +822,9 @@ std::string junit_document(const std::string& suite, const Model& m, const std::
   return out + "  </testsuite>\n</testsuites>\n";
 }
 
-std::string check_junit(const Model& m, const Annotations& a, const CheckView& view) {
+std::string check_junit(const Model& m, const Annotations& a, const CheckView& view, const DlaGates& gates) {
   bool failed = false;
-  std::string testcase = junit_testcase(m, a, view, "check", failed);
+  std::string testcase = junit_testcase(m, a, view, "check", failed, gates);
   return junit_document("trtlens check", m, {testcase}, failed ? 1 : 0);
 }
 

@@ -14,6 +14,14 @@ namespace trtlens {
 
 inline constexpr int kCheckSchemaVersion = 1;
 
+// CI gates on a DLA target's placement (check --fail-on gpu_fallback, --min-dla-share, --max-dla-loadables).
+struct DlaGates {
+  bool gpu_fallback = false;     // fail when a node falls back from the DLA to the GPU
+  double min_share = -1;         // fail when fewer than this % of the placed nodes run on the DLA; < 0: off
+  int max_loadables = -1;        // fail when the placement needs more DLA loadables than this; < 0: off
+  bool any() const { return gpu_fallback || min_share >= 0 || max_loadables >= 0; }
+};
+
 struct CheckView {
   bool color = false;                  // ANSI colour in text
   std::vector<Verdict> only;           // text/markdown: list only these verdicts (empty = all)
@@ -50,23 +58,26 @@ std::string check_markdown(const Model& m, const Annotations& a, const CheckView
 void check_sarif(const Model& m, const Annotations& a, const KnowledgeBase& kb,
                  const std::function<void(std::string_view)>& write);
 // JUnit XML: one test suite with one test case for the runtime, failed when a node
-// has a verdict of view.fail_on; the failure lists those nodes.
-std::string check_junit(const Model& m, const Annotations& a, const CheckView& view);
+// has a verdict of view.fail_on or a DLA gate of `gates` fails; the failure lists those nodes and names the gates.
+std::string check_junit(const Model& m, const Annotations& a, const CheckView& view, const DlaGates& gates = {});
 
 // One <testcase> of JUnit XML for one runtime (check_junit, matrix --format junit);
 // `failed` tells whether it failed; `command` names its class ("trtlens.check").
 // Lists at most kJunitMaxNodes nodes. With a target the name ends "on <target>"; on a DLA
-// target a failing node that falls back to the GPU says why, and <system-out> carries
-// the placement's summary line.
+// target a failing node that falls back to the GPU says why, <system-out> carries
+// the placement's summary line, and a failed gate of `dla_gates` fails the case, named in its message.
 inline constexpr size_t kJunitMaxNodes = 200;
 std::string junit_testcase(const Model& m, const Annotations& a, const CheckView& view, std::string_view command,
-                           bool& failed);
+                           bool& failed, const DlaGates& dla_gates = {});
 // The JUnit document around `testcases` (junit_testcase), as one suite named `suite`.
 std::string junit_document(const std::string& suite, const Model& m, const std::vector<std::string>& testcases,
                            size_t failures);
 
 // True when a node of `a` has one of `verdicts` (--fail-on).
 bool has_verdict(const Annotations& a, const std::vector<Verdict>& verdicts);
+// The DLA gates `a` (placed on a DLA core: a.dla) fails, one sentence each naming the option ("--fail-on
+// gpu_fallback: 11 nodes fall back from the DLA to the GPU"); empty when none fails or nothing was placed.
+std::vector<std::string> failed_dla_gates(const Annotations& a, const DlaGates& gates);
 
 // `matrix`: releases × precisions with verdict counts and converts yes/no.
 std::string matrix_text(const Model& m, const Matrix& mx, bool color);

@@ -21,18 +21,6 @@ std::string share(int64_t part, int64_t whole) {
   return whole > 0 ? fmt::format("{:.1f}%", 100.0 * static_cast<double>(part) / static_cast<double>(whole)) : "-";
 }
 
-// 1234567 -> "1.23 M": MAC and parameter counts for people.
-std::string count_text(int64_t v) {
-  const char* units[] = {"", " k", " M", " G", " T"};
-  double x = static_cast<double>(v);
-  size_t u = 0;
-  while (x >= 1000 && u + 1 < std::size(units)) {
-    x /= 1000;
-    ++u;
-  }
-  return u == 0 ? std::to_string(v) : fmt::format("{:.2f}{}", x, units[u]);
-}
-
 std::string tensor_text(const Model& m, const std::string& name) {
   const TensorInfo* t = m.graphs[0].local(name);
   return fmt::format("{} {} {}", escape_controls(name), t ? elem_type_name(t->type) : "UNDEFINED", t ? format_shape(*t) : "?");
@@ -83,21 +71,33 @@ std::string runtime_label(const Annotations& a, const Partition& p) {
   return label;
 }
 
+// "A of B (S%)", or with MAC nodes of unknown shapes (p.macs_unknown) "A of at least B known; N nodes' MACs unknown
+// (...)": their MACs are in neither count, so a share would pretend to cover them.
+std::string macs_share(const Partition& p, int64_t part) {
+  if (!p.macs_unknown) return fmt::format("{} of {} ({})", count_text(part), count_text(p.macs), share(part, p.macs));
+  return fmt::format("{} of at least {} known; {} Conv/MatMul/Gemm node{} MACs unknown (dynamic shapes, {} of their "
+                     "weights): pass --shapes",
+                     count_text(part), count_text(p.macs), p.macs_unknown, p.macs_unknown == 1 ? "'s" : "s'",
+                     share(p.mac_weights_unknown, p.mac_weights));
+}
+
+// TensorRT engines: one per region (and per region of an If/Loop/Scan body). With a DLA cut and GPU fallback,
+// TensorRT builds one engine per region holding its DLA loadables and GPU parts; parts are not engines.
+size_t engines(const Partition& p) { return static_cast<size_t>(p.regions + p.body_regions); }
+
 // The headline figures, shared by text and markdown.
 std::vector<std::pair<std::string, std::string>> figures(const Partition& p) {
-  std::string macs = fmt::format("{} of {} ({})", count_text(p.macs_in_tensorrt), count_text(p.macs),
-                                 share(p.macs_in_tensorrt, p.macs));
-  if (p.macs_unknown)
-    macs += fmt::format("; not counted: {} Conv/MatMul/Gemm node(s) with unknown shapes, holding {} of their weights",
-                        p.macs_unknown, share(p.mac_weights_unknown, p.mac_weights));
-  // Each TensorRT part is an engine: a region, or with a DLA cut each DLA loadable and GPU region of it.
-  const size_t main_engines = tensorrt_parts(p);
-  std::string engines = std::to_string(main_engines + static_cast<size_t>(p.body_regions));
-  if (p.body_regions) engines += fmt::format(" ({} in the main graph, {} inside If/Loop/Scan bodies)", main_engines, p.body_regions);
+  std::string macs = macs_share(p, p.macs_in_tensorrt);
+  std::string engines_text = std::to_string(engines(p));
+  if (p.body_regions)
+    engines_text += fmt::format(" ({} in the main graph, {} inside If/Loop/Scan bodies)", p.regions, p.body_regions);
+  if (p.dla)
+    engines_text += fmt::format("; one per TensorRT region, holding its DLA loadables and GPU parts ({} and {} below)",
+                                p.dla->loadables, p.dla->gpu_regions);
   std::string excluded;
   for (const auto& op : p.exclude_ops) excluded += (excluded.empty() ? "" : ",") + op;
   std::vector<std::pair<std::string, std::string>> out = {
-      {"TensorRT engines", engines},
+      {"TensorRT engines", engines_text},
       {"parts in the chain", fmt::format("{} ({} left to another runtime)", p.parts.size(), p.parts.size() - tensorrt_parts(p))},
       {"nodes in TensorRT", fmt::format("{} of {} ({})", p.nodes_in_tensorrt, p.nodes, share(p.nodes_in_tensorrt, p.nodes))},
       {"MACs in TensorRT", macs},
@@ -110,10 +110,10 @@ std::vector<std::pair<std::string, std::string>> figures(const Partition& p) {
     out.insert(out.end(), {
         {"DLA loadables", fmt::format("{} ({} the {} per DLA core TensorRT loads)", d.loadables,
                                       d.loadables > d.max_loadables ? "MORE THAN" : "within", d.max_loadables)},
-        {"GPU regions", std::to_string(d.gpu_regions)},
+        {"GPU parts", fmt::format("{} (TensorRT on the GPU, inside the regions' engines)", d.gpu_regions)},
         {"DLA<->GPU transitions", fmt::format("{} (tensors into or out of a DLA loadable, each a reformat)", d.transitions)},
         {"nodes on the DLA", fmt::format("{} of {} placed ({})", d.nodes_on_dla, d.placed_nodes, share(d.nodes_on_dla, d.placed_nodes))},
-        {"MACs on the DLA", fmt::format("{} of {} ({})", count_text(d.macs_on_dla), count_text(p.macs), share(d.macs_on_dla, p.macs))},
+        {"MACs on the DLA", macs_share(p, d.macs_on_dla)},
     });
   }
   return out;
@@ -128,6 +128,11 @@ std::vector<std::string> notes(const Annotations& a, const Partition& p) {
       out.push_back(note);
   if (p.dla && !p.dla->max_loadables_source.empty())
     out.push_back(fmt::format("at most {} DLA loadables per core: {}", p.dla->max_loadables, p.dla->max_loadables_source));
+  if (p.dla && a.dla && a.dla->loadables != p.dla->loadables)
+    out.push_back(fmt::format("`check` estimates {} DLA loadable{} from the placement alone (connected DLA nodes); "
+                              "partition cuts each TensorRT region, splitting where a loadable would make a cycle "
+                              "with GPU layers or crosses a region boundary, so it counts {}",
+                              a.dla->loadables, a.dla->loadables == 1 ? "" : "s", p.dla->loadables));
   return out;
 }
 
@@ -231,7 +236,7 @@ void partition_json(const Model& m, const Annotations& a, const Partition& p, co
               {"exclude_ops", p.exclude_ops},
               {"summary",
                {{"regions", p.regions},
-                {"engines", tensorrt_parts(p) + static_cast<size_t>(p.body_regions)},
+                {"engines", engines(p)},
                 {"body_regions", p.body_regions},
                 {"parts", p.parts.size()},
                 {"nodes", p.nodes},
@@ -246,7 +251,8 @@ void partition_json(const Model& m, const Annotations& a, const Partition& p, co
               {"graph_inputs", graph_inputs},
               {"graph_outputs", graph_outputs},
               {"parts", json::array()},  // its "[]" is where the streamed parts go
-              {"outside", outside}};
+              {"outside", outside},
+              {"notes", notes(a, p)}};
   if (with_files) doc["weights_file"] = kPartitionWeightsFile;
   if (p.dla) {
     const DlaCut& d = *p.dla;
@@ -371,8 +377,9 @@ std::string partition_markdown(const Model& m, const Annotations& a, const Parti
     out += fmt::format("\n**{}** ({}, {} nodes)\n\n", title, where, part.nodes.size()) + to_markdown(b);
   }
   if (!p.outside.empty()) out += "\n**Nodes left outside TensorRT**\n\n" + to_markdown(outside_table(m, p, true));
-  if (p.dla && !p.dla->max_loadables_source.empty())
-    out += fmt::format("\nAt most {} DLA loadables per core: {}\n", p.dla->max_loadables, md_escape(p.dla->max_loadables_source));
+  std::vector<std::string> said = notes(a, p);
+  if (!said.empty()) out += "\n";
+  for (const auto& note : said) out += "> " + md_escape(note) + "\n";
   return out;
 }
 

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <iterator>
 
 namespace trtlens {
 namespace {
@@ -143,6 +144,17 @@ std::string mib(int64_t bytes) {
   if (bytes >= 1048576) return fmt::format("{:.1f} MiB", bytes / 1048576.0);
   if (bytes >= 1024) return fmt::format("{:.1f} KiB", bytes / 1024.0);
   return fmt::format("{} B", bytes);
+}
+
+std::string count_text(int64_t v) {
+  const char* units[] = {"", " k", " M", " G", " T"};
+  double x = static_cast<double>(v);
+  size_t u = 0;
+  while (x >= 1000 && u + 1 < std::size(units)) {
+    x /= 1000;
+    ++u;
+  }
+  return u == 0 ? std::to_string(v) : fmt::format("{:.2f}{}", x, units[u]);
 }
 
 }  // namespace trtlens

@@ -37,6 +37,8 @@ std::string to_csv(const Table& t);
 // A byte count for people: "22.3 MiB", "41.0 KiB", "80 B"; "overflow" for INT64_MAX
 // (a sum that saturated).
 std::string mib(int64_t bytes);
+// A MAC or parameter count for people: 1234567 -> "1.23 M", 999 -> "999".
+std::string count_text(int64_t v);
 
 // True when colour should be used on stdout: a terminal and NO_COLOR unset.
 bool stdout_wants_color();

@@ -345,7 +345,7 @@ TEST(TargetPrecision, Fp8OnAnA100FallsBackCitingTheSupportMatrix) {
   EXPECT_EQ(on_a100.verdict, Verdict::FALLBACK);
   EXPECT_EQ(on_a100.precision, "FP32");
   ASSERT_FALSE(on_a100.reasons.empty());
-  const Reason& why = on_a100.reasons.back();
+  const Reason& why = on_a100.reasons.front();  // the device first
   EXPECT_EQ(why.rule, "target");
   EXPECT_NE(why.message.find("a100 (NVIDIA A100, sm_80) has no FP8 kernels"), std::string::npos) << why.message;
   EXPECT_NE(why.source.find("support-matrix"), std::string::npos) << why.source;
@@ -441,6 +441,30 @@ TEST(TargetFamilies, JetsonNanoAndTx2RunJetPack4WithoutInt8) {
     expect_does_not_run(t, "10.3", {"8.2 (JetPack 4.6.1"});
     EXPECT_EQ(catalog().newest_release(catalog().resolve(t), kb())->name, "8.2") << t;
   }
+
+// No Q/DQ, --precision fp8 on an A100: the release says FP8 comes only through Q/DQ, but the device has no FP8
+// kernels at all, so that comes first and no hint says to quantize to FP8; the hint names the device's precisions.
+TEST(TargetPrecision, Fp8WithoutQdqOnAnA100NamesTheDeviceFirstAndItsPrecisions) {
+  Model m = conv_model("target_fp8_plain");
+  const Release& r = kb().resolve("10.8");
+  Annotations a100 = annotate_runtime(m, kb(), {&r, Precision::FP8, &catalog().resolve("a100")});
+  Annotations h100 = annotate_runtime(m, kb(), {&r, Precision::FP8, &catalog().resolve("h100")});
+  const NodeVerdict& conv = a100.nodes[0];
+  ASSERT_GE(conv.reasons.size(), 2u);
+  EXPECT_EQ(conv.reasons[0].rule, "target");
+  EXPECT_NE(conv.reasons[0].message.find("a100 (NVIDIA A100, sm_80) has no FP8 kernels in TensorRT 10.8"),
+            std::string::npos)
+      << conv.reasons[0].message;
+  EXPECT_EQ(conv.reasons[1].rule, "precision");  // the release's own: FP8 only through Q/DQ
+  ASSERT_FALSE(conv.hints.empty());
+  EXPECT_NE(conv.hints[0].find("--precision fp16, bf16 or int8"), std::string::npos) << conv.hints[0];
+  for (const auto& h : conv.hints) EXPECT_EQ(h.find("quantize"), std::string::npos) << h;
+  bool noted = false;
+  for (const auto& n : a100.notes) noted |= n.find("has no FP8 kernels in TensorRT 10.8") != std::string::npos;
+  EXPECT_TRUE(noted);
+  // The H100 has FP8 kernels: the release's reason stays first and its hint (quantize with Q/DQ) stays.
+  EXPECT_EQ(h100.nodes[0].reasons.front().rule, "precision");
+  EXPECT_EQ(h100.nodes[0].verdict, a100.nodes[0].verdict);
 }
 
 TEST(TargetPrecision, MatrixKeepsOnlyTheReleasesATargetRuns) {
@@ -685,6 +709,71 @@ TEST(DlaPlacement, Fp32RunsOnTheGpuAndUnsupportedStaysUnsupported) {
       << fp32.node("relu").reason;
   EXPECT_EQ(fp32.node("alien").verdict, DlaVerdict::UNSUPPORTED);
   EXPECT_EQ(fp32.a.dla->unsupported_nodes, 1);
+  // Nothing on the DLA at fp32: a note says why and what to pass; not at fp16.
+  const std::string note = "DLA runs FP16 and INT8 only: at fp32 every node runs on the GPU; pass --precision fp16 or int8";
+  EXPECT_NE(std::find(fp32.a.notes.begin(), fp32.a.notes.end(), note), fp32.a.notes.end());
+  Built fp16 = on_dla("dla_fp16_note", build, "8.5", "orin-dla", Precision::FP16);
+  for (const auto& n : fp16.a.notes) EXPECT_EQ(n.find("DLA runs FP16 and INT8 only"), std::string::npos) << n;
+}
+
+// The DLA's own precisions decide, not the GPU kernel table's: 8.5 has no INT8 Add kernel on the GPU (it runs at
+// FP32 there), but the DLA's elementwise layer runs at INT8 (guide: ElementWise FP16 and INT8), so at --precision
+// int8 the residual Add is on the DLA, as at best. Comparisons keep their INT8-only row.
+TEST(DlaPlacement, Int8PlacesAnAddTheGpuRunsAtFp32OnTheDla) {
+  auto build = [](GraphBuilder& g) {
+    g.input("x", kFloat, {1, 4, 8, 8});
+    conv(g, "x", "c", 3);
+    g.node("Add", {"x", "c"}, {"sum"}, "add");
+    g.output("sum");
+  };
+  Built int8 = on_dla("dla_int8_add", build, "8.5", "orin-dla", Precision::INT8);
+  const NodeVerdict& gpu_add = int8.a.nodes[1];
+  ASSERT_EQ(int8.model.graphs[0].nodes[1].name, "add");
+  EXPECT_EQ(gpu_add.precision, "FP32") << "no INT8 Add kernel on the GPU in 8.5";
+  EXPECT_EQ(int8.node("add").verdict, DlaVerdict::DLA) << int8.node("add").reason;
+  EXPECT_EQ(int8.node("c").verdict, DlaVerdict::DLA) << int8.node("c").reason;
+  EXPECT_EQ(int8.a.dla->loadables, 1);
+  Built best = on_dla("dla_best_add", build, "8.5", "orin-dla", Precision::BEST);
+  EXPECT_EQ(best.node("add").verdict, DlaVerdict::DLA) << best.node("add").reason;
+  // 10.3: implicit INT8 is deprecated, so an FP32 model at int8 runs at FP32 on the GPU and off the DLA too.
+  Built int8_103 = on_dla("dla_int8_add103", build, "10.3", "orin-dla", Precision::INT8);
+  EXPECT_EQ(int8_103.node("add").verdict, DlaVerdict::GPU_FALLBACK);
+  EXPECT_NE(int8_103.node("add").reason.find("this node runs at FP32"), std::string::npos) << int8_103.node("add").reason;
+}
+
+// MACs are counted where the shapes are known: a Conv with a dynamic batch has unknown MACs (-1), in no total.
+TEST(DlaPlacement, MacsOfADynamicConvAreUnknownNotZero) {
+  Built b = on_dla("dla_macs_unknown", [](GraphBuilder& g) {
+    g.input("x", kFloat, {1, 4, 8, 8});
+    g.input("d", kFloat, {-1, 4, 8, 8});
+    conv(g, "x", "known", 3);
+    conv(g, "d", "dynamic", 3);
+    g.output("known");
+    g.output("dynamic");
+  });
+  EXPECT_EQ(b.node("known").macs, 1 * 4 * 8 * 8 * 4 * 3 * 3);
+  EXPECT_EQ(b.node("dynamic").macs, -1);
+  EXPECT_EQ(b.node("dynamic").verdict, DlaVerdict::GPU_FALLBACK);
+  EXPECT_EQ(b.a.dla->macs_unknown_nodes, 1);
+  EXPECT_EQ(b.a.dla->total_macs, b.node("known").macs);
+  EXPECT_EQ(b.a.dla->dla_macs, b.node("known").macs);
+}
+
+// Wording: a rank below 2 has no spatial dimensions to count; a one-element operand is a scalar.
+TEST(DlaPlacement, ReasonsSayRanksAndScalarsPlainly) {
+  Built b = on_dla("dla_wording", [](GraphBuilder& g) {
+    g.input("v", kFloat, {8});
+    g.node("Relu", {"v"}, {"rv"}, "relu_rank1");
+    g.input("x", kFloat, {2, 4, 8, 8});
+    g.init_float("s", {}, {2.0f});
+    g.node("Add", {"x", "s"}, {"y"}, "add_scalar");
+    g.output("rv");
+    g.output("y");
+  }, "8.6");
+  EXPECT_EQ(b.node("relu_rank1").reason, "input rank 1; DLA needs rank 4 (2 spatial dimensions)");
+  EXPECT_NE(b.node("add_scalar").reason.find("broadcast of [2x4x8x8] and [] (scalar across the batch)"),
+            std::string::npos)
+      << b.node("add_scalar").reason;
 }
 
 // Slice on the DLA (release/8.5:include/NvInfer.h:4196-4197): strides 1, and the first (batch) axis taken whole.
@@ -846,7 +935,7 @@ TEST(DlaPlacement, NodesSayingTheSameShareOneOutcome) {
   EXPECT_EQ(b.node("relu0").outcome, b.node("relu4").outcome);
   EXPECT_NE(b.node("relu0").outcome, b.node("flat_relu0").outcome);
   EXPECT_EQ(b.node("relu3").verdict, DlaVerdict::DLA);
-  EXPECT_NE(b.node("flat_relu2").reason.find("0 spatial dimensions (input rank 2)"), std::string::npos)
+  EXPECT_NE(b.node("flat_relu2").reason.find("input rank 2 (0 spatial dimensions); DLA needs rank 4"), std::string::npos)
       << b.node("flat_relu2").reason;
   EXPECT_NE(b.node("big").reason.find("kernel size 33 > 32"), std::string::npos) << b.node("big").reason;
 }
