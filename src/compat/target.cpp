@@ -98,7 +98,11 @@ void narrow_precisions(Annotations& a, const Target& t, const TargetCatalog& cat
   // with it) replaced by the device's precisions, then the targets that have it.
   auto tell = [&](NodeVerdict& v, const Missing& why) {
     v.reasons.insert(v.reasons.begin(), {"target", why.message, row->source});
-    std::erase_if(v.hints, [&](const std::string& h) { return h.find(why.precision) != std::string::npos; });
+    // A release's "quantize the model first" (11.x: FP8/INT8 only through Q/DQ) leads to the asked precision too.
+    const bool asked_one = asked_missing && why.precision == asked;
+    std::erase_if(v.hints, [&](const std::string& h) {
+      return h.find(why.precision) != std::string::npos || (asked_one && h.find("quantize") != std::string::npos);
+    });
     std::vector<std::string> first;
     if (!device_hint.empty()) first.push_back(device_hint);
     if (!why.hint.empty()) first.push_back(why.hint);
@@ -450,8 +454,10 @@ class DlaJudge {
   // runs at FP32 for want of an FP16 or INT8 kernel (an Add at int8 in 8.5) runs at the asked precision on the DLA,
   // whose layers have kernels of their own (the dla rows say which: `precision`, `mode_precision`). Integer nodes and
   // Q/DQ regions keep theirs; INT8 without Q/DQ needs implicit quantization (the release's policy, no Q/DQ in the
-  // model), as on the GPU. "INT8|FP16" (best): either, INT8 where the layer has it.
+  // model), as on the GPU. "INT8|FP16" (best): either, INT8 where the layer has it. A strongly typed release (11.x:
+  // no precision builder flags) runs every node at the model's own type, the one the GPU verdict holds.
   std::string_view dla_precision(const NodeVerdict& v) const {
+    if (a_.release->policy.strongly_typed) return v.precision;
     if (v.precision != "FP32" && v.precision != "FP16" && v.precision != "BF16") return v.precision;
     switch (a_.precision) {
       case Precision::FP16:

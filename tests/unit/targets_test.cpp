@@ -441,6 +441,7 @@ TEST(TargetFamilies, JetsonNanoAndTx2RunJetPack4WithoutInt8) {
     expect_does_not_run(t, "10.3", {"8.2 (JetPack 4.6.1"});
     EXPECT_EQ(catalog().newest_release(catalog().resolve(t), kb())->name, "8.2") << t;
   }
+}
 
 // No Q/DQ, --precision fp8 on an A100: the release says FP8 comes only through Q/DQ, but the device has no FP8
 // kernels at all, so that comes first and no hint says to quantize to FP8; the hint names the device's precisions.
