@@ -104,6 +104,12 @@ std::string diff_rows_json(const std::vector<DiffRow>& rows) {
   return out.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
+std::string PinResult::dla_share() const {
+  if (dla_nodes < 0 || placed_nodes <= 0) return "";
+  // Rounded down: "DLA 100%" only when every node is on the DLA.
+  return fmt::format("DLA {}%", static_cast<int64_t>(dla_nodes) * 100 / placed_nodes);
+}
+
 std::unique_ptr<StoredDiffRows> read_diff_rows(const std::string& text) {
   json doc = json::parse(text);
   auto out = std::make_unique<StoredDiffRows>();
@@ -403,11 +409,17 @@ void Analyzer::analyse(const Job& job, Analysis& state) {
     json converts = json::array();
     for (size_t i = 0; i < pin_set.size(); ++i) {
       const Annotations& a = analysis.pinned[i + 1];
-      converts.push_back({{"runtime", pin_set[i].label},
-                          {"converts", a.converts},
-                          {"unsupported", a.summary[static_cast<int>(Verdict::UNSUPPORTED)]},
-                          {"check", store_.objects().put_blob(check_json(model, a, KnowledgeBase::builtin()))},
-                          {"diff", store_.objects().put_blob(diff_rows_json(diff_rows(model, a)))}});
+      json pin = {{"runtime", pin_set[i].label},
+                  {"converts", a.converts},
+                  {"unsupported", a.summary[static_cast<int>(Verdict::UNSUPPORTED)]},
+                  {"check", store_.objects().put_blob(check_json(model, a, KnowledgeBase::builtin()))},
+                  {"diff", store_.objects().put_blob(diff_rows_json(diff_rows(model, a)))}};
+      // A DLA target's share of the nodes it places (as `check --target` counts them), for the badges.
+      if (a.dla) {
+        pin["dla_nodes"] = a.dla->dla_nodes;
+        pin["placed_nodes"] = a.dla->dla_nodes + a.dla->gpu_nodes + a.dla->unsupported_nodes;
+      }
+      converts.push_back(std::move(pin));
     }
     result = {{"schema_version", kResultSchema},
               {"page", store_.objects().put_blob(page.html(analysis))},
@@ -475,8 +487,8 @@ std::optional<ModelResult> Analyzer::model_result(const store::Version& v) {
   json r = json::parse(store_.objects().get_blob(*hash));
   ModelResult out{r["page"], r["nodes"], {}};
   for (const auto& c : r["converts"])
-    out.converts.push_back(
-        {c["runtime"], c["converts"], c["unsupported"], c.value("check", std::string()), c.value("diff", std::string())});
+    out.converts.push_back({c["runtime"], c["converts"], c["unsupported"], c.value("check", std::string()),
+                            c.value("diff", std::string()), c.value("dla_nodes", -1), c.value("placed_nodes", 0)});
   if (model_results_.size() >= kMaxCachedResults) model_results_.clear();
   return model_results_[*hash] = out;
 }
