@@ -758,7 +758,7 @@ void add_page_routes(httplib::Server& http, Context& ctx) {
     if (!upload) return;
     std::string label = fields["label"].empty() ? upload->file_name : fields["label"];
     store::Engine e = store_engine_upload(ctx, *upload, v, label.substr(0, 200), *caller, fields["release"]);
-    done(res, fmt::format("{}/engines/{}", version_url(v), e.number),
+    done(res, version_url(v),
          fmt::format("attached engine {} ({}) to {} v{}; its analysis runs", e.number, e.label, v.model, v.number));
   });
 
