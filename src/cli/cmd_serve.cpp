@@ -88,7 +88,7 @@ void add_serve_command(CLI::App& app, int& exit_code) {
       CLI::Range(1, 1 << 20));
   cmd->add_option("--pin", o->pins, "RELEASE:PRECISION[:TARGET] whose converts yes/no the model lists show (repeatable; "
                                     "default: fp16 on the newest release of each of the three newest majors; "
-                                    "TARGET as check --target takes it, one per server: 8.5:fp16:orin-dla)");
+                                    "TARGET as check --target takes it, one per pin: 8.5:fp16:orin-dla)");
   cmd->callback([o, data, max_mb, &exit_code] {
     o->data_dir = *data;
     o->max_upload_bytes = *max_mb * 1000 * 1000;

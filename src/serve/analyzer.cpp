@@ -165,13 +165,8 @@ std::vector<Pin> resolve_pins(const std::vector<std::string>& specs, const std::
       }
     }
   }
-  // A page carries one target: a server's pins name at most one.
-  const Target* target = nullptr;
-  for (const Pin& p : pins)
-    if (p.target && target && p.target != target)
-      throw UsageError("--pin: pins name targets " + target->name + " and " + p.target->name + "; a server takes one");
-    else if (p.target)
-      target = p.target;
+  // Each pin may name its own target: pins are narrowed one by one (analyze_model); the report
+  // page's Target select carries the first pin's target (Analyzer::analyse).
   for (Pin& p : pins) {
     p.label = p.release->name + " " + std::string(precision_name(p.precision)) + (p.target ? " " + p.target->name : "");
     p.spec = p.release->name + ":" + std::string(precision_name(p.precision)) + (p.target ? ":" + p.target->name : "");
@@ -392,8 +387,10 @@ void Analyzer::analyse(const Job& job, Analysis& state) {
       options.initial_precision = pin_set.front().precision;
     }
     // A pinned target: the page gets its Target select (report --target), opening on the target.
+    // A page carries one target: the first a pin names (the other pins' checks and badges are
+    // narrowed to theirs; their report links open the page at their release and precision).
     for (const Pin& p : pin_set)
-      if (p.target) options.target = p.target;
+      if (p.target && !options.target) options.target = p.target;
     ReportPage page(model, KnowledgeBase::builtin(), options);
     std::vector<Runtime> pins;
     for (const Pin& p : pin_set) pins.push_back({p.release, p.precision, p.target});

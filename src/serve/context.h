@@ -32,7 +32,8 @@ struct Pin {
 };
 // "RELEASE:PRECISION[:TARGET]" each (`what` names them in errors: "--pin", "pins of vision").
 // Throws UsageError for a malformed spec, an unknown release, precision or target, a release
-// the target does not run, a pin given twice, two targets, or more than store::kMaxPins.
+// the target does not run, a pin given twice, or more than store::kMaxPins. Pins may name
+// different targets (8.5:fp16:orin-dla 10.8:fp8:h100).
 // No specs: fp16 on the newest release of each of the three newest majors.
 std::vector<Pin> resolve_pins(const std::vector<std::string>& specs, const std::string& what = "--pin");
 

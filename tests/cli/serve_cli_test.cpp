@@ -881,7 +881,7 @@ TEST(ServeCli, APinMayNameATarget) {
   for (const auto& [pins, says] : std::vector<std::pair<std::vector<std::string>, std::string>>{
            {{"8.5:fp16:jetson-nano-9000"}, "unknown target 'jetson-nano-9000'; known: "},
            {{"11.1:fp16:orin"}, "TensorRT 11.1 does not run on orin"},
-           {{"8.5:fp16:orin-dla", "8.5:fp16:orin"}, "a server takes one"}}) {
+           {{"8.5:fp16:orin-dla", "8.5:fp16:orin-dla"}, "8.5:fp16:orin-dla is given twice"}}) {
     std::vector<std::string> args = {"serve", "--data", data};
     for (const std::string& p : pins) args.insert(args.end(), {"--pin", p});
     RunResult r = run_trtlens(args);
@@ -924,6 +924,35 @@ TEST(ServeCli, APinMayNameATarget) {
   EXPECT_NE(nodes->body.find("8.5 fp16 orin-dla"), std::string::npos) << nodes->body;
   EXPECT_NE(nodes->body.find("/versions/1/report#trt=8.5&amp;precision=fp16&amp;target=orin-dla\""), std::string::npos)
       << nodes->body;  // the report at the pin, its target included
+}
+
+// Each pin may name its own target: each is narrowed to its own device (its converts, DLA share
+// and stored check); the report page carries the first one's Target select.
+TEST(ServeCli, PinsMayNameDifferentTargets) {
+  Served s("serve_two_targets", {"--pin", "8.5:fp16:orin-dla", "--pin", "10.8:fp8:h100"});
+  ASSERT_EQ(s.push(model_bytes(true))->status, 201);
+  json a = s.wait_analysis(1);
+  ASSERT_EQ(a["status"], "done") << a.dump();
+  ASSERT_EQ(a["converts"].size(), 2u) << a.dump();
+  EXPECT_EQ(a["converts"][0]["runtime"], "8.5 fp16 orin-dla");
+  EXPECT_TRUE(a["converts"][0].contains("dla_nodes"));
+  EXPECT_EQ(a["converts"][1]["runtime"], "10.8 fp8 h100");
+  EXPECT_FALSE(a["converts"][1].contains("dla_nodes"));  // a GPU: no DLA share
+  const std::string v1 = "/api/projects/vision/models/detector/versions/1";
+  auto h100 = s.client().Get((v1 + "/check?trt=10.8&precision=fp8&target=h100").c_str(), bearer(s.token));
+  ASSERT_EQ(h100->status, 200) << h100->body;
+  EXPECT_EQ(json::parse(h100->body)["runtime"]["target"]["name"], "h100");
+  auto orin = s.client().Get((v1 + "/check?trt=8.5&precision=fp16&target=orin-dla").c_str(), bearer(s.token));
+  EXPECT_TRUE(json::parse(orin->body).contains("dla"));
+  // Project pins take two targets as well.
+  RunResult pins = run_trtlens({"admin", "--data", s.data, "pins", "vision", "8.5:fp16:orin-dla", "10.8:fp8:h100"});
+  EXPECT_EQ(pins.exit_code, 0) << pins.err;
+  EXPECT_EQ(pins.out, "8.5:fp16:orin-dla 10.8:fp8:h100\n");
+  auto c = s.client();
+  const auto session = sign_in(c, s.token);
+  auto report = c.Get("/projects/vision/models/detector/versions/1/report", {{"Cookie", session.first}});
+  ASSERT_EQ(report->status, 200);
+  EXPECT_NE(report->body.find("orin-dla"), std::string::npos);  // the page's Target: the first pin's
 }
 
 // Issue 22: an engine is judged at the release given when it is attached, else the one its
