@@ -27,6 +27,7 @@
 #include "render/html.h"
 #include "render/table.h"
 #include "serve/model_archive.h"
+#include "store/store.h"
 #include "trtlens/error.h"
 #include "trtlens/model.h"
 #include "util/strings.h"
@@ -349,6 +350,7 @@ int run_push(const PushArgs& a) {
   if (token.find_first_of("\r\n") != std::string::npos) throw UsageError("push: the token holds a line break");
   if (a.project.empty() || a.name.empty()) throw UsageError("push needs a non-empty --project and --name");
   if (!(a.timeout_s > 0)) throw UsageError("push --timeout must be a positive number of seconds");
+  if (!a.tag.empty() && !store::valid_tag(a.tag)) throw UsageError("push --tag: " + store::tag_problem(a.tag));
 
   // A server that refuses an upload (token, project, role) answers and closes
   // before reading it: writing on is EPIPE, reported as one line, not a SIGPIPE death.

@@ -57,6 +57,13 @@ void print_removed(std::pair<int, int> removed) {
              removed.second);
 }
 
+// After a deletion: what the collection removed, and that younger files wait for `admin gc`.
+void print_removed_after_delete(std::pair<int, int> removed) {
+  print_removed(removed);
+  fmt::print("files stored in the last minute, and cached results of the last hour, are left to the next "
+             "`admin gc`\n");
+}
+
 }  // namespace
 
 void add_serve_command(CLI::App& app, int& exit_code) {
@@ -81,7 +88,7 @@ void add_serve_command(CLI::App& app, int& exit_code) {
       CLI::Range(1, 1 << 20));
   cmd->add_option("--pin", o->pins, "RELEASE:PRECISION[:TARGET] whose converts yes/no the model lists show (repeatable; "
                                     "default: fp16 on the newest release of each of the three newest majors; "
-                                    "TARGET as check --target takes it, one per server: 8.5:fp16:orin-dla)");
+                                    "TARGET as check --target takes it, one per pin: 8.5:fp16:orin-dla)");
   cmd->callback([o, data, max_mb, &exit_code] {
     o->data_dir = *data;
     o->max_upload_bytes = *max_mb * 1000 * 1000;
@@ -156,16 +163,18 @@ void add_admin_command(CLI::App& app, int& exit_code) {
 
   auto* users = cmd->add_subcommand("users", "List users: tokens and roles");
   users->callback(with_store([&exit_code](store::Store& s) {
+    fmt::print("user\ttokens\tcreated\troles\tadmin\n");
     for (const store::UserInfo& u : s.users()) {
       std::string grants;
       for (const auto& [p, r] : u.grants) grants += fmt::format("{}{}:{}", grants.empty() ? "" : ", ", p, store::role_name(r));
-      fmt::print("{}\t{} token(s)\tsince {}\t{}{}\n", u.name, u.tokens, day(u.created_at), grants.empty() ? "-" : grants,
-                 u.admin ? "\tadmin" : "");
+      fmt::print("{}\t{} token(s)\tsince {}\t{}\t{}\n", u.name, u.tokens, day(u.created_at), grants.empty() ? "-" : grants,
+                 u.admin ? "admin" : "-");
     }
     exit_code = kExitOk;
   }));
   auto* projects = cmd->add_subcommand("projects", "List projects and their model counts");
   projects->callback(with_store([&exit_code](store::Store& s) {
+    fmt::print("project\tmodels\tcreated\tpins\n");
     for (const store::ProjectInfo& p : s.projects())
       fmt::print("{}\t{} model(s)\tsince {}\tpins {}\n", p.name, p.models, day(p.created_at),
                  p.pins.empty() ? "- (the server's)" : fmt::format("{}", fmt::join(p.pins, " ")));
@@ -175,6 +184,7 @@ void add_admin_command(CLI::App& app, int& exit_code) {
                                                "revoked); never the tokens");
   tokens->add_option("user", a->name, "only this user's");
   tokens->callback(with_store([a, &exit_code](store::Store& s) {
+    fmt::print("id\tuser\ttoken\tissued\tlast used\tstate\n");
     for (const store::TokenInfo& t : s.tokens(a->name))
       fmt::print("{}\t{}\t{}\t{}\tused {}\t{}\n", t.id, t.user, t.hint.empty() ? "-" : t.hint, day(t.created_at),
                  t.last_used_at ? day(t.last_used_at) : "never", t.revoked_at ? "revoked " + day(t.revoked_at) : "active");
@@ -194,13 +204,18 @@ void add_admin_command(CLI::App& app, int& exit_code) {
   del->add_option("version", a->version, "version number (default: the whole model)");
   del->add_option("engine", a->engine, "engine number of that version (default: the whole version)");
   del->callback(with_store([a, &exit_code](store::Store& s) {
-    if (a->engine > 0)
+    const std::string model = a->project + "/" + a->model;
+    if (a->engine > 0) {
       s.delete_engine(version_id_of(s, a->project, a->model, a->version), a->engine);
-    else if (a->version > 0)
-      s.delete_version(a->project, a->model, a->version);
-    else
-      s.delete_model(a->project, a->model);
-    print_removed(s.collect_garbage());
+      fmt::print("deleted engine {} of {} version {}\n", a->engine, model, a->version);
+    } else if (a->version > 0) {
+      store::Store::Deleted d = s.delete_version(a->project, a->model, a->version);
+      fmt::print("deleted {} version {} and its {} engine(s)\n", model, a->version, d.engines);
+    } else {
+      store::Store::Deleted d = s.delete_model(a->project, a->model);
+      fmt::print("deleted model {}: {} version(s), {} engine(s)\n", model, d.versions, d.engines);
+    }
+    print_removed_after_delete(s.collect_garbage());
     exit_code = kExitOk;
   }));
   auto* rename = cmd->add_subcommand("rename", "Rename a model, or relabel an engine (with --version and --engine)");
@@ -210,10 +225,19 @@ void add_admin_command(CLI::App& app, int& exit_code) {
   rename->add_option("--version", a->version, "version of the engine to relabel");
   rename->add_option("--engine", a->engine, "engine to relabel");
   rename->callback(with_store([a, &exit_code](store::Store& s) {
-    if (a->engine > 0)
-      s.relabel_engine(version_id_of(s, a->project, a->model, a->version), a->engine, a->text);
-    else
+    if (a->engine > 0) {
+      const int64_t vid = version_id_of(s, a->project, a->model, a->version);
+      std::string old_label;
+      for (const store::Engine& e : s.engines(vid))
+        if (e.number == a->engine) old_label = e.label;
+      s.relabel_engine(vid, a->engine, a->text);
+      fmt::print("relabelled engine {} of {}/{} version {}: \"{}\" → \"{}\"\n", a->engine, a->project, a->model,
+                 a->version, old_label, a->text.substr(0, 200));
+    } else {
       s.rename_model(a->project, a->model, a->text);
+      fmt::print("renamed model {}/{} to {}/{} (its versions, engines and tags go with it)\n", a->project, a->model,
+                 a->project, a->text);
+    }
     exit_code = kExitOk;
   }));
   auto* describe = cmd->add_subcommand("describe", "Set a model's description (shown in the models list)");

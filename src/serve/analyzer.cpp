@@ -104,6 +104,12 @@ std::string diff_rows_json(const std::vector<DiffRow>& rows) {
   return out.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
+std::string PinResult::dla_share() const {
+  if (dla_nodes < 0 || placed_nodes <= 0) return "";
+  // Rounded down: "DLA 100%" only when every node is on the DLA.
+  return fmt::format("DLA {}%", static_cast<int64_t>(dla_nodes) * 100 / placed_nodes);
+}
+
 std::unique_ptr<StoredDiffRows> read_diff_rows(const std::string& text) {
   json doc = json::parse(text);
   auto out = std::make_unique<StoredDiffRows>();
@@ -159,13 +165,8 @@ std::vector<Pin> resolve_pins(const std::vector<std::string>& specs, const std::
       }
     }
   }
-  // A page carries one target: a server's pins name at most one.
-  const Target* target = nullptr;
-  for (const Pin& p : pins)
-    if (p.target && target && p.target != target)
-      throw UsageError("--pin: pins name targets " + target->name + " and " + p.target->name + "; a server takes one");
-    else if (p.target)
-      target = p.target;
+  // Each pin may name its own target: pins are narrowed one by one (analyze_model); the report
+  // page's Target select carries the first pin's target (Analyzer::analyse).
   for (Pin& p : pins) {
     p.label = p.release->name + " " + std::string(precision_name(p.precision)) + (p.target ? " " + p.target->name : "");
     p.spec = p.release->name + ":" + std::string(precision_name(p.precision)) + (p.target ? ":" + p.target->name : "");
@@ -386,8 +387,10 @@ void Analyzer::analyse(const Job& job, Analysis& state) {
       options.initial_precision = pin_set.front().precision;
     }
     // A pinned target: the page gets its Target select (report --target), opening on the target.
+    // A page carries one target: the first a pin names (the other pins' checks and badges are
+    // narrowed to theirs; their report links open the page at their release and precision).
     for (const Pin& p : pin_set)
-      if (p.target) options.target = p.target;
+      if (p.target && !options.target) options.target = p.target;
     ReportPage page(model, KnowledgeBase::builtin(), options);
     std::vector<Runtime> pins;
     for (const Pin& p : pin_set) pins.push_back({p.release, p.precision, p.target});
@@ -403,11 +406,17 @@ void Analyzer::analyse(const Job& job, Analysis& state) {
     json converts = json::array();
     for (size_t i = 0; i < pin_set.size(); ++i) {
       const Annotations& a = analysis.pinned[i + 1];
-      converts.push_back({{"runtime", pin_set[i].label},
-                          {"converts", a.converts},
-                          {"unsupported", a.summary[static_cast<int>(Verdict::UNSUPPORTED)]},
-                          {"check", store_.objects().put_blob(check_json(model, a, KnowledgeBase::builtin()))},
-                          {"diff", store_.objects().put_blob(diff_rows_json(diff_rows(model, a)))}});
+      json pin = {{"runtime", pin_set[i].label},
+                  {"converts", a.converts},
+                  {"unsupported", a.summary[static_cast<int>(Verdict::UNSUPPORTED)]},
+                  {"check", store_.objects().put_blob(check_json(model, a, KnowledgeBase::builtin()))},
+                  {"diff", store_.objects().put_blob(diff_rows_json(diff_rows(model, a)))}};
+      // A DLA target's share of the nodes it places (as `check --target` counts them), for the badges.
+      if (a.dla) {
+        pin["dla_nodes"] = a.dla->dla_nodes;
+        pin["placed_nodes"] = a.dla->dla_nodes + a.dla->gpu_nodes + a.dla->unsupported_nodes;
+      }
+      converts.push_back(std::move(pin));
     }
     result = {{"schema_version", kResultSchema},
               {"page", store_.objects().put_blob(page.html(analysis))},
@@ -475,8 +484,8 @@ std::optional<ModelResult> Analyzer::model_result(const store::Version& v) {
   json r = json::parse(store_.objects().get_blob(*hash));
   ModelResult out{r["page"], r["nodes"], {}};
   for (const auto& c : r["converts"])
-    out.converts.push_back(
-        {c["runtime"], c["converts"], c["unsupported"], c.value("check", std::string()), c.value("diff", std::string())});
+    out.converts.push_back({c["runtime"], c["converts"], c["unsupported"], c.value("check", std::string()),
+                            c.value("diff", std::string()), c.value("dla_nodes", -1), c.value("placed_nodes", 0)});
   if (model_results_.size() >= kMaxCachedResults) model_results_.clear();
   return model_results_[*hash] = out;
 }

@@ -60,8 +60,13 @@ json analysis_json(Context& ctx, const store::Version& v, bool queue) {
               {"message", without_server_paths(a.message, ctx.store->objects())}};
   if (auto r = ctx.analyzer->model_result(v)) {
     json converts = json::array();
-    for (const PinResult& p : r->converts)
+    for (const PinResult& p : r->converts) {
       converts.push_back({{"runtime", p.runtime}, {"converts", p.converts}, {"unsupported", p.unsupported}});
+      if (p.dla_nodes >= 0) {
+        converts.back()["dla_nodes"] = p.dla_nodes;
+        converts.back()["placed_nodes"] = p.placed_nodes;
+      }
+    }
     out["nodes"] = r->nodes;
     out["converts"] = converts;
   }
@@ -124,7 +129,7 @@ std::optional<Caller> caller_for(Context& ctx, const httplib::Request& req, http
 std::optional<Caller> admin_caller(Context& ctx, const httplib::Request& req, httplib::Response& res, bool write) {
   auto caller = authenticate(ctx, req);
   if (!caller) {
-    send_error(res, 401, "sign in: send Authorization: Bearer <token> (trtlens admin token USER)");
+    send_error(res, 401, sign_in_message());
     return std::nullopt;
   }
   if (!caller->admin) {
@@ -133,6 +138,13 @@ std::optional<Caller> admin_caller(Context& ctx, const httplib::Request& req, ht
   }
   if (write && !csrf_ok(req, res, *caller)) return std::nullopt;
   return caller;
+}
+
+// Every tag of a model with the version it names: [{"tag": "production", "version": 1}].
+json tags_doc(const store::ModelSummary& m) {
+  json out = json::array();
+  for (const auto& [tag, number] : m.tags) out.push_back({{"tag", tag}, {"version", number}});
+  return out;
 }
 
 json optional_time(int64_t unix_seconds) { return unix_seconds ? json(iso_time(unix_seconds)) : json(nullptr); }
@@ -155,9 +167,15 @@ std::string version_json(Context& ctx, const store::Version& v) { return dump(ve
 
 store::Version find_version(Context& ctx, const std::string& project, const std::string& model,
                             const std::string& number) {
-  auto v = ctx.store->version(project, model, parse_number(number, "version"));
+  // A number, else a tag (a tag is never all digits: store::valid_tag).
+  const bool is_number = !number.empty() && number.find_first_not_of("0123456789") == std::string::npos;
+  if (!is_number && !store::valid_name(number))
+    throw InputError("version", "expected a number or a tag, got " + number.substr(0, 20));
+  auto v = is_number ? ctx.store->version(project, model, parse_number(number, "version"))
+                     : ctx.store->tagged_version(project, model, number);
   if (!v) throw store::StoreError(store::StoreError::Kind::NotFound,
-                                  fmt::format("{}/{} has no version {}", project, model, number));
+                                  fmt::format("{}/{} has no version {}{}", project, model, is_number ? "" : "or tag ",
+                                              number));
   return *v;
 }
 
@@ -204,7 +222,7 @@ void add_api_routes(httplib::Server& http, Context& ctx) {
   Routes server(http, ctx);  // replies name no server path
   const std::string P = std::string("/api/projects/") + kName;
   const std::string M = P + "/models/" + kName;
-  const std::string V = M + "/versions/([0-9]{1,9})";
+  const std::string V = M + "/versions/" + kName;  // a number or a tag (find_version)
 
   server.Get("/api/openapi.json", [](const httplib::Request&, httplib::Response& res) {
     send_json(res, std::string(embedded_file("web/openapi.json")));
@@ -212,7 +230,7 @@ void add_api_routes(httplib::Server& http, Context& ctx) {
 
   server.Get("/api/projects", [&ctx](const httplib::Request& req, httplib::Response& res) {
     auto caller = authenticate(ctx, req);
-    if (!caller) return send_error(res, 401, "sign in: send Authorization: Bearer <token>");
+    if (!caller) return send_error(res, 401, sign_in_message());
     json out = json::array();
     for (const std::string& p : ctx.store->projects_for(caller->user_id))
       out.push_back({{"name", p}, {"role", store::role_name(ctx.store->role(caller->user_id, p))}});
@@ -225,7 +243,7 @@ void add_api_routes(httplib::Server& http, Context& ctx) {
     json out = json::array();
     for (const store::ModelSummary& m : ctx.store->models(project))
       out.push_back({{"name", m.name}, {"description", m.description}, {"versions", m.versions},
-                     {"latest", version_doc(ctx, m.latest, false)}});
+                     {"tags", tags_doc(m)}, {"latest", version_doc(ctx, m.latest, false)}});
     send_json(res, dump({{"project", project}, {"models", out}}));
   });
 
@@ -336,8 +354,9 @@ void add_api_routes(httplib::Server& http, Context& ctx) {
     if (format != "json" && format != "svg" && format != "dot")
       return send_error(res, 400, "format must be json, svg or dot");
     const DiffOutput output = format == "svg" ? DiffOutput::Svg : format == "dot" ? DiffOutput::Dot : DiffOutput::Json;
-    std::string body = version_diff(ctx, before, after, req.get_param_value("trt"), req.get_param_value("precision"),
-                                    output);
+    std::string body = version_diff(
+        ctx, before, after, req.get_param_value("trt"), req.get_param_value("precision"),
+        req.has_param("target") ? std::optional<std::string>(req.get_param_value("target")) : std::nullopt, output);
     if (output == DiffOutput::Json) return send_json(res, body);
     // Opened on its own, the SVG is a document: nothing in it may run or load.
     res.set_header("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'");
@@ -497,7 +516,7 @@ void add_api_routes(httplib::Server& http, Context& ctx) {
     for (const store::ModelSummary& m : ctx.store->models(project))
       if (m.name == model)
         return send_json(res, dump({{"name", m.name}, {"description", m.description}, {"versions", m.versions},
-                                    {"latest", version_doc(ctx, m.latest, false)}}));
+                                    {"tags", tags_doc(m)}, {"latest", version_doc(ctx, m.latest, false)}}));
     send_error(res, 404, "no model " + model + " in project " + project);
   });
 }
@@ -566,11 +585,18 @@ std::string summary_html(const json& s) {
                                                 html_escape(o["after"].get<std::string>()))
                                   : fmt::format("<li>opsets: {} (unchanged)</li>", html_escape(o["after"].get<std::string>()));
   const json& io = s["inputs_outputs"];
+  // Stored as "x FLOAT[1] -> y FLOAT[1]"; shown with the page's one arrow, and "was … now" for
+  // the change, so that no arrow means two things on one line.
+  auto io_text = [](const json& text) {
+    std::string t = text.get<std::string>();
+    for (size_t at = t.find(" -> "); at != std::string::npos; at = t.find(" -> ", at + 5)) t.replace(at, 4, " → ");
+    return html_escape(t);
+  };
   if (io["changed"].get<bool>())
-    out += fmt::format("<li class=\"changed\">inputs and outputs: {} → {}</li>",
-                       html_escape(io["before"].get<std::string>()), html_escape(io["after"].get<std::string>()));
+    out += fmt::format("<li class=\"changed\">inputs and outputs: was {}, now {}</li>", io_text(io["before"]),
+                       io_text(io["after"]));
   else if (!io["after"].get<std::string>().empty())
-    out += fmt::format("<li>inputs and outputs: {} (unchanged)</li>", html_escape(io["after"].get<std::string>()));
+    out += fmt::format("<li>inputs and outputs: {} (unchanged)</li>", io_text(io["after"]));
   for (const json& p : s["pins"])
     out += fmt::format("<li>{}: converts {} → {}, unsupported {} → {}, {} node(s) changed verdict</li>",
                        html_escape(p["runtime"].get<std::string>()), p["converts_before"].get<bool>() ? "✓" : "✗",
@@ -581,12 +607,34 @@ std::string summary_html(const json& s) {
 
 }  // namespace
 
-std::string version_diff(Context& ctx, const store::Version& before, const store::Version& after,
-                         const std::string& trt, const std::string& precision, DiffOutput output) {
+DiffRuntime diff_runtime(Context& ctx, const std::string& project, const std::string& trt,
+                         const std::string& precision, const std::optional<std::string>& target) {
   const KnowledgeBase& kb = KnowledgeBase::builtin();
-  const Release& r = trt.empty() ? kb.releases().back() : kb.resolve(trt);
-  Precision p = parse_precision(precision.empty() ? "fp32" : precision);
-  std::string runtime = r.name + " " + std::string(precision_name(p));
+  auto pins = ctx.analyzer->pins_for(project);
+  const Pin* first = pins->pins.empty() ? nullptr : &pins->pins.front();
+  DiffRuntime out;
+  out.runtime.release = !trt.empty() ? &kb.resolve(trt) : first ? first->release : &kb.releases().back();
+  out.runtime.precision = !precision.empty() ? parse_precision(precision) : first ? first->precision : Precision::FP32;
+  // The pin's target only when the whole runtime is the pin's (a release or precision asked
+  // for alone is judged without one).
+  const bool pinned = trt.empty() && precision.empty() && !target;
+  if (target && !target->empty()) {
+    out.runtime.target = &TargetCatalog::builtin().resolve(*target);
+    TargetCatalog::builtin().check_release(*out.runtime.target, *out.runtime.release);
+  } else if (pinned && first) {
+    out.runtime.target = first->target;
+  }
+  out.label = out.runtime.release->name + " " + std::string(precision_name(out.runtime.precision)) +
+              (out.runtime.target ? " " + out.runtime.target->name : "");
+  return out;
+}
+
+std::string version_diff(Context& ctx, const store::Version& before, const store::Version& after,
+                         const std::string& trt, const std::string& precision,
+                         const std::optional<std::string>& target, DiffOutput output) {
+  const KnowledgeBase& kb = KnowledgeBase::builtin();
+  const DiffRuntime at = diff_runtime(ctx, after.project, trt, precision, target);
+  const std::string& runtime = at.label;
   auto report_of = [](const store::Version& v) {
     return fmt::format("/projects/{}/models/{}/versions/{}/report", v.project, v.model, v.number);
   };
@@ -619,7 +667,7 @@ std::string version_diff(Context& ctx, const store::Version& before, const store
   }
   LiveAnalyses::Turn turn(*ctx.live);
   Model a = load_stored_model(ctx.store->objects(), before), b = load_stored_model(ctx.store->objects(), after);
-  Annotations aa = annotate(a, kb, r, p), bb = annotate(b, kb, r, p);
+  Annotations aa = annotate_runtime(a, kb, at.runtime), bb = annotate_runtime(b, kb, at.runtime);
   return view_of(diff_rows(a, aa), diff_rows(b, bb), aa.converts, bb.converts);
 }
 

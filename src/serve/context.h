@@ -16,6 +16,7 @@
 
 #include "serve/serve.h"
 #include "store/store.h"
+#include "trtlens/analysis.h"
 #include "trtlens/compat.h"
 #include "trtlens/engine.h"
 #include "trtlens/target.h"
@@ -31,7 +32,8 @@ struct Pin {
 };
 // "RELEASE:PRECISION[:TARGET]" each (`what` names them in errors: "--pin", "pins of vision").
 // Throws UsageError for a malformed spec, an unknown release, precision or target, a release
-// the target does not run, a pin given twice, two targets, or more than store::kMaxPins.
+// the target does not run, a pin given twice, or more than store::kMaxPins. Pins may name
+// different targets (8.5:fp16:orin-dla 10.8:fp8:h100).
 // No specs: fp16 on the newest release of each of the three newest majors.
 std::vector<Pin> resolve_pins(const std::vector<std::string>& specs, const std::string& what = "--pin");
 
@@ -66,6 +68,12 @@ struct PinResult {
   int unsupported = 0;
   std::string check_hash;  // ObjectStore blob: `check --format json` at this runtime
   std::string diff_hash;   // ObjectStore blob: the diff rows at this runtime (diff_rows_json)
+  // A DLA target's pin: nodes placed on the DLA, of the main-graph nodes placed (-1: not a DLA
+  // pin, or a result stored before these were).
+  int dla_nodes = -1;
+  int placed_nodes = 0;
+  // "DLA 94%" ("" when dla_nodes is not known).
+  std::string dla_share() const;
 };
 struct ModelResult {
   std::string page_hash;  // ObjectStore blob: the report page
@@ -162,6 +170,7 @@ struct Caller {
   bool by_session = false;
   std::string csrf;  // the session's form token (empty for tokens)
   bool admin = false;  // a site administrator (store::User::admin)
+  std::string flash;   // pages: what the form before the redirect did, shown once (pages.cpp)
 };
 
 // Refused for now: the request may be sent again later (503).
@@ -230,6 +239,9 @@ inline constexpr const char* kSessionCookie = "trtlens_session";
 inline constexpr const char* kLoginCookie = "trtlens_login";  // the sign-in form's CSRF token
 
 std::optional<Caller> authenticate(Context& ctx, const httplib::Request& req);
+// The 401 line for a request authenticate() refused on this thread: "token revoked: ..." when it
+// sent a revoked token, else how to sign in.
+std::string sign_in_message();
 // The user authenticate() last found on this thread ("" when none): the access log's user.
 // note_request_user("") starts each request.
 void note_request_user(const std::string& user);
@@ -342,11 +354,21 @@ Model load_stored_model(const store::ObjectStore& objects, const store::Version&
 // A stored engine's plan, its files named by their paths in the upload;
 // InputError("engine <label>", ...) when it does not load.
 EnginePlan load_stored_plan(const store::ObjectStore& objects, const store::Engine& e);
-// The comparison of two versions at one runtime ("" = newest release, fp32),
-// as JSON (the API), an HTML section (the page), or its graph view alone as
-// Graphviz SVG or DOT text. Throws UsageError for an unknown release or precision.
+// The runtime a diff of `project` is judged at: each of release and precision as given, else
+// the project's first pin's (else the newest release, fp32); the target as given ("" = none),
+// else the first pin's when neither release nor precision is given. Throws UsageError for an
+// unknown release, precision or target, or a release the target does not run.
+struct DiffRuntime {
+  Runtime runtime;
+  std::string label;  // "8.5 fp16 orin-dla", as PinResult::runtime
+};
+DiffRuntime diff_runtime(Context& ctx, const std::string& project, const std::string& trt,
+                         const std::string& precision, const std::optional<std::string>& target);
+// The comparison of two versions at one runtime (diff_runtime), as JSON (the API), an HTML
+// section (the page), or its graph view alone as Graphviz SVG or DOT text.
 enum class DiffOutput { Json, Html, Svg, Dot };
 std::string version_diff(Context& ctx, const store::Version& before, const store::Version& after,
-                         const std::string& trt, const std::string& precision, DiffOutput output);
+                         const std::string& trt, const std::string& precision,
+                         const std::optional<std::string>& target, DiffOutput output);
 
 }  // namespace trtlens::serve

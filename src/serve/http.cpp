@@ -71,22 +71,27 @@ void FailureLimiter::failed(const std::string& address, int64_t now) {
 }
 
 namespace {
+// Whether the last authenticate() on this thread met a revoked token (sign_in_message).
+thread_local bool t_token_revoked = false;
+
 std::optional<Caller> authenticate_once(Context& ctx, const httplib::Request& req) {
+  t_token_revoked = false;
   const std::string auth = req.get_header_value("Authorization");
   if (auth.rfind("Bearer ", 0) == 0) {
     ctx.failures.check(req.remote_addr, std::time(nullptr));
     auto user = ctx.store->user_for_token(auth.substr(7));
     if (!user) {
       ctx.failures.failed(req.remote_addr, std::time(nullptr));
+      t_token_revoked = ctx.store->token_revoked(auth.substr(7));
       return std::nullopt;
     }
-    return Caller{user->id, user->name, false, "", user->admin};
+    return Caller{user->id, user->name, false, "", user->admin, ""};
   }
   std::string cookie = session_cookie(req);
   if (cookie.empty()) return std::nullopt;
   auto session = ctx.store->session(cookie);
   if (!session) return std::nullopt;
-  return Caller{session->user_id, session->user_name, true, session->csrf, session->admin};
+  return Caller{session->user_id, session->user_name, true, session->csrf, session->admin, ""};
 }
 }  // namespace
 
@@ -99,6 +104,11 @@ std::optional<Caller> authenticate(Context& ctx, const httplib::Request& req) {
   auto caller = authenticate_once(ctx, req);
   if (caller) note_request_user(caller->user);
   return caller;
+}
+
+std::string sign_in_message() {
+  return t_token_revoked ? "token revoked: ask an administrator for a new one (trtlens admin token USER)"
+                         : "sign in: send Authorization: Bearer <token> (trtlens admin token USER)";
 }
 
 std::string utc_time(int64_t unix_seconds, const char* format) {
@@ -132,7 +142,7 @@ int status_for(const store::StoreError& e) {
 bool allowed(Context& ctx, const std::optional<Caller>& caller, const std::string& project, store::Role needed,
              httplib::Response& res) {
   if (!caller) {
-    send_error(res, 401, "sign in: send Authorization: Bearer <token> (trtlens admin token USER)");
+    send_error(res, 401, sign_in_message());
     return false;
   }
   store::Role role = ctx.store->role(caller->user_id, project);

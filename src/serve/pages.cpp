@@ -25,6 +25,10 @@ using store::Role;
 
 constexpr const char* kName = "([A-Za-z0-9._-]{1,64})";
 constexpr int64_t kSessionSeconds = 7 * 24 * 3600;
+// What a form did, carried over its redirect to the next dashboard page and shown there once. A
+// cookie, not a query parameter, so that no link can make a page claim something happened.
+constexpr const char* kFlashCookie = "trtlens_flash";
+constexpr size_t kMaxFlashBytes = 600;
 constexpr size_t kHistoryRows = 50;
 
 std::string esc(std::string_view s) { return html_escape(s); }
@@ -50,6 +54,11 @@ void send_page(httplib::Response& res, const std::string& title, const std::opti
   res.set_header("Content-Security-Policy",
                  "default-src 'self'; script-src 'self'; style-src 'self'; frame-src 'self'; "
                  "frame-ancestors 'self'; form-action 'self'");
+  std::string flash;
+  if (caller && !caller->flash.empty()) {
+    flash = fmt::format("<p class=\"notice flash\" role=\"status\">{}</p>\n", esc(caller->flash));
+    res.set_header("Set-Cookie", fmt::format("{}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0", kFlashCookie));
+  }
   std::string nav = caller ? fmt::format("{}<span class=\"who\">{}</span> <form method=\"post\" action=\"/logout\" "
                                          "class=\"inline\"><input type=\"hidden\" name=\"csrf\" value=\"{}\">"
                                          "<button>sign out</button></form>",
@@ -60,9 +69,9 @@ void send_page(httplib::Response& res, const std::string& title, const std::opti
   res.set_content(fmt::format("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{} · trtlens"
                               "</title><link rel=\"stylesheet\" href=\"/static/dashboard.css\">"
                               "<script src=\"/static/dashboard.js\" defer></script></head>\n<body><header>"
-                              "<a class=\"brand\" href=\"/\">trtlens</a><nav>{}</nav></header>\n<main>\n{}</main>"
+                              "<a class=\"brand\" href=\"/\">trtlens</a><nav>{}</nav></header>\n<main>\n{}{}</main>"
                               "</body></html>\n",
-                              esc(title), nav, body),
+                              esc(title), nav, flash, body),
                   "text/html; charset=utf-8");
 }
 
@@ -92,10 +101,46 @@ void redirect(httplib::Response& res, const std::string& to) {
   res.set_header("Location", to);
 }
 
+// Sets the line the next dashboard page shows once (send_page), after a form's redirect. In hex:
+// httplib percent-decodes header values, so an encoded ';' would end the cookie early.
+void flash(httplib::Response& res, const std::string& message) {
+  std::string hex;
+  for (unsigned char c : message.substr(0, kMaxFlashBytes)) hex += fmt::format("{:02x}", c);
+  res.set_header("Set-Cookie",
+                 fmt::format("{}={}; Path=/; HttpOnly; SameSite=Strict; Max-Age=120", kFlashCookie, hex));
+}
+
+// The flash cookie's text; "" when it is not what flash() writes.
+std::string flash_text(const std::string& hex) {
+  if (hex.size() % 2 || hex.size() > 2 * kMaxFlashBytes ||
+      hex.find_first_not_of("0123456789abcdef") != std::string::npos)
+    return "";
+  std::string out;
+  for (size_t i = 0; i < hex.size(); i += 2) out += static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16));
+  return out;
+}
+
+// What a deletion's collection removed, and that younger files wait (Store::collect_garbage).
+std::string removed_text(std::pair<int, int> removed) {
+  return fmt::format("{} stored file tree(s) and {} cached page(s) removed (files of the last minute, pages of the "
+                     "last hour, wait for the next collection)",
+                     removed.first, removed.second);
+}
+
+// A redirect after a form, with what it did.
+void done(httplib::Response& res, const std::string& to, const std::string& message) {
+  flash(res, message);
+  redirect(res, to);
+}
+
 // Pages need a session; without one they go to the sign-in page.
 std::optional<Caller> page_caller(Context& ctx, const httplib::Request& req, httplib::Response& res) {
   auto caller = authenticate(ctx, req);
-  if (!caller) redirect(res, "/login");
+  if (!caller) {
+    redirect(res, "/login");
+    return caller;
+  }
+  caller->flash = flash_text(request_cookie(req, kFlashCookie));
   return caller;
 }
 
@@ -154,8 +199,13 @@ std::string action_button(const std::string& action, const Caller& caller, const
 std::string converts_badges(const std::vector<PinResult>& pins, const std::string& version_url = "") {
   std::string out;
   for (const PinResult& p : pins) {
-    std::string badge = fmt::format("<span class=\"pin {}\" title=\"{} unsupported node(s)\">{} {}</span>",
-                                    p.converts ? "yes" : "no", p.unsupported, esc(p.runtime), p.converts ? "✓" : "✗");
+    // A DLA target's pin also says how much of the model the DLA runs.
+    const std::string dla = p.dla_share();
+    std::string badge = fmt::format(
+        "<span class=\"pin {}\" title=\"{} unsupported node(s){}\">{} {}{}</span>", p.converts ? "yes" : "no",
+        p.unsupported,
+        dla.empty() ? "" : fmt::format("; {} of {} placed nodes on the DLA", p.dla_nodes, p.placed_nodes),
+        esc(p.runtime), p.converts ? "✓" : "✗", dla.empty() ? "" : " <span class=\"dla\">" + dla + "</span>");
     // "RELEASE PRECISION[ TARGET]" (resolve_pins).
     const std::string runtime = p.runtime;
     const size_t sp = runtime.find(' '), sp2 = sp == std::string::npos ? sp : runtime.find(' ', sp + 1);
@@ -189,6 +239,35 @@ std::string analysis_box(Context& ctx, const store::Version& v) {
                      a.progress_percent);
 }
 
+// Every stored file of a tree (a version's model files, an engine's trtexec files), each with its
+// size and a download link under `url_base` + "/files/". At most kMaxListedFiles are listed.
+constexpr size_t kMaxListedFiles = 500;
+std::string files_section(Context& ctx, const std::string& tree_hash, const std::string& url_base) {
+  namespace fs = std::filesystem;
+  const fs::path root = ctx.store->objects().tree_path(tree_hash);
+  std::vector<std::pair<std::string, uint64_t>> files;
+  size_t more = 0;
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec)) {
+    if (!it->is_regular_file(ec) || it->is_symlink(ec)) continue;
+    if (files.size() >= kMaxListedFiles) {
+      ++more;
+      continue;
+    }
+    files.emplace_back(it->path().lexically_relative(root).generic_string(), it->file_size(ec));
+  }
+  std::sort(files.begin(), files.end());
+  std::string rows;
+  for (const auto& [rel, size] : files)
+    rows += fmt::format("<tr><td><a class=\"file\" href=\"{}/files/{}\" download><code>{}</code></a></td>"
+                        "<td class=\"size\">{}</td></tr>\n",
+                        esc(url_base), esc(percent_encode(rel, "/")), esc(rel), size_text(size));
+  if (more) rows += fmt::format("<tr><td colspan=\"2\">and {} more file(s)</td></tr>\n", more);
+  return fmt::format("<details class=\"files\"><summary>Files ({})</summary><table class=\"files\"><tr><th>file"
+                     "</th><th>size</th></tr>\n{}</table></details>\n",
+                     files.size() + more, rows);
+}
+
 std::string lower_text(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return s;
@@ -201,16 +280,22 @@ std::string models_table(Context& ctx, const std::string& project, const std::st
   const std::string q = lower_text(query);
   const bool failing_only = q == "converts:no";
   for (const store::ModelSummary& m : ctx.store->models(project)) {
+    // Every tag of the model, whichever version it names ("production → v1").
+    std::string tag_words, tags;
+    for (const auto& [tag, number] : m.tags) {
+      tag_words += " " + tag;
+      tags += fmt::format(" <a class=\"tag\" href=\"/projects/{0}/models/{1}/versions/{2}\" title=\"{2} names "
+                          "version {3}\">{2} → v{3}</a>",
+                          esc(project), esc(m.name), esc(tag), number);
+    }
     std::string haystack = lower_text(m.name + " " + m.description + " " + m.latest.opsets + " " +
-                                      m.latest.git_branch + " " + fmt::format("{}", fmt::join(m.latest.tags, " ")));
+                                      m.latest.git_branch + tag_words);
     if (!q.empty() && !failing_only && haystack.find(q) == std::string::npos) continue;
     ctx.analyzer->ensure(m.latest);
     auto r = ctx.analyzer->model_result(m.latest);
     if (failing_only && (!r || std::all_of(r->converts.begin(), r->converts.end(),
                                            [](const PinResult& p) { return p.converts; })))
       continue;
-    std::string tags;
-    for (const std::string& t : m.latest.tags) tags += fmt::format(" <span class=\"tag\">{}</span>", esc(t));
     rows += fmt::format(
         "<tr data-search=\"{8}\"><td><a href=\"/projects/{0}/models/{1}/versions/{2}\">{1}</a>{9}"
         "<div class=\"description\">{10}</div></td><td>v{2} of {3}</td><td>{4}</td>"
@@ -224,6 +309,32 @@ std::string models_table(Context& ctx, const std::string& project, const std::st
   return "<table class=\"models\"><tr><th>model</th><th>latest</th><th>size</th><th>opsets</th><th>pushed</th>"
          "<th>converts</th></tr>\n" +
          rows + "</table>\n";
+}
+
+// The compare form's Release, Precision and Target, prefilled from the project's first pin (what a
+// diff without them is judged at, diff_runtime); Target offers the pins' targets, then the catalogue's.
+std::string runtime_fields(Context& ctx, const std::string& project, const Runtime* shown = nullptr) {
+  auto pins = ctx.analyzer->pins_for(project);
+  Runtime at;  // what the fields hold: `shown`, else the first pin
+  if (shown)
+    at = *shown;
+  else if (!pins->pins.empty())
+    at = {pins->pins.front().release, pins->pins.front().precision, pins->pins.front().target};
+  std::string out = fmt::format("at <label>release <input name=\"trt\" size=\"8\" value=\"{}\" "
+                                "placeholder=\"newest\"></label> <label>precision <select name=\"precision\">",
+                                at.release ? esc(at.release->name) : "");
+  for (const char* p : {"fp32", "fp16", "bf16", "int8", "fp8", "best"})
+    out += fmt::format("<option{}>{}</option>", at.release && precision_name(at.precision) == p ? " selected" : "", p);
+  out += "</select></label> <label>target <select name=\"target\"><option value=\"\">none</option>";
+  std::vector<std::string> names;
+  for (const Pin& pin : pins->pins)
+    if (pin.target && std::find(names.begin(), names.end(), pin.target->name) == names.end())
+      names.push_back(pin.target->name);
+  for (const Target& t : TargetCatalog::builtin().targets())
+    if (std::find(names.begin(), names.end(), t.name) == names.end()) names.push_back(t.name);
+  for (const std::string& n : names)
+    out += fmt::format("<option{}>{}</option>", at.target && at.target->name == n ? " selected" : "", esc(n));
+  return out + "</select></label>";
 }
 
 std::string search_form(const std::string& action, const std::string& query) {
@@ -304,8 +415,9 @@ void add_admin_pages(Routes& server, Context& ctx) {
 
   server.Post("/admin/tokens/([0-9]{1,9})/revoke", [&ctx](const httplib::Request& req, httplib::Response& res) {
     if (!admin_page_caller(ctx, req, res, true)) return;
-    ctx.store->revoke_token(std::stoll(req.matches[1]));
-    redirect(res, "/admin");
+    const int64_t id = std::stoll(req.matches[1]);
+    ctx.store->revoke_token(id);
+    done(res, "/admin", fmt::format("revoked token {}: it gets 401 from now on, and its browser sessions ended", id));
   });
 
   // A project's pins, from the project page (its writers) or the admin page (administrators).
@@ -316,7 +428,11 @@ void add_admin_pages(Routes& server, Context& ctx) {
         !form_csrf_ok(req, res, *caller))
       return;
     set_project_pins(ctx, project, req.get_param_value("pins"));
-    redirect(res, req.get_param_value("back") == "admin" ? "/admin" : "/projects/" + project);
+    const std::vector<std::string> now = ctx.store->project_pins(project);
+    done(res, req.get_param_value("back") == "admin" ? "/admin" : "/projects/" + project,
+         now.empty() ? fmt::format("project {} uses the server's pins again", project)
+                     : fmt::format("pins of {} set to {}; its versions are analysed again when next opened", project,
+                                   fmt::join(now, " ")));
   });
 }
 
@@ -343,7 +459,7 @@ void add_page_routes(httplib::Server& http, Context& ctx) {
   add_admin_pages(server, ctx);
   const std::string P = std::string("/projects/") + kName;
   const std::string M = P + "/models/" + kName;
-  const std::string V = M + "/versions/([0-9]{1,9})";
+  const std::string V = M + "/versions/" + kName;  // a number or a tag (find_version)
 
   for (const char* asset : {"dashboard.css", "dashboard.js"}) {
     std::string path = asset;
@@ -382,8 +498,13 @@ void add_page_routes(httplib::Server& http, Context& ctx) {
     auto user = ctx.store->user_for_token(req.get_param_value("token"));
     if (!user) {
       ctx.failures.failed(req.remote_addr, std::time(nullptr));
-      return send_page(res, "sign in", std::nullopt, "<h1>Sign in</h1><p class=\"error\">Unknown token.</p>"
-                                                     "<p><a href=\"/login\">Try again</a></p>", 401);
+      return send_page(res, "sign in", std::nullopt,
+                       std::string("<h1>Sign in</h1><p class=\"error\">") +
+                           (ctx.store->token_revoked(req.get_param_value("token"))
+                                ? "This token was revoked: ask an administrator for a new one."
+                                : "Unknown token.") +
+                           "</p><p><a href=\"/login\">Try again</a></p>",
+                       401);
     }
     std::string cookie = ctx.store->create_session(user->id, kSessionSeconds, user->token_id);
     // Behind a TLS-terminating proxy the cookie must never travel in clear.
@@ -439,7 +560,9 @@ void add_page_routes(httplib::Server& http, Context& ctx) {
     });
     if (!upload) return;
     PushResult pushed = store_model_upload(ctx, *upload, project, fields["model"], *caller);
-    redirect(res, version_url(pushed.version) + (pushed.unchanged ? "?unchanged=1" : ""));
+    if (pushed.unchanged) return redirect(res, version_url(pushed.version) + "?unchanged=1");
+    done(res, version_url(pushed.version),
+         fmt::format("uploaded {} as version {}; its analysis runs", pushed.version.model, pushed.version.number));
   });
 
   server.Get(M, [&ctx](const httplib::Request& req, httplib::Response& res) {
@@ -468,8 +591,9 @@ void add_page_routes(httplib::Server& http, Context& ctx) {
         "<p class=\"meta\">{3} · {4} · opsets {5} · pushed {6} by {7}{11} · sha256 <code>{8}</code> · "
         "<a href=\"{12}/files/{13}\" download>download {3}</a></p>\n{9}",
         esc(project), esc(model), v.number, esc(v.main_file), size_text(v.size_bytes), esc(v.opsets),
-        when(v.created_at), esc(v.created_by), esc(v.tree_hash.substr(0, 16)), analysis_box(ctx, v), tags, git,
-        version_url(v), esc(v.main_file));
+        when(v.created_at), esc(v.created_by), esc(v.tree_hash.substr(0, 16)),
+        analysis_box(ctx, v) + files_section(ctx, v.tree_hash, version_url(v)), tags, git, version_url(v),
+        esc(percent_encode(v.main_file, "/")));
     if (req.has_param("unchanged"))
       body = fmt::format("<p class=\"notice\">No change: the upload has the same files as version {}, so no new "
                          "version was made (<code>trtlens push --force</code> makes one anyway).</p>\n",
@@ -505,10 +629,7 @@ void add_page_routes(httplib::Server& http, Context& ctx) {
       for (const store::Version& h : versions)
         if (h.number != v.number)
           body += fmt::format("<option value=\"{0}\">v{0}</option>", h.number);
-      body += "</select> at <input name=\"trt\" placeholder=\"release (newest)\" size=\"10\"> "
-              "<select name=\"precision\"><option>fp32</option><option>fp16</option><option>bf16</option>"
-              "<option>int8</option><option>fp8</option><option>best</option></select> <button>compare</button>"
-              "</form>\n";
+      body += "</select> " + runtime_fields(ctx, project) + " <button>compare</button></form>\n";
     }
     body += "</details>\n";
 
@@ -524,12 +645,14 @@ void add_page_routes(httplib::Server& http, Context& ctx) {
       std::string item;
       if (a.status == store::Analysis::Status::Done) {
         auto r = ctx.analyzer->engine_result(v, e);
-        item = fmt::format("{0} — {1} · <a href=\"{2}\">engine report</a>", esc(e.label), release, link);
+        item = fmt::format("<a href=\"{2}\">{0}</a> — {1} · <a href=\"{2}/card\">engine report</a>", esc(e.label),
+                           release, link);
         if (r && !r->overlay_hash.empty()) item += fmt::format(" · <a href=\"{}/overlay\">model with the engine</a>", link);
         if (r && !r->note.empty()) item += fmt::format("<div class=\"note\">{}</div>", esc(r->note));
       } else {
-        item = fmt::format("{} — {} · {} {}%: {}", esc(e.label), release, store::status_name(a.status),
-                           a.progress_percent, esc(without_server_paths(a.message, ctx.store->objects())));
+        item = fmt::format("<a href=\"{}\">{}</a> — {} · {} {}%: {}", link, esc(e.label), release,
+                           store::status_name(a.status), a.progress_percent,
+                           esc(without_server_paths(a.message, ctx.store->objects())));
         if (writer && a.status == store::Analysis::Status::Failed)
           item += " " + action_button(link + "/retry", *caller, "retry");
       }
@@ -559,17 +682,31 @@ void add_page_routes(httplib::Server& http, Context& ctx) {
     body += "</details>\n";
     if (writer) body += "<details class=\"push\"><summary>Upload a new version</summary>" +
                         upload_form(project, *caller) + "</details>\n";
-    if (writer)
+    if (writer) {
+      // Each of the model's tags on this version can be removed; the rest act on the version or the model.
+      std::string untag;
+      for (const std::string& t : v.tags)
+        untag += fmt::format("<form class=\"inline untag\" method=\"post\" action=\"{}/untag\"><input type=\"hidden\" "
+                             "name=\"csrf\" value=\"{}\"><input type=\"hidden\" name=\"tag\" value=\"{}\"><button>"
+                             "remove tag {}</button></form> ",
+                             base, esc(caller->csrf), esc(t), esc(t));
       body += fmt::format(
           "<details class=\"admin\"><summary>Manage</summary>"
           "<form method=\"post\" action=\"{0}/tag\"><input type=\"hidden\" name=\"csrf\" value=\"{1}\">"
           "<label>tag this version <input name=\"tag\" required placeholder=\"production\" "
-          "pattern=\"[A-Za-z0-9_\\-][A-Za-z0-9._\\-]{{0,63}}\"></label> <button>tag</button></form>"
+          "pattern=\"(?![0-9]+$)[A-Za-z0-9_\\-][A-Za-z0-9._\\-]{{0,63}}\" title=\"a name, not a number\"></label> "
+          "<button>tag</button></form>{4}"
           "<form method=\"post\" action=\"{2}/describe\"><input type=\"hidden\" name=\"csrf\" value=\"{1}\">"
           "<label>model description <input name=\"description\" size=\"60\" maxlength=\"4000\"></label> "
-          "<button>save</button></form>{3}</details>\n",
-          version_url(v), esc(caller->csrf), base, action_button(version_url(v) + "/delete", *caller,
-                                                                 "delete version " + std::to_string(v.number), true));
+          "<button>save</button></form>"
+          "<form method=\"post\" action=\"{2}/rename\"><input type=\"hidden\" name=\"csrf\" value=\"{1}\">"
+          "<label>rename the model to <input name=\"name\" required value=\"{5}\" "
+          "pattern=\"[A-Za-z0-9_\\-][A-Za-z0-9._\\-]{{0,63}}\"></label> <button>rename</button></form>"
+          "{3} <a class=\"danger\" href=\"{2}/delete\">delete the model…</a></details>\n",
+          version_url(v), esc(caller->csrf), base,
+          action_button(version_url(v) + "/delete", *caller, "delete version " + std::to_string(v.number), true),
+          untag, esc(model));
+    }
     // The frame's URL (its #node= anchor) is not the address bar's: a link opens the report alone.
     if (ctx.analyzer->model_result(v))
       body += fmt::format("<p class=\"report-open\"><a href=\"{0}/versions/{1}/report\">open the report on its own</a> "
@@ -597,7 +734,16 @@ void add_page_routes(httplib::Server& http, Context& ctx) {
     std::string body = fmt::format("<h1><a href=\"/projects/{0}\">{0}</a> / <a href=\"/projects/{0}/models/{1}/"
                                    "versions/{2}\">{1} v{2}</a></h1>\n",
                                    esc(project), esc(model), after.number);
-    body += version_diff(ctx, before, after, req.get_param_value("trt"), req.get_param_value("precision"),
+    const auto target =
+        req.has_param("target") ? std::optional<std::string>(req.get_param_value("target")) : std::nullopt;
+    // The form again, at the runtime shown (the first pin's when none was asked for).
+    const DiffRuntime at = diff_runtime(ctx, project, req.get_param_value("trt"), req.get_param_value("precision"),
+                                        target);
+    body += fmt::format("<form class=\"compare\" method=\"get\" action=\"{}/diff\"><input type=\"hidden\" "
+                        "name=\"against\" value=\"{}\">Compared with v{} {}<button>compare</button></form>\n",
+                        version_url(after), before.number, before.number,
+                        runtime_fields(ctx, project, &at.runtime));
+    body += version_diff(ctx, before, after, req.get_param_value("trt"), req.get_param_value("precision"), target,
                          DiffOutput::Html);
     send_page(res, model + " compare", caller, body);
   });
@@ -611,12 +757,55 @@ void add_page_routes(httplib::Server& http, Context& ctx) {
     auto upload = receive_form(ctx, req, res, reader, *caller, fields, [](const auto&) { return std::string(); });
     if (!upload) return;
     std::string label = fields["label"].empty() ? upload->file_name : fields["label"];
-    store_engine_upload(ctx, *upload, v, label.substr(0, 200), *caller, fields["release"]);
-    redirect(res, fmt::format("/projects/{}/models/{}/versions/{}", v.project, v.model, v.number));
+    store::Engine e = store_engine_upload(ctx, *upload, v, label.substr(0, 200), *caller, fields["release"]);
+    done(res, version_url(v),
+         fmt::format("attached engine {} ({}) to {} v{}; its analysis runs", e.number, e.label, v.model, v.number));
   });
 
-  for (const char* which : {"", "/overlay"}) {
-    const bool overlay = *which != '\0';
+  // An engine's page: what it is, its files, its administration, and its report card in a frame.
+  server.Get(V + "/engines/([0-9]{1,9})", [&ctx](const httplib::Request& req, httplib::Response& res) {
+    auto caller = page_caller(ctx, req, res);
+    if (!caller || !page_allowed(ctx, caller, req.matches[1], Role::Read, res)) return;
+    store::Version v = find_version(ctx, req.matches[1], req.matches[2], req.matches[3]);
+    store::Engine e = find_engine(ctx, v, req.matches[4]);
+    store::Analysis a = ctx.analyzer->ensure(v, e);
+    auto r = ctx.analyzer->engine_result(v, e);
+    const bool writer = ctx.store->role(caller->user_id, v.project) == Role::Write;
+    const std::string link = fmt::format("{}/engines/{}", version_url(v), e.number);
+    std::string body = fmt::format(
+        "<h1><a href=\"/projects/{0}\">{0}</a> / <a href=\"{1}\">{2} v{3}</a> / engine {4} <span class=\"label\">{5}"
+        "</span></h1>\n<p class=\"meta\">{6} · attached {7} by {8}</p>\n",
+        esc(v.project), version_url(v), esc(v.model), v.number, e.number, esc(e.label),
+        e.release.empty() ? "release not known" : fmt::format("TensorRT {} ({})", esc(e.release), esc(e.release_source)),
+        when(e.created_at), esc(e.created_by));
+    if (r) {
+      body += fmt::format("<p><a href=\"{}/card\">the report card on its own</a>", link);
+      if (!r->overlay_hash.empty()) body += fmt::format(" · <a href=\"{}/overlay\">the model with the engine</a>", link);
+      body += "</p>\n";
+      if (!r->note.empty()) body += fmt::format("<p class=\"note\">{}</p>\n", esc(r->note));
+    } else {
+      body += fmt::format("<p class=\"{}\">analysis {} {}%: {}</p>\n",
+                          a.status == store::Analysis::Status::Failed ? "error" : "stage", store::status_name(a.status),
+                          a.progress_percent, esc(without_server_paths(a.message, ctx.store->objects())));
+    }
+    body += files_section(ctx, e.tree_hash, link);
+    if (writer) {
+      body += fmt::format(
+          "<details class=\"admin\"><summary>Manage</summary><form method=\"post\" action=\"{0}/relabel\">"
+          "<input type=\"hidden\" name=\"csrf\" value=\"{1}\"><label>label <input name=\"label\" required "
+          "maxlength=\"200\" value=\"{2}\"></label> <button>relabel</button></form>{3}{4}</details>\n",
+          link, esc(caller->csrf), esc(e.label),
+          a.status == store::Analysis::Status::Failed ? action_button(link + "/retry", *caller, "retry") : "",
+          action_button(link + "/delete", *caller, "delete engine " + std::to_string(e.number), true));
+    }
+    if (r) body += fmt::format("<iframe class=\"report\" src=\"{}/card\" title=\"engine report card\"></iframe>\n", link);
+    send_page(res, fmt::format("{} v{} engine {}", v.model, v.number, e.number), caller, body,
+              r || a.status != store::Analysis::Status::Failed ? 200 : 422);
+  });
+
+  // The stored pages of an engine: its report card, and the model with the engine drawn over it.
+  for (const char* which : {"/card", "/overlay"}) {
+    const bool overlay = std::string_view(which) == "/overlay";
     server.Get(V + "/engines/([0-9]{1,9})" + which, [&ctx, overlay](const httplib::Request& req,
                                                                    httplib::Response& res) {
       auto caller = page_caller(ctx, req, res);
@@ -625,21 +814,22 @@ void add_page_routes(httplib::Server& http, Context& ctx) {
       store::Engine e = find_engine(ctx, v, req.matches[4]);
       store::Analysis a = ctx.analyzer->ensure(v, e);
       auto r = ctx.analyzer->engine_result(v, e);
+      const std::string engine_page = fmt::format("{}/engines/{}", version_url(v), e.number);
       if (!r)
         return send_page(res, "engine", caller,
-                         fmt::format("<p>{} {}%: {}</p><p><a href=\"{}\">back to {} v{}</a></p>",
+                         fmt::format("<p>{} {}%: {}</p><p><a href=\"{}\">back to engine {} of {} v{}</a></p>",
                                      store::status_name(a.status), a.progress_percent,
-                                     esc(without_server_paths(a.message, ctx.store->objects())), version_url(v),
+                                     esc(without_server_paths(a.message, ctx.store->objects())), engine_page, e.number,
                                      esc(v.model), v.number),
                          a.status == store::Analysis::Status::Failed ? 422 : 202);
       if (overlay && r->overlay_hash.empty())
         return send_page(res, "engine", caller,
-                         fmt::format("<p class=\"error\">{}</p><p><a href=\"{}/engines/{}\">the engine's report "
+                         fmt::format("<p class=\"error\">{}</p><p><a href=\"{}/card\">the engine's report "
                                      "card</a> · <a href=\"{}\">back to {} v{}</a></p>",
-                                     esc(r->note), version_url(v), e.number, version_url(v), esc(v.model), v.number),
+                                     esc(r->note), engine_page, version_url(v), esc(v.model), v.number),
                          422);
-      send_stored_page(ctx, res, overlay ? r->overlay_hash : r->report_hash, version_url(v),
-                       "dashboard: " + v.model + " v" + std::to_string(v.number));
+      send_stored_page(ctx, res, overlay ? r->overlay_hash : r->report_hash, engine_page,
+                       fmt::format("dashboard: {} v{} engine {}", v.model, v.number, e.number));
     });
   }
 
@@ -744,37 +934,107 @@ void add_page_routes(httplib::Server& http, Context& ctx) {
                send_tree_file(res, e.tree_hash, req.matches[5]);
              });
 
-  // Administration by a project's writers (small forms with the session's CSRF token).
+  // Administration by a project's writers (small forms with the session's CSRF token). Each
+  // redirects to the page it acted on, or the nearest left, with a line saying what it did.
   server.Post(V + "/engines/([0-9]{1,9})/retry", [&ctx](const httplib::Request& req, httplib::Response& res) {
     if (!form_caller(ctx, req, res, req.matches[1])) return;
     store::Version v = find_version(ctx, req.matches[1], req.matches[2], req.matches[3]);
-    ctx.analyzer->retry(v, find_engine(ctx, v, req.matches[4]));
-    redirect(res, version_url(v));
+    store::Engine e = find_engine(ctx, v, req.matches[4]);
+    ctx.analyzer->retry(v, e);
+    done(res, fmt::format("{}/engines/{}", version_url(v), e.number),
+         fmt::format("engine {} ({}) is analysed again", e.number, e.label));
   });
   server.Post(V + "/engines/([0-9]{1,9})/delete", [&ctx](const httplib::Request& req, httplib::Response& res) {
     if (!form_caller(ctx, req, res, req.matches[1])) return;
     store::Version v = find_version(ctx, req.matches[1], req.matches[2], req.matches[3]);
-    ctx.store->delete_engine(v.id, find_engine(ctx, v, req.matches[4]).number);
-    ctx.store->collect_garbage();
-    redirect(res, version_url(v));
+    store::Engine e = find_engine(ctx, v, req.matches[4]);
+    ctx.store->delete_engine(v.id, e.number);
+    done(res, version_url(v),
+         fmt::format("deleted engine {} ({}) of {} v{}; {}", e.number, e.label, v.model, v.number,
+                     removed_text(ctx.store->collect_garbage())));
+  });
+  server.Post(V + "/engines/([0-9]{1,9})/relabel", [&ctx](const httplib::Request& req, httplib::Response& res) {
+    if (!form_caller(ctx, req, res, req.matches[1])) return;
+    store::Version v = find_version(ctx, req.matches[1], req.matches[2], req.matches[3]);
+    store::Engine e = find_engine(ctx, v, req.matches[4]);
+    const std::string label = req.get_param_value("label").substr(0, 200);
+    if (label.empty()) throw InputError("label", "give the engine a label");
+    ctx.store->relabel_engine(v.id, e.number, label);
+    done(res, fmt::format("{}/engines/{}", version_url(v), e.number),
+         fmt::format("relabelled engine {}: {} → {}", e.number, e.label, label));
   });
   server.Post(V + "/delete", [&ctx](const httplib::Request& req, httplib::Response& res) {
     if (!form_caller(ctx, req, res, req.matches[1])) return;
     store::Version v = find_version(ctx, req.matches[1], req.matches[2], req.matches[3]);
-    ctx.store->delete_version(v.project, v.model, v.number);
-    ctx.store->collect_garbage();
-    redirect(res, "/projects/" + v.project);
+    store::Store::Deleted d = ctx.store->delete_version(v.project, v.model, v.number);
+    done(res, "/projects/" + v.project,
+         fmt::format("deleted {} version {} and its {} engine(s); {}", v.model, v.number, d.engines,
+                     removed_text(ctx.store->collect_garbage())));
   });
   server.Post(V + "/tag", [&ctx](const httplib::Request& req, httplib::Response& res) {
     if (!form_caller(ctx, req, res, req.matches[1])) return;
     store::Version v = find_version(ctx, req.matches[1], req.matches[2], req.matches[3]);
-    ctx.store->set_tag(v.project, v.model, req.get_param_value("tag"), v.number);
-    redirect(res, version_url(v));
+    const std::string tag = req.get_param_value("tag");
+    auto before = store::valid_tag(tag) ? ctx.store->tagged_version(v.project, v.model, tag) : std::nullopt;
+    ctx.store->set_tag(v.project, v.model, tag, v.number);
+    done(res, version_url(v),
+         before && before->number != v.number
+             ? fmt::format("moved tag {} from v{} to v{}", tag, before->number, v.number)
+             : fmt::format("tagged v{} {}: /projects/{}/models/{}/versions/{} opens it", v.number, tag, v.project,
+                           v.model, tag));
+  });
+  server.Post(M + "/untag", [&ctx](const httplib::Request& req, httplib::Response& res) {
+    if (!form_caller(ctx, req, res, req.matches[1])) return;
+    const std::string project = req.matches[1], model = req.matches[2], tag = req.get_param_value("tag");
+    auto named = store::valid_name(tag) ? ctx.store->tagged_version(project, model, tag) : std::nullopt;
+    ctx.store->remove_tag(project, model, tag);
+    done(res, named ? version_url(*named) : fmt::format("/projects/{}/models/{}", project, model),
+         fmt::format("removed tag {}{}", tag, named ? fmt::format(" (it named v{})", named->number) : ""));
   });
   server.Post(M + "/describe", [&ctx](const httplib::Request& req, httplib::Response& res) {
     if (!form_caller(ctx, req, res, req.matches[1])) return;
-    ctx.store->set_description(req.matches[1], req.matches[2], req.get_param_value("description"));
-    redirect(res, fmt::format("/projects/{}/models/{}", std::string(req.matches[1]), std::string(req.matches[2])));
+    const std::string project = req.matches[1], model = req.matches[2], text = req.get_param_value("description");
+    ctx.store->set_description(project, model, text);
+    done(res, fmt::format("/projects/{}/models/{}", project, model),
+         text.empty() ? "cleared the description of " + model : "saved the description of " + model);
+  });
+  server.Post(M + "/rename", [&ctx](const httplib::Request& req, httplib::Response& res) {
+    if (!form_caller(ctx, req, res, req.matches[1])) return;
+    const std::string project = req.matches[1], model = req.matches[2], name = req.get_param_value("name");
+    ctx.store->rename_model(project, model, name);
+    done(res, fmt::format("/projects/{}/models/{}", project, name),
+         fmt::format("renamed model {} to {}; its versions, engines and tags go with it (old links to {} now answer "
+                     "404)",
+                     model, name, model));
+  });
+  // Deleting a whole model asks first on a page of its own (no script needed), saying what goes.
+  server.Get(M + "/delete", [&ctx](const httplib::Request& req, httplib::Response& res) {
+    auto caller = page_caller(ctx, req, res);
+    const std::string project = req.matches[1], model = req.matches[2];
+    if (!caller || !page_allowed(ctx, caller, project, Role::Write, res)) return;
+    auto versions = ctx.store->versions(project, model);
+    size_t engines = 0;
+    for (const store::Version& h : versions) engines += ctx.store->engines(h.id).size();
+    send_page(res, "delete " + model, caller,
+              fmt::format("<h1><a href=\"/projects/{0}\">{0}</a> / {1}: delete the model?</h1>\n<p class=\"error\">"
+                          "This deletes {1} with its {2} version(s), {3} engine(s) and its tags. It cannot be "
+                          "undone.</p>\n<form method=\"post\" action=\"/projects/{0}/models/{1}/delete\"><input "
+                          "type=\"hidden\" name=\"csrf\" value=\"{4}\"><input type=\"hidden\" name=\"confirm\" "
+                          "value=\"{1}\"><button class=\"danger\">delete {1}</button></form> <a href=\"/projects/{0}/"
+                          "models/{1}\">keep it</a>\n",
+                          esc(project), esc(model), versions.size(), engines, esc(caller->csrf)));
+  });
+  server.Post(M + "/delete", [&ctx](const httplib::Request& req, httplib::Response& res) {
+    auto caller = form_caller(ctx, req, res, req.matches[1]);
+    if (!caller) return;
+    const std::string project = req.matches[1], model = req.matches[2];
+    // Only from the confirmation page, which names the model it asked about.
+    if (req.get_param_value("confirm") != model)
+      return redirect(res, fmt::format("/projects/{}/models/{}/delete", project, model));
+    store::Store::Deleted d = ctx.store->delete_model(project, model);
+    done(res, "/projects/" + project,
+         fmt::format("deleted model {}: {} version(s), {} engine(s); {}", model, d.versions, d.engines,
+                     removed_text(ctx.store->collect_garbage())));
   });
 }
 

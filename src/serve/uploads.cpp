@@ -186,8 +186,10 @@ std::pair<std::string, std::string> recorded_release(const EnginePlan& plan, con
 
 PushResult store_model_upload(Context& ctx, const Upload& u, const std::string& project, const std::string& model,
                               const Caller& caller, const PushOptions& options) {
-  if (!options.tag.empty() && !store::valid_name(options.tag))
-    throw InputError("tag", "1 to 64 letters, digits, '.', '_' or '-', not starting with '.'");
+  if (!options.tag.empty() && !store::valid_tag(options.tag))
+    throw InputError("tag", store::valid_name(options.tag)
+                                ? "a number would read as a version number; use a name (e.g. v" + options.tag + ")"
+                                : "1 to 64 letters, digits, '.', '_' or '-', not starting with '.'");
   TreeGuard received{u.dir};
   Tree tree = unpack(ctx, u);
   TreeGuard guard{tree.dir};

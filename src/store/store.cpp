@@ -41,6 +41,17 @@ bool valid_name(std::string_view name) {
   return true;
 }
 
+std::string tag_problem(std::string_view tag) {
+  if (!valid_name(tag))
+    return "invalid tag '" + std::string(tag.substr(0, 80)) + "' (1 to 64 of A-Z a-z 0-9 . _ -, not starting with '.')";
+  if (tag.find_first_not_of("0123456789") == std::string_view::npos)
+    return "tag '" + std::string(tag) + "' is a number: it would read as version " + std::string(tag) +
+           " (use a name, e.g. v" + std::string(tag) + ")";
+  return "";
+}
+
+bool valid_tag(std::string_view tag) { return tag_problem(tag).empty(); }
+
 std::string_view status_name(Analysis::Status s) {
   switch (s) {
     case Analysis::Status::Queued: return "queued";
@@ -277,6 +288,15 @@ class SqlStore : public Store {
     return token;
   }
 
+  bool token_revoked(const std::string& token) override {
+    if (!token_shape(token)) return false;
+    std::string hash = blake2b_hex(token);
+    return tx(false, [&] {
+      auto rows = db_->query("SELECT hash FROM tokens WHERE hash = ? AND revoked_at <> 0", {hash});
+      return !rows.empty() && same_hash(rows[0].text(0), hash);
+    });
+  }
+
   std::optional<User> user_for_token(const std::string& token) override {
     if (!token_shape(token)) return std::nullopt;
     std::string hash = blake2b_hex(token);
@@ -432,10 +452,14 @@ class SqlStore : public Store {
     return tx(false, [&] {
       const int64_t pid = project_id(project);
       std::map<int64_t, std::vector<std::string>> tags;  // by version id, one query for the project
-      for (const auto& r : db_->query("SELECT t.version_id, t.name FROM tags t JOIN models m ON m.id = t.model_id"
+      std::map<std::string, std::vector<std::pair<std::string, int>>> model_tags;  // by model name
+      for (const auto& r : db_->query("SELECT t.version_id, t.name, m.name, v.number FROM tags t"
+                                      " JOIN models m ON m.id = t.model_id JOIN versions v ON v.id = t.version_id"
                                       " WHERE m.project_id = ? ORDER BY t.name",
-                                      {pid}))
+                                      {pid})) {
         tags[r.integer(0)].push_back(r.text(1));
+        model_tags[r.text(2)].emplace_back(r.text(1), static_cast<int>(r.integer(3)));
+      }
       std::vector<ModelSummary> out;
       // The newest version is the highest number left (a deleted one leaves last_number behind).
       auto rows = db_->query(kVersionSelect + ", (SELECT COUNT(*) FROM versions c WHERE c.model_id = m.id), m.description" +
@@ -450,6 +474,7 @@ class SqlStore : public Store {
         s.versions = static_cast<int>(r.integer(kVersionColumns));
         s.description = r.text(kVersionColumns + 1);
         if (auto it = tags.find(s.latest.id); it != tags.end()) s.latest.tags = it->second;
+        if (auto it = model_tags.find(s.name); it != model_tags.end()) s.tags = it->second;
         out.push_back(std::move(s));
       }
       return out;
@@ -482,6 +507,19 @@ class SqlStore : public Store {
     return tx(false, [&]() -> std::optional<Version> {
       auto rows = db_->query(kVersionSelect + kVersionFrom + "WHERE p.name = ? AND m.name = ? AND v.number = ?",
                              {project, model, static_cast<int64_t>(number)});
+      if (rows.empty()) return std::nullopt;
+      Version v = version_of(rows[0]);
+      v.tags = tags_of(v.id);
+      return v;
+    });
+  }
+
+  std::optional<Version> tagged_version(const std::string& project, const std::string& model,
+                                        const std::string& tag) override {
+    return tx(false, [&]() -> std::optional<Version> {
+      auto rows = db_->query(kVersionSelect + kVersionFrom + "JOIN tags t ON t.version_id = v.id"
+                                                             " WHERE p.name = ? AND m.name = ? AND t.name = ?",
+                             {project, model, tag});
       if (rows.empty()) return std::nullopt;
       Version v = version_of(rows[0]);
       v.tags = tags_of(v.id);
@@ -617,7 +655,7 @@ class SqlStore : public Store {
   }
 
   void set_tag(const std::string& project, const std::string& model, const std::string& tag, int number) override {
-    check_name("tag", tag);
+    if (std::string problem = tag_problem(tag); !problem.empty()) throw StoreError(Kind::Invalid, problem);
     tx(true, [&] {
       int64_t mid = model_id(project, model);
       auto v = db_->query("SELECT id FROM versions WHERE model_id = ? AND number = ?", {mid, static_cast<int64_t>(number)});
@@ -643,28 +681,33 @@ class SqlStore : public Store {
     });
   }
 
-  void delete_model(const std::string& project, const std::string& model) override {
-    tx(true, [&] {
+  Deleted delete_model(const std::string& project, const std::string& model) override {
+    return tx(true, [&] {
       int64_t mid = model_id(project, model);
+      Deleted out;
       db_->exec("DELETE FROM tags WHERE model_id = ?", {mid});
-      db_->exec("DELETE FROM engines WHERE version_id IN (SELECT id FROM versions WHERE model_id = ?)", {mid});
-      db_->exec("DELETE FROM versions WHERE model_id = ?", {mid});
+      out.engines = static_cast<int>(
+          db_->exec("DELETE FROM engines WHERE version_id IN (SELECT id FROM versions WHERE model_id = ?)", {mid}));
+      out.versions = static_cast<int>(db_->exec("DELETE FROM versions WHERE model_id = ?", {mid}));
       db_->exec("DELETE FROM models WHERE id = ?", {mid});
+      return out;
     });
   }
 
-  void delete_version(const std::string& project, const std::string& model, int number) override {
-    tx(true, [&] {
+  Deleted delete_version(const std::string& project, const std::string& model, int number) override {
+    return tx(true, [&] {
       int64_t mid = model_id(project, model);
       auto v = db_->query("SELECT id FROM versions WHERE model_id = ? AND number = ?", {mid, static_cast<int64_t>(number)});
       if (v.empty()) throw StoreError(Kind::NotFound, project + "/" + model + " has no version " + std::to_string(number));
       int64_t vid = v[0].integer(0);
+      Deleted out{1, 0};
       db_->exec("DELETE FROM tags WHERE version_id = ?", {vid});
-      db_->exec("DELETE FROM engines WHERE version_id = ?", {vid});
+      out.engines = static_cast<int>(db_->exec("DELETE FROM engines WHERE version_id = ?", {vid}));
       db_->exec("DELETE FROM versions WHERE id = ?", {vid});
       // A model without versions is gone too (its numbers start again at 1).
       if (db_->query("SELECT id FROM versions WHERE model_id = ?", {mid}).empty())
         db_->exec("DELETE FROM models WHERE id = ?", {mid});
+      return out;
     });
   }
 

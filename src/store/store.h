@@ -39,6 +39,11 @@ Role parse_role(std::string_view text);    // throws StoreError(Invalid)
 // Names of users, projects and models: 1..64 characters of [A-Za-z0-9._-],
 // not starting with '.' (they appear in URLs and folder names).
 bool valid_name(std::string_view name);
+// Tags: valid names that are not all digits (a version is addressed by its number or by a tag,
+// so "12" could only ever mean version 12).
+bool valid_tag(std::string_view tag);
+// The one line that says why `tag` is refused ("" when valid_tag).
+std::string tag_problem(std::string_view tag);
 
 struct User {
   int64_t id = 0;
@@ -117,6 +122,7 @@ struct ModelSummary {
   Version latest;
   int versions = 0;
   std::string description;
+  std::vector<std::pair<std::string, int>> tags;  // every tag of the model: (tag, version number), by tag
 };
 
 // trtexec output attached to a model version (the files `trtlens engine` reads).
@@ -229,6 +235,8 @@ class Store {
   // nullopt for an unknown or revoked token. Records the token's last use (at most once a
   // minute; a store that cannot write still answers).
   virtual std::optional<User> user_for_token(const std::string& token) = 0;
+  // Whether `token` is a token that was revoked (so a refusal can say so rather than "sign in").
+  virtual bool token_revoked(const std::string& token) = 0;
   // Site administrators see every user, project and token (the admin page) and set any
   // project's pins; roles on projects are still per project.
   virtual void set_admin(const std::string& user_name, bool admin) = 0;  // NotFound
@@ -255,6 +263,9 @@ class Store {
   virtual std::vector<Version> versions(const std::string& project, const std::string& model,
                                         int64_t limit = INT64_MAX) = 0;
   virtual std::optional<Version> version(const std::string& project, const std::string& model, int number) = 0;
+  // The version `tag` names; nullopt for an unknown model or tag.
+  virtual std::optional<Version> tagged_version(const std::string& project, const std::string& model,
+                                                const std::string& tag) = 0;
 
   virtual Engine add_engine(int64_t version_id, const std::string& label, const std::string& tree_hash,
                             const std::string& prefix, int64_t user_id, const std::string& release = "",
@@ -275,14 +286,19 @@ class Store {
   virtual std::vector<std::string> project_pins(const std::string& project) = 0;
   virtual void set_description(const std::string& project, const std::string& model, const std::string& text) = 0;
   virtual void rename_model(const std::string& project, const std::string& model, const std::string& new_name) = 0;
-  // A tag names one version of a model; setting it again moves it. Names as valid_name.
+  // A tag names one version of a model; setting it again moves it. Names as valid_tag (Invalid
+  // otherwise: a tag of digits only is refused, it would read as a version number).
   virtual void set_tag(const std::string& project, const std::string& model, const std::string& tag, int number) = 0;
   virtual void remove_tag(const std::string& project, const std::string& model, const std::string& tag) = 0;
   virtual void relabel_engine(int64_t version_id, int number, const std::string& label) = 0;
   // Deletions remove the rows (a version's engines and tags with it, a model's versions);
   // the files go with the next collect_garbage(), which keeps what any other row names.
-  virtual void delete_model(const std::string& project, const std::string& model) = 0;
-  virtual void delete_version(const std::string& project, const std::string& model, int number) = 0;
+  // They return what went: versions and engines (a version deleted with its model counts too).
+  struct Deleted {
+    int versions = 0, engines = 0;
+  };
+  virtual Deleted delete_model(const std::string& project, const std::string& model) = 0;
+  virtual Deleted delete_version(const std::string& project, const std::string& model, int number) = 0;
   virtual void delete_engine(int64_t version_id, int number) = 0;
   // Removes stored trees no version or engine names, cached analyses of trees gone, and
   // blobs no cached analysis names. Younger objects stay: trees for `tree_min_age` (a push

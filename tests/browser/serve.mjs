@@ -3,7 +3,8 @@
 // the page, watches it analysed, opens the report in its frame, switches
 // precision, opens a node's drawer, uploads a second version, compares the
 // two, attaches an engine, and administers (tag, filter, delete, error pages; the admin page:
-// tokens listed and revoked, a project's pins set and the report opening at them).
+// tokens listed and revoked, a project's pins set and the report opening at them; the engine
+// page's files and relabelling, untag, rename and deleting a model after a confirmation page).
 // Usage: node serve.mjs <trtlens binary> <source dir> <artifact dir>
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -156,7 +157,8 @@ test('attach an engine; its report card and overlay open', async () => {
   await page.setInputFiles('details.engines input[name="files"]',
     fs.readdirSync(fixtures).map((f) => path.join(fixtures, f)));
   await page.click('details.engines form button');
-  for (let i = 0; i < 120 && !(await page.locator('details.engines a').count()); i++) {
+  check((await page.textContent('p.flash')).includes('attached engine 1 (fp16 A100) to demo v2'), 'attaching says so');
+  for (let i = 0; i < 120 && !(await page.locator('details.engines a:text("engine report")').count()); i++) {
     await new Promise((r) => setTimeout(r, 500));
     await page.reload();
   }
@@ -321,7 +323,8 @@ test('admin page: tokens listed without secrets, one revoked, which then fails',
   await other.goto(base + '/login');
   await other.fill('input[name="token"]', bobToken);
   await other.click('form button');
-  check((await other.textContent('body')).includes('Unknown token'), 'the revoked token cannot sign in');
+  check((await other.textContent('body')).includes('This token was revoked'), 'the revoked token cannot sign in, and '
+    + 'the page says why');
   await other.close();
   await page.screenshot({ path: path.join(artifacts, 'serve-admin-page.png') });
 });
@@ -346,6 +349,56 @@ test("a project's pins: a bad one is refused; set, the report opens at the new p
   await page.goto(base + '/projects/vision');
   check((await page.textContent('table.models')).includes('10.16 fp16'), 'the model list badges at the new pins');
   await page.screenshot({ path: path.join(artifacts, 'serve-pins.png') });
+  eq(trouble.join('; '), '', 'trouble');
+});
+
+test('manage: the engine page lists its files and relabels; untag, rename, delete the model after a confirmation; '
+  + 'each says what it did', async () => {
+  const flash = async () => (await page.textContent('p.flash')) || '';
+  await page.goto(base + '/projects/vision/models/demo/versions/2');
+  // The version's files, each with its size and a download link.
+  const modelFile = page.locator('details.files a.file').first();
+  check((await page.textContent('details.files')).includes('overlay.onnx'), 'the version lists its files');
+  check((await modelFile.getAttribute('href')).includes('/versions/2/files/'), 'a file links its download');
+  // The engine page: what it is, every trtexec file, its administration.
+  await page.click('details.engines a:text("fp16 A100")');  // the list is open when it has engines
+  check(/\/versions\/2\/engines\/1$/.test(new URL(page.url()).pathname), 'the engine page: ' + page.url());
+  const files = await page.locator('details.files a.file').allTextContents();
+  check(files.some((f) => f.endsWith('.graph.json')) && files.some((f) => f.endsWith('.profile.json')),
+    'the engine lists its trtexec files: ' + files);
+  const graphHref = await page.locator('details.files a.file:has-text(".graph.json")').first().getAttribute('href');
+  const download = await page.request.get(base + graphHref);
+  eq(download.status(), 200, 'the graph.json downloads');
+  check((await download.text()).includes('"Layers"') || (await download.text()).startsWith('['), 'its bytes');
+  await page.click('details.admin summary');
+  await page.fill('details.admin input[name="label"]', 'fp16 A100 rebuilt');
+  await page.click('details.admin form[action$="/relabel"] button');
+  check((await flash()).includes('relabelled engine 1: fp16 A100 → fp16 A100 rebuilt'), 'relabel says so: ' + await flash());
+  check((await page.textContent('h1')).includes('fp16 A100 rebuilt'), 'the new label shown');
+  await page.reload();
+  eq(await page.locator('p.flash').count(), 0, 'the message is shown once');
+  // Untag (the administration test tagged v2 production).
+  await page.goto(base + '/projects/vision/models/demo/versions/production');
+  check((await page.textContent('h1')).includes('version 2'), 'the tag addresses the version');
+  await page.click('details.admin summary');
+  await page.click('details.admin form.untag button');
+  check((await flash()).includes('removed tag production (it named v2)'), 'untag says so: ' + await flash());
+  // Rename.
+  await page.click('details.admin summary');
+  await page.fill('details.admin input[name="name"]', 'demo2');
+  await page.click('details.admin form[action$="/rename"] button');
+  eq(new URL(page.url()).pathname, '/projects/vision/models/demo2/versions/2', 'lands on the renamed model');
+  check((await flash()).includes('renamed model demo to demo2'), 'rename says so: ' + await flash());
+  // Delete the model: a page asks first, naming what goes.
+  await page.click('details.admin summary');
+  await page.click('details.admin a:text("delete the model")');
+  const asked = await page.textContent('main');
+  check(asked.includes('cannot be undone') && asked.includes('1 version(s), 1 engine(s)'), 'the confirmation: ' + asked);
+  await page.click('main form button');
+  eq(new URL(page.url()).pathname, '/projects/vision', 'back on the project');
+  check((await flash()).includes('deleted model demo2: 1 version(s), 1 engine(s)'), 'delete says so: ' + await flash());
+  eq(await page.locator('table.models a:text("demo2")').count(), 0, 'the model is gone');
+  await page.screenshot({ path: path.join(artifacts, 'serve-manage.png'), fullPage: true });
   eq(trouble.join('; '), '', 'trouble');
 });
 

@@ -473,11 +473,16 @@ TEST(ServeCli, AnEngineOfAnotherModelGetsItsCardANoteAndRetryOrDelete) {
 
   auto c = s.client();
   const auto session = sign_in(c, s.token);
-  auto card = c.Get("/projects/vision/models/detector/versions/1/engines/1", {{"Cookie", session.first}});
+  auto card = c.Get("/projects/vision/models/detector/versions/1/engines/1/card", {{"Cookie", session.first}});
   ASSERT_TRUE(card);
   EXPECT_EQ(card->status, 200);  // the engine's own report card
   EXPECT_EQ(server_path_in(card->body, s.data), "");
   EXPECT_NE(card->body.find("trtlens-back"), std::string::npos);  // a way back to the dashboard
+  auto engine_page = c.Get("/projects/vision/models/detector/versions/1/engines/1", {{"Cookie", session.first}});
+  ASSERT_EQ(engine_page->status, 200);  // the engine's dashboard page, the card in its frame
+  EXPECT_NE(engine_page->body.find("src=\"/projects/vision/models/detector/versions/1/engines/1/card\""),
+            std::string::npos);
+  EXPECT_EQ(server_path_in(engine_page->body, s.data), "");
   for (const std::string path : {"/projects/vision/models/detector/versions/1",
                                  "/projects/vision/models/detector/versions/1/engines/1/overlay"}) {
     auto page = c.Get(path.c_str(), {{"Cookie", session.first}});
@@ -877,7 +882,7 @@ TEST(ServeCli, APinMayNameATarget) {
            {{"8.5:fp16:jetson-nano-9000"}, "unknown target 'jetson-nano-9000'; known: "},
            {{"11.1:fp16:orin"}, "TensorRT 11.1 does not run on orin"},
            {{"8.5:fp16:"}, "8.5:fp16:: an empty target"},
-           {{"8.5:fp16:orin-dla", "8.5:fp16:orin"}, "a server takes one"}}) {
+           {{"8.5:fp16:orin-dla", "8.5:fp16:orin-dla"}, "8.5:fp16:orin-dla is given twice"}}) {
     std::vector<std::string> args = {"serve", "--data", data};
     for (const std::string& p : pins) args.insert(args.end(), {"--pin", p});
     RunResult r = run_trtlens(args);
@@ -920,6 +925,35 @@ TEST(ServeCli, APinMayNameATarget) {
   EXPECT_NE(nodes->body.find("8.5 fp16 orin-dla"), std::string::npos) << nodes->body;
   EXPECT_NE(nodes->body.find("/versions/1/report#trt=8.5&amp;precision=fp16&amp;target=orin-dla\""), std::string::npos)
       << nodes->body;  // the report at the pin, its target included
+}
+
+// Each pin may name its own target: each is narrowed to its own device (its converts, DLA share
+// and stored check); the report page carries the first one's Target select.
+TEST(ServeCli, PinsMayNameDifferentTargets) {
+  Served s("serve_two_targets", {"--pin", "8.5:fp16:orin-dla", "--pin", "10.8:fp8:h100"});
+  ASSERT_EQ(s.push(model_bytes(true))->status, 201);
+  json a = s.wait_analysis(1);
+  ASSERT_EQ(a["status"], "done") << a.dump();
+  ASSERT_EQ(a["converts"].size(), 2u) << a.dump();
+  EXPECT_EQ(a["converts"][0]["runtime"], "8.5 fp16 orin-dla");
+  EXPECT_TRUE(a["converts"][0].contains("dla_nodes"));
+  EXPECT_EQ(a["converts"][1]["runtime"], "10.8 fp8 h100");
+  EXPECT_FALSE(a["converts"][1].contains("dla_nodes"));  // a GPU: no DLA share
+  const std::string v1 = "/api/projects/vision/models/detector/versions/1";
+  auto h100 = s.client().Get((v1 + "/check?trt=10.8&precision=fp8&target=h100").c_str(), bearer(s.token));
+  ASSERT_EQ(h100->status, 200) << h100->body;
+  EXPECT_EQ(json::parse(h100->body)["runtime"]["target"]["name"], "h100");
+  auto orin = s.client().Get((v1 + "/check?trt=8.5&precision=fp16&target=orin-dla").c_str(), bearer(s.token));
+  EXPECT_TRUE(json::parse(orin->body).contains("dla"));
+  // Project pins take two targets as well.
+  RunResult pins = run_trtlens({"admin", "--data", s.data, "pins", "vision", "8.5:fp16:orin-dla", "10.8:fp8:h100"});
+  EXPECT_EQ(pins.exit_code, 0) << pins.err;
+  EXPECT_EQ(pins.out, "8.5:fp16:orin-dla 10.8:fp8:h100\n");
+  auto c = s.client();
+  const auto session = sign_in(c, s.token);
+  auto report = c.Get("/projects/vision/models/detector/versions/1/report", {{"Cookie", session.first}});
+  ASSERT_EQ(report->status, 200);
+  EXPECT_NE(report->body.find("orin-dla"), std::string::npos);  // the page's Target: the first pin's
 }
 
 // Issue 22: an engine is judged at the release given when it is attached, else the one its
@@ -1121,6 +1155,12 @@ TEST(ServeCli, TheDiffSummarisesByOpTypeOpsetAndPin) {
   ASSERT_EQ(page->status, 200);
   EXPECT_NE(page->body.find("+2 Sigmoid, -1 Relu"), std::string::npos);
   EXPECT_NE(page->body.find("opsets: ai.onnx:13 → ai.onnx:17"), std::string::npos);
+  // One arrow on the inputs-and-outputs line: the change reads "was …, now …".
+  const size_t io = page->body.find("inputs and outputs: was x FLOAT[1,3,8,8] → ");
+  ASSERT_NE(io, std::string::npos) << page->body;
+  const std::string io_line = page->body.substr(io, page->body.find("</li>", io) - io);
+  EXPECT_NE(io_line.find(", now x FLOAT[1,3,8,8] → t FLOAT"), std::string::npos) << io_line;
+  EXPECT_EQ(io_line.find("-&gt;"), std::string::npos) << io_line;
 }
 
 // Issue 22: the diff draws the changed nodes as a graph (API: in the JSON, and alone as SVG
@@ -1187,13 +1227,31 @@ TEST(ServeCli, AdminRevokesTokensAndDeletesWithoutLosingSharedFiles) {
   ASSERT_EQ(second.size(), 69u) << second;
   RunResult listed = run_trtlens({"admin", "--data", s.data, "tokens"});
   ASSERT_EQ(listed.exit_code, 0) << listed.err;
-  EXPECT_EQ(std::count(listed.out.begin(), listed.out.end(), '\n'), 2) << listed.out;
+  EXPECT_EQ(std::count(listed.out.begin(), listed.out.end(), '\n'), 3) << listed.out;  // a header and two tokens
+  EXPECT_EQ(listed.out.rfind("id\tuser\ttoken\tissued\tlast used\tstate\n", 0), 0u) << listed.out;
   EXPECT_EQ(listed.out.find(s.token), std::string::npos);  // never the token itself
   EXPECT_NE(listed.out.find("2\talice\t…" + second.substr(64, 4)), std::string::npos) << listed.out;
   const std::string revoked = second.substr(0, 68);
   ASSERT_EQ(s.client().Get("/api/projects", bearer(revoked))->status, 200);
   ASSERT_EQ(run_trtlens({"admin", "--data", s.data, "revoke", "2"}).exit_code, 0);
-  EXPECT_EQ(s.client().Get("/api/projects", bearer(revoked))->status, 401);  // revoked: 401
+  auto refused = s.client().Get("/api/projects", bearer(revoked));
+  EXPECT_EQ(refused->status, 401);  // revoked: 401, saying so
+  EXPECT_EQ(json::parse(refused->body)["error"].get<std::string>().rfind("token revoked", 0), 0u) << refused->body;
+  auto refused_project = s.client().Get("/api/projects/vision/models", bearer(revoked));
+  EXPECT_EQ(refused_project->status, 401);
+  EXPECT_NE(refused_project->body.find("token revoked"), std::string::npos) << refused_project->body;
+  // Not a revoked token: how to sign in, as before.
+  EXPECT_NE(s.client().Get("/api/projects", bearer("trt_" + std::string(64, '1')))->body.find("sign in: send"),
+            std::string::npos);
+  // push with it: the server's line.
+  const std::string pushed_file = temp_dir("serve_admin_actions_push") + "/model.onnx";
+  write_text(pushed_file, model_bytes());
+  RunResult revoked_push = run_trtlens({"push", pushed_file, "--to", s.server->url(), "--project", "vision", "--name",
+                                        "detector"},
+                                       {"TRTLENS_TOKEN=" + revoked});
+  EXPECT_EQ(revoked_push.exit_code, 2);
+  EXPECT_NE(revoked_push.err.find("HTTP 401: token revoked"), std::string::npos) << revoked_push.err;
+  EXPECT_EQ(std::count(revoked_push.err.begin(), revoked_push.err.end(), '\n'), 1) << revoked_push.err;
   EXPECT_EQ(s.client().Get("/api/projects", bearer(s.token))->status, 200);
   RunResult again = run_trtlens({"admin", "--data", s.data, "revoke", "2"});
   EXPECT_EQ(again.exit_code, 2);
@@ -1206,7 +1264,9 @@ TEST(ServeCli, AdminRevokesTokensAndDeletesWithoutLosingSharedFiles) {
   EXPECT_NE(listed.out.find("\tactive\n"), std::string::npos) << listed.out;
 
   RunResult users = run_trtlens({"admin", "--data", s.data, "users"});
+  EXPECT_EQ(users.out.rfind("user\ttokens\tcreated\troles\tadmin\n", 0), 0u) << users.out;
   EXPECT_NE(users.out.find("alice\t1 token(s)\t"), std::string::npos) << users.out;
+  EXPECT_NE(users.out.find("vision:write\t-\n"), std::string::npos) << users.out;  // every row has five columns
   EXPECT_NE(users.out.find("vision:write"), std::string::npos) << users.out;
 
   // v1 and v3 share their files; deleting v1 keeps them for v3.
@@ -1219,9 +1279,12 @@ TEST(ServeCli, AdminRevokesTokensAndDeletesWithoutLosingSharedFiles) {
   // after the marking, and the sweep takes it (only the default hour keeps such files).
   for (int v = 1; v <= 3; ++v) ASSERT_EQ(s.wait_analysis(v)["status"], "done") << v;
   RunResult projects = run_trtlens({"admin", "--data", s.data, "projects"});
+  EXPECT_EQ(projects.out.rfind("project\tmodels\tcreated\tpins\n", 0), 0u) << projects.out;
   EXPECT_NE(projects.out.find("vision\t1 model(s)"), std::string::npos) << projects.out;
   RunResult del = run_trtlens({"admin", "--data", s.data, "delete", "vision", "detector", "1"});
   ASSERT_EQ(del.exit_code, 0) << del.err;
+  EXPECT_EQ(del.out.rfind("deleted vision/detector version 1 and its 0 engine(s)\nremoved ", 0), 0u) << del.out;
+  EXPECT_NE(del.out.find("left to the next `admin gc`"), std::string::npos) << del.out;
   ASSERT_EQ(run_trtlens({"admin", "--data", s.data, "gc", "--min-age", "0"}).exit_code, 0);
   EXPECT_TRUE(fs::is_directory(shared_dir));  // v3 names it
   EXPECT_EQ(s.client().Get("/api/projects/vision/models/detector/versions/1", bearer(s.token))->status, 404);
@@ -1251,6 +1314,26 @@ TEST(ServeCli, AdminRevokesTokensAndDeletesWithoutLosingSharedFiles) {
                             "application/x-www-form-urlencoded")->status,
             403);
   EXPECT_EQ(s.client().Delete("/api/projects/vision/models/front", bearer(reader))->status, 403);
+  // admin rename and delete say what they did.
+  RunResult renamed = run_trtlens({"admin", "--data", s.data, "rename", "vision", "front", "rear"});
+  ASSERT_EQ(renamed.exit_code, 0) << renamed.err;
+  EXPECT_EQ(renamed.out, "renamed model vision/front to vision/rear (its versions, engines and tags go with it)\n");
+  ASSERT_EQ(s.client().Post("/api/projects/vision/models/rear/versions/2/engines?filename=engine.zip&label=old",
+                            bearer(s.token), overlay_engine_zip(), "application/zip")->status,
+            201);
+  RunResult relabelled =
+      run_trtlens({"admin", "--data", s.data, "rename", "vision", "rear", "new", "--version", "2", "--engine", "1"});
+  ASSERT_EQ(relabelled.exit_code, 0) << relabelled.err;
+  EXPECT_EQ(relabelled.out, "relabelled engine 1 of vision/rear version 2: \"old\" → \"new\"\n");
+  RunResult gone_engine = run_trtlens({"admin", "--data", s.data, "delete", "vision", "rear", "2", "1"});
+  EXPECT_EQ(gone_engine.out.rfind("deleted engine 1 of vision/rear version 2\n", 0), 0u) << gone_engine.out;
+  ASSERT_EQ(s.client().Post("/api/projects/vision/models/rear/versions/2/engines?filename=engine.zip&label=again",
+                            bearer(s.token), overlay_engine_zip(), "application/zip")->status,
+            201);
+  RunResult gone_model = run_trtlens({"admin", "--data", s.data, "delete", "vision", "rear"});
+  ASSERT_EQ(gone_model.exit_code, 0) << gone_model.err;
+  EXPECT_EQ(gone_model.out.rfind("deleted model vision/rear: 1 version(s), 1 engine(s)\n", 0), 0u) << gone_model.out;
+  ASSERT_EQ(s.push(model_bytes(), "front")->status, 201);
   ASSERT_EQ(s.client().Delete("/api/projects/vision/models/front", bearer(s.token))->status, 200);
   EXPECT_TRUE(json::parse(s.client().Get("/api/projects/vision/models", bearer(s.token))->body)["models"].empty());
 }
@@ -1629,6 +1712,254 @@ TEST(ServeCli, ProjectPinsAreCheckedStoredAndKeyTheAnalysis) {
   RunResult too_many = run_trtlens(serve_nine);
   EXPECT_EQ(too_many.exit_code, 2);
   EXPECT_EQ(too_many.err, "trtlens: --pin: 9 pins; at most 8 (each is stored with every version)\n");
+}
+
+
+// The session cookie's form POST (application/x-www-form-urlencoded) with its CSRF token.
+httplib::Result post_form(httplib::Client& c, const std::pair<std::string, std::string>& session,
+                          const std::string& path, const std::string& fields = "") {
+  return c.Post(path.c_str(), {{"Cookie", session.first}},
+                "csrf=" + session.second + (fields.empty() ? "" : "&" + fields), "application/x-www-form-urlencoded");
+}
+
+// The message a form's redirect carries (its flash cookie), as the next page shows it.
+std::string flash_after(httplib::Client& c, const std::pair<std::string, std::string>& session,
+                        const httplib::Result& posted) {
+  EXPECT_EQ(posted->status, 303) << posted->body;
+  std::string cookie;
+  for (const auto& [name, value] : posted->headers)
+    if (name == "Set-Cookie" && value.rfind("trtlens_flash=", 0) == 0) cookie = value.substr(0, value.find(';'));
+  EXPECT_NE(cookie, "") << "no flash";
+  auto page = c.Get(posted->get_header_value("Location").c_str(), {{"Cookie", session.first + "; " + cookie}});
+  if (page && page->status == 303)  // the model's address goes on to its newest version
+    page = c.Get(page->get_header_value("Location").c_str(), {{"Cookie", session.first + "; " + cookie}});
+  EXPECT_TRUE(page && page->status == 200);
+  // Shown once: the page clears the cookie.
+  EXPECT_NE(page->get_header_value("Set-Cookie").find("trtlens_flash=; "), std::string::npos);
+  const size_t at = page->body.find("<p class=\"notice flash\" role=\"status\">");
+  if (at == std::string::npos) return "";
+  const size_t from = page->body.find('>', at) + 1;
+  return page->body.substr(from, page->body.find("</p>", from) - from);
+}
+
+// Tags: every tag of a model is listed ("production → v1") and found by the filter, whatever
+// version it names; a tag addresses its version wherever a number does (pages, API, report,
+// files, diff against=); a tag of digits is refused at tagging (400, exit 2), before any upload.
+TEST(ServeCli, TagsAreListedSearchableAndAddressTheirVersion) {
+  Served s("serve_tags");
+  ASSERT_EQ(s.push(model_bytes(), "detector", "filename=model.onnx&tag=production")->status, 201);
+  ASSERT_EQ(s.push(model_bytes(true))->status, 201);
+  ASSERT_EQ(s.wait_analysis(1)["status"], "done");
+  ASSERT_EQ(s.wait_analysis(2)["status"], "done");
+
+  auto models = s.client().Get("/api/projects/vision/models", bearer(s.token));
+  ASSERT_EQ(models->status, 200);
+  const json m = json::parse(models->body)["models"][0];
+  EXPECT_EQ(m["tags"], json::parse(R"([{"tag": "production", "version": 1}])")) << m.dump();
+  EXPECT_EQ(m["latest"]["version"], 2);
+
+  const std::string api = "/api/projects/vision/models/detector/versions/";
+  auto tagged = s.client().Get((api + "production").c_str(), bearer(s.token));
+  ASSERT_EQ(tagged->status, 200) << tagged->body;
+  EXPECT_EQ(json::parse(tagged->body)["version"], 1);
+  EXPECT_EQ(s.client().Get((api + "production/analysis").c_str(), bearer(s.token))->status, 200);
+  auto diff = s.client().Get((api + "2/diff?against=production").c_str(), bearer(s.token));
+  ASSERT_EQ(diff->status, 200) << diff->body;
+  EXPECT_EQ(json::parse(diff->body)["before"]["label"], "version 1");
+  auto unknown = s.client().Get((api + "staging").c_str(), bearer(s.token));
+  EXPECT_EQ(unknown->status, 404);
+  EXPECT_NE(unknown->body.find("has no version or tag staging"), std::string::npos) << unknown->body;
+
+  auto c = s.client();
+  const auto session = sign_in(c, s.token);
+  const httplib::Headers cookie = {{"Cookie", session.first}};
+  for (const std::string q : {"production", "PRODUCTION"}) {
+    auto list = c.Get(("/projects/vision?q=" + q).c_str(), cookie);
+    ASSERT_EQ(list->status, 200);
+    EXPECT_NE(list->body.find("production → v1</a>"), std::string::npos) << list->body;
+    EXPECT_NE(list->body.find("href=\"/projects/vision/models/detector/versions/production\""), std::string::npos);
+  }
+  EXPECT_NE(c.Get("/?q=production", cookie)->body.find("production → v1"), std::string::npos);
+  EXPECT_NE(c.Get("/?q=staging", cookie)->body.find("No model matches."), std::string::npos);
+  const std::string pages = "/projects/vision/models/detector/versions/production";
+  auto page = c.Get(pages.c_str(), cookie);
+  ASSERT_EQ(page->status, 200);
+  EXPECT_NE(page->body.find("version 1</span>"), std::string::npos);
+  EXPECT_EQ(c.Get((pages + "/report").c_str(), cookie)->status, 200);
+  auto file = c.Get((pages + "/files/model.onnx").c_str(), cookie);
+  ASSERT_EQ(file->status, 200);
+  EXPECT_EQ(file->body, model_bytes());
+  auto diff_page = c.Get("/projects/vision/models/detector/versions/2/diff?against=production", cookie);
+  ASSERT_EQ(diff_page->status, 200);
+  EXPECT_NE(diff_page->body.find("Compared with v1"), std::string::npos);
+
+  // A tag of digits would read as a version number: refused wherever a tag is set, in one line.
+  auto numeric = s.client().Post("/api/projects/vision/models/detector", bearer(s.token), "tag=2&version=1",
+                                 "application/x-www-form-urlencoded");
+  EXPECT_EQ(numeric->status, 400);
+  EXPECT_NE(numeric->body.find("tag '2' is a number"), std::string::npos) << numeric->body;
+  auto numeric_push = s.push(model_bytes(false, "custom"), "detector", "filename=model.onnx&tag=007");
+  EXPECT_EQ(numeric_push->status, 400) << numeric_push->body;
+  EXPECT_EQ(json::parse(s.client().Get((api.substr(0, api.size() - 1)).c_str(), bearer(s.token))->body)["versions"]
+                .size(),
+            2u);  // no version made
+  RunResult admin_tag = run_trtlens({"admin", "--data", s.data, "tag", "vision", "detector", "12", "1"});
+  EXPECT_EQ(admin_tag.exit_code, 2);
+  EXPECT_EQ(admin_tag.err, "trtlens: tag '12' is a number: it would read as version 12 (use a name, e.g. v12)\n");
+  const std::string model_file = temp_dir("serve_tags_model") + "/model.onnx";
+  write_text(model_file, model_bytes(false, "custom"));
+  RunResult push = run_trtlens({"push", model_file, "--to", s.server->url(), "--project", "vision", "--name",
+                                "detector", "--tag", "3"},
+                               {"TRTLENS_TOKEN=" + s.token});
+  EXPECT_EQ(push.exit_code, 2);
+  EXPECT_EQ(push.err, "trtlens: push --tag: tag '3' is a number: it would read as version 3 (use a name, e.g. v3)\n");
+  auto tag_form = post_form(c, session, "/projects/vision/models/detector/versions/1/tag", "tag=42");
+  EXPECT_EQ(tag_form->status, 400);
+  EXPECT_NE(tag_form->body.find("is a number"), std::string::npos);
+  EXPECT_TRUE(json::parse(s.client().Get((api + "1").c_str(), bearer(s.token))->body)["tags"] ==
+              json::array({"production"}));
+}
+
+// A project's diff opens at its first pin (release, precision and target) when none is asked
+// for, and the compare form offers the target beside them, prefilled from that pin; the pins of
+// a DLA target show the DLA's share of the nodes.
+TEST(ServeCli, DiffsOpenAtTheFirstPinAndDlaPinsShowTheirShare) {
+  Served s("serve_diff_pin", {"--pin", "8.5:fp16:orin-dla", "--pin", "10.3:fp16"});
+  ASSERT_EQ(s.push(model_bytes())->status, 201);
+  ASSERT_EQ(s.push(model_bytes(true))->status, 201);
+  ASSERT_EQ(s.wait_analysis(1)["status"], "done");
+  const json a = s.wait_analysis(2);
+  ASSERT_EQ(a["status"], "done");
+  const std::string api = "/api/projects/vision/models/detector/versions/2/diff?against=1";
+  auto diff = s.client().Get(api.c_str(), bearer(s.token));
+  ASSERT_EQ(diff->status, 200) << diff->body;
+  EXPECT_EQ(json::parse(diff->body)["runtime"], "8.5 fp16 orin-dla");
+  // Given a release or precision alone, the rest is the pin's, without its target.
+  EXPECT_EQ(json::parse(s.client().Get((api + "&trt=10.3").c_str(), bearer(s.token))->body)["runtime"], "10.3 fp16");
+  EXPECT_EQ(json::parse(s.client().Get((api + "&trt=8.5&precision=fp16&target=").c_str(), bearer(s.token))->body)
+                ["runtime"],
+            "8.5 fp16");
+  auto other_target = s.client().Get((api + "&trt=10.3&precision=fp16&target=h100").c_str(), bearer(s.token));
+  ASSERT_EQ(other_target->status, 200) << other_target->body;  // not pinned: judged now
+  EXPECT_EQ(json::parse(other_target->body)["runtime"], "10.3 fp16 h100");
+  EXPECT_EQ(s.client().Get((api + "&target=nope").c_str(), bearer(s.token))->status, 400);
+
+  // The DLA pin's share, in the API and on the badges.
+  const json& dla_pin = a["converts"][0];
+  ASSERT_TRUE(dla_pin.contains("dla_nodes")) << a.dump();
+  EXPECT_EQ(dla_pin["placed_nodes"], 2);  // Relu and Sigmoid
+  EXPECT_FALSE(a["converts"][1].contains("dla_nodes"));
+  const std::string share = "DLA " + std::to_string(dla_pin["dla_nodes"].get<int>() * 100 / 2) + "%";
+  auto c = s.client();
+  const auto session = sign_in(c, s.token);
+  const httplib::Headers cookie = {{"Cookie", session.first}};
+  for (const std::string path : {"/projects/vision", "/projects/vision/models/detector/versions/2"}) {
+    auto page = c.Get(path.c_str(), cookie);
+    ASSERT_EQ(page->status, 200);
+    EXPECT_NE(page->body.find("<span class=\"dla\">" + share + "</span>"), std::string::npos) << path << page->body;
+  }
+  auto version = c.Get("/projects/vision/models/detector/versions/2", cookie);
+  EXPECT_NE(version->body.find("name=\"trt\" size=\"8\" value=\"8.5\""), std::string::npos);
+  EXPECT_NE(version->body.find("<option selected>fp16</option>"), std::string::npos);
+  EXPECT_NE(version->body.find("<select name=\"target\"><option value=\"\">none</option><option selected>orin-dla"
+                               "</option>"),
+            std::string::npos)
+      << version->body;  // the pins' targets first, then the catalogue's
+  EXPECT_NE(version->body.find("<option>h100</option>"), std::string::npos);
+  auto page = c.Get("/projects/vision/models/detector/versions/2/diff?against=1", cookie);
+  ASSERT_EQ(page->status, 200);
+  EXPECT_NE(page->body.find("8.5 fp16 orin-dla"), std::string::npos);
+  EXPECT_NE(page->body.find("<option selected>orin-dla</option>"), std::string::npos);
+  auto asked = c.Get("/projects/vision/models/detector/versions/2/diff?against=1&trt=10.3&precision=fp32&target=",
+                     cookie);
+  ASSERT_EQ(asked->status, 200);
+  EXPECT_NE(asked->body.find("value=\"10.3\""), std::string::npos);  // the form says what is shown
+  EXPECT_NE(asked->body.find("<option selected>fp32</option>"), std::string::npos);
+  EXPECT_EQ(asked->body.find("<option selected>orin-dla"), std::string::npos);
+}
+
+// Writers administer from the pages (CSRF-checked forms): untag, rename, relabel and delete an
+// engine on its page, delete a model after a confirmation page; every form's redirect says what
+// it did, once. Both pages list every stored file with its size and a download link.
+TEST(ServeCli, WritersManageFromThePagesAndEachFormSaysWhatItDid) {
+  Served s("serve_page_admin");
+  const std::string reader = make_user(s.data, "bob", {"vision"}, "read");
+  ASSERT_EQ(s.push(model_bytes(), "detector", "filename=model.onnx&tag=production")->status, 201);
+  const std::string v1 = "/projects/vision/models/detector/versions/1";
+  ASSERT_EQ(s.client().Post(("/api" + v1 + "/engines?filename=engine.zip&label=fp16").c_str(), bearer(s.token),
+                            overlay_engine_zip(), "application/zip")->status,
+            201);
+  auto c = s.client();
+  const auto session = sign_in(c, s.token);
+  const httplib::Headers cookie = {{"Cookie", session.first}};
+
+  // Files with sizes and links: the version's, and the engine's trtexec files.
+  auto version = c.Get(v1.c_str(), cookie);
+  ASSERT_EQ(version->status, 200);
+  EXPECT_NE(version->body.find("<summary>Files (1)</summary>"), std::string::npos) << version->body;
+  EXPECT_NE(version->body.find("href=\"" + v1 + "/files/model.onnx\" download><code>model.onnx</code>"),
+            std::string::npos);
+  auto engine = c.Get((v1 + "/engines/1").c_str(), cookie);
+  ASSERT_EQ(engine->status, 200);
+  EXPECT_NE(engine->body.find("<summary>Files (3)</summary>"), std::string::npos) << engine->body;
+  for (const char* f : {"overlay.onnx.engine.graph.json", "overlay.onnx.engine.profile.json",
+                        "overlay.onnx.engine.build.metadata.json"}) {
+    const std::string href = v1 + "/engines/1/files/" + f;
+    EXPECT_NE(engine->body.find("href=\"" + href + "\" download"), std::string::npos) << f;
+    auto got = c.Get(href.c_str(), cookie);
+    ASSERT_EQ(got->status, 200) << f;
+    EXPECT_EQ(got->body, read_text(engine_fixture(std::string("overlay/") + f)));
+  }
+  EXPECT_NE(engine->body.find("action=\"" + v1 + "/engines/1/relabel\""), std::string::npos);
+
+  // A reader sees no administration; the forms refuse a reader and a missing CSRF token.
+  auto b = s.client();
+  const auto bob = sign_in(b, reader);
+  EXPECT_EQ(b.Get((v1 + "/engines/1").c_str(), {{"Cookie", bob.first}})->body.find("/relabel"), std::string::npos);
+  EXPECT_EQ(post_form(b, bob, v1 + "/engines/1/relabel", "label=x")->status, 403);
+  EXPECT_EQ(b.Get("/projects/vision/models/detector/delete", {{"Cookie", bob.first}})->status, 403);
+  EXPECT_EQ(c.Post((v1 + "/engines/1/relabel").c_str(), cookie, "label=x", "application/x-www-form-urlencoded")
+                ->status,
+            403);
+
+  EXPECT_EQ(flash_after(c, session, post_form(c, session, v1 + "/engines/1/relabel", "label=fp16+A100")),
+            "relabelled engine 1: fp16 → fp16 A100");
+  EXPECT_EQ(flash_after(c, session, post_form(c, session, v1 + "/tag", "tag=staging")),
+            "tagged v1 staging: /projects/vision/models/detector/versions/staging opens it");
+  EXPECT_EQ(flash_after(c, session, post_form(c, session, "/projects/vision/models/detector/untag", "tag=staging")),
+            "removed tag staging (it named v1)");
+  EXPECT_EQ(json::parse(s.client().Get(("/api" + v1).c_str(), bearer(s.token))->body)["tags"],
+            json::array({"production"}));
+  EXPECT_EQ(flash_after(c, session, post_form(c, session, "/projects/vision/models/detector/describe",
+                                              "description=front+camera")),
+            "saved the description of detector");
+  const std::string engine_gone = flash_after(c, session, post_form(c, session, v1 + "/engines/1/delete"));
+  EXPECT_EQ(engine_gone.rfind("deleted engine 1 (fp16 A100) of detector v1; ", 0), 0u) << engine_gone;
+  EXPECT_TRUE(json::parse(s.client().Get(("/api" + v1 + "/engines").c_str(), bearer(s.token))->body)["engines"]
+                  .empty());
+
+  // Rename: the model's pages move with it.
+  auto renamed = post_form(c, session, "/projects/vision/models/detector/rename", "name=front");
+  EXPECT_EQ(renamed->get_header_value("Location"), "/projects/vision/models/front");
+  EXPECT_EQ(flash_after(c, session, renamed),
+            "renamed model detector to front; its versions, engines and tags go with it (old links to detector now "
+            "answer 404)");
+  EXPECT_EQ(c.Get(v1.c_str(), cookie)->status, 404);
+  EXPECT_EQ(post_form(c, session, "/projects/vision/models/front/rename", "name=bad+name")->status, 400);
+
+  // Deleting the model asks first, on a page saying what goes; the form deletes only from there.
+  auto ask = c.Get("/projects/vision/models/front/delete", cookie);
+  ASSERT_EQ(ask->status, 200);
+  EXPECT_NE(ask->body.find("This deletes front with its 1 version(s), 0 engine(s) and its tags."), std::string::npos)
+      << ask->body;
+  auto unconfirmed = post_form(c, session, "/projects/vision/models/front/delete");
+  EXPECT_EQ(unconfirmed->status, 303);
+  EXPECT_EQ(unconfirmed->get_header_value("Location"), "/projects/vision/models/front/delete");
+  EXPECT_EQ(s.client().Get("/api/projects/vision/models/front/versions", bearer(s.token))->status, 200);
+  const std::string deleted =
+      flash_after(c, session, post_form(c, session, "/projects/vision/models/front/delete", "confirm=front"));
+  EXPECT_EQ(deleted.rfind("deleted model front: 1 version(s), 0 engine(s); ", 0), 0u) << deleted;
+  EXPECT_EQ(s.client().Get("/api/projects/vision/models/front/versions", bearer(s.token))->status, 404);
 }
 
 }  // namespace

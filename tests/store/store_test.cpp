@@ -439,6 +439,17 @@ TEST(Store, ValidNames) {
   EXPECT_FALSE(valid_name(std::string("a\0b", 3)));
 }
 
+TEST(Store, TagsAreNamesThatAreNotNumbers) {
+  EXPECT_TRUE(valid_tag("production"));
+  EXPECT_TRUE(valid_tag("v2"));
+  EXPECT_TRUE(valid_tag("1.0"));  // a version is addressed by digits only
+  EXPECT_FALSE(valid_tag("2"));
+  EXPECT_FALSE(valid_tag("0042"));
+  EXPECT_FALSE(valid_tag("bad tag"));
+  EXPECT_EQ(tag_problem("12"), "tag '12' is a number: it would read as version 12 (use a name, e.g. v12)");
+  EXPECT_EQ(tag_problem("production"), "");
+}
+
 TEST(Store, BadPostgresUrlIsOneLineWithoutThePassword) {
   fs::path dir = fresh_dir("store-bad-url");
   const std::string url = "postgresql://bob:s3cret@/nodb?host=/nonexistent-trtlens-socket-dir&port=1";
@@ -567,6 +578,10 @@ TEST_P(StoreTest, AdminListsUsersProjectsAndTokensAndARevokedTokenFindsNoUser) {
   s.revoke_token(tokens[1].id);
   EXPECT_TRUE(s.user_for_token(t1));
   EXPECT_FALSE(s.user_for_token(t2));  // revoked
+  EXPECT_TRUE(s.token_revoked(t2));     // and known to be (the server's 401 says so)
+  EXPECT_FALSE(s.token_revoked(t1));
+  EXPECT_FALSE(s.token_revoked("trt_" + std::string(64, '0')));  // never issued
+  EXPECT_FALSE(s.token_revoked("junk"));
   EXPECT_TRUE(s.user_for_token(t3));
   EXPECT_FALSE(s.session(session_t2));
   EXPECT_TRUE(s.session(session_t1));
@@ -683,7 +698,9 @@ TEST_P(StoreTest, DeletingAVersionKeepsObjectsAnotherVersionShares) {
   EXPECT_EQ(s.collect_garbage().first, 0);
   EXPECT_TRUE(tree_exists(s, young));
 
-  s.delete_model("p", "m");
+  const Store::Deleted gone = s.delete_model("p", "m");
+  EXPECT_EQ(gone.versions, 1);
+  EXPECT_EQ(gone.engines, 0);
   EXPECT_TRUE(s.models("p").empty());
   EXPECT_EQ(error_kind([&] { s.versions("p", "m"); }), Kind::NotFound);
   s.collect_garbage(std::chrono::seconds(0), std::chrono::seconds(0));
@@ -711,6 +728,22 @@ TEST_P(StoreTest, TagsDescriptionsRenamesAndGitAreRecorded) {
   EXPECT_EQ(s.versions("p", "m")[0].tags, std::vector<std::string>{"production"});
   EXPECT_EQ(error_kind([&] { s.set_tag("p", "m", "bad tag", 1); }), Kind::Invalid);
   EXPECT_EQ(error_kind([&] { s.set_tag("p", "m", "x", 9); }), Kind::NotFound);
+  // A tag names its version (tagged_version), and the model summary lists every tag with its version.
+  s.set_tag("p", "m", "candidate", v1.number);
+  EXPECT_EQ(s.tagged_version("p", "m", "candidate")->number, 1);
+  EXPECT_EQ(s.tagged_version("p", "m", "production")->number, 2);
+  EXPECT_FALSE(s.tagged_version("p", "m", "nope"));
+  EXPECT_FALSE(s.tagged_version("p", "nope", "production"));
+  ASSERT_EQ(s.models("p").size(), 1u);
+  EXPECT_EQ(s.models("p")[0].tags,
+            (std::vector<std::pair<std::string, int>>{{"candidate", 1}, {"production", 2}}));
+  EXPECT_EQ(s.models("p")[0].latest.tags, std::vector<std::string>{"production"});
+  // Digits only would read as a version number.
+  EXPECT_EQ(error_kind([&] { s.set_tag("p", "m", "2", 1); }), Kind::Invalid);
+  EXPECT_EQ(error_kind([&] { s.set_tag("p", "m", "007", 1); }), Kind::Invalid);
+  s.set_tag("p", "m", "v2", 2);  // a name with digits is a name
+  s.remove_tag("p", "m", "v2");
+  s.remove_tag("p", "m", "candidate");
   s.remove_tag("p", "m", "production");
   EXPECT_TRUE(s.version("p", "m", 2)->tags.empty());
   EXPECT_EQ(error_kind([&] { s.remove_tag("p", "m", "production"); }), Kind::NotFound);
