@@ -1,5 +1,6 @@
-// The release × precision matrix and verdict diffs between two runtimes.
+// The release × precision matrix, verdict diffs between two runtimes, and the DLA placement of both.
 #include "compat/annotator.h"
+#include "trtlens/target.h"
 
 namespace trtlens {
 
@@ -11,6 +12,45 @@ std::vector<VerdictChange> diff_annotations(const Annotations& a, const Annotati
     if (a.nodes[i].verdict != b.nodes[i].verdict)
       out.push_back({a.nodes[i].graph, a.nodes[i].index, &a.nodes[i], &b.nodes[i]});
   return out;
+}
+
+double DlaShare::node_percent() const {
+  return placed_nodes() > 0 ? 100.0 * dla_nodes / placed_nodes() : 0.0;
+}
+
+double DlaShare::mac_percent() const {
+  return total_macs > 0 ? 100.0 * static_cast<double>(dla_macs) / static_cast<double>(total_macs) : 0.0;
+}
+
+DlaShare dla_share(const DlaPlacement& d) {
+  return {d.dla_nodes, d.gpu_nodes, d.unsupported_nodes, d.dla_macs, d.total_macs, d.transitions, d.loadables,
+          d.max_loadables};
+}
+
+std::vector<PlacementChange> diff_placements(const DlaPlacement& a, const DlaPlacement& b) {
+  std::vector<PlacementChange> out;
+  for (size_t i = 0; i < a.nodes.size() && i < b.nodes.size(); ++i)
+    if (a.nodes[i].verdict != b.nodes[i].verdict) out.push_back({a.nodes[i].index, &a.nodes[i], &b.nodes[i]});
+  return out;
+}
+
+Matrix compute_dla_matrix(const Model& model, const KnowledgeBase& kb, const Target& t, const TargetCatalog& catalog) {
+  if (!t.dla) return compute_target_matrix(model, kb, t, catalog);
+  Matrix mx;
+  mx.target = &t;
+  const Annotator annotator(model, kb);
+  for (const Release& r : kb.releases()) {
+    if (!t.runs_release(r) || !catalog.dla_rules(r.name)) continue;  // the releases compute_target_matrix keeps
+    auto imports = annotator.import_release(r);
+    for (Precision p : kAllPrecisions) {
+      Annotations a = annotator.run(r, p, imports.get());
+      apply_target(model, a, t, catalog);  // the release has DLA facts: a.dla is set
+      mx.cells.push_back({&r, p, a.summary, a.converts});
+      mx.dla.push_back(dla_share(*a.dla));
+      if (a.converts && !mx.min_converting) mx.min_converting = &r;
+    }
+  }
+  return mx;
 }
 
 }  // namespace trtlens
