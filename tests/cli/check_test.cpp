@@ -752,6 +752,28 @@ TEST(MatrixCli, OnADlaTargetEachCellCarriesItsPlacement) {
   expect_golden_text(normalized(md.out, model), "matrix_orin_dla.md");
 }
 
+// The matrix places each release once per distinct (imports, precision) of the nodes (fp32, bf16 and fp8 share one on
+// Orin): every cell must still say what check --target says for that runtime.
+TEST(MatrixCli, OnADlaTargetEachCellMatchesCheckAtThatRuntime) {
+  std::string model = dla_moves_model(temp_dir("matrix_dla_vs_check"));
+  for (const char* target : {"orin-dla", "xavier-dla"}) {
+    RunResult m = run_trtlens({"matrix", model, "--target", target, "--format", "json"});
+    ASSERT_EQ(m.exit_code, 0) << m.err;
+    json cells = json::parse(m.out)["cells"];
+    ASSERT_FALSE(cells.empty());
+    for (const auto& c : cells) {
+      RunResult r = run_trtlens({"check", model, "--trt", c["release"], "--precision", c["precision"], "--target", target,
+                                 "--format", "json"});
+      ASSERT_EQ(r.exit_code, 0) << r.err;
+      json d = json::parse(r.out)["dla"];
+      for (const char* k : {"dla_nodes", "gpu_fallback_nodes", "unsupported_nodes", "dla_macs", "total_macs",
+                            "transitions", "loadables", "max_loadables"})
+        EXPECT_EQ(c["dla"][k], d[k]) << target << " " << c["release"] << " " << c["precision"] << " " << k;
+      EXPECT_EQ(c["summary"], json::parse(r.out)["summary"]) << target << " " << c["release"] << " " << c["precision"];
+    }
+  }
+}
+
 // matrix --diff on Orin's DLA core: the header names the target; upgrading 8.5 -> 8.6 moves the Sin chain (one row:
 // four nodes share both placements), the Transpose and the broadcast Add onto the DLA, each with the reason that kept
 // it off at 8.5; the 33x33 Conv stays on the GPU and is not listed. Downgrading lists them moving off, with 8.5's
