@@ -41,15 +41,29 @@ Matrix compute_dla_matrix(const Model& model, const KnowledgeBase& kb, const Tar
   Matrix mx;
   mx.target = &t;
   const Annotator annotator(model, kb);
-  // A placement's counts depend on the release and, per main-graph node, on whether it imports and the precision it
-  // runs at (DlaJudge reads nothing else of a verdict): cells of one release whose nodes agree on both share one
-  // placement (on Orin fp32, bf16 and fp8 all run at FP32). The target without its DLA narrows precisions only.
+  // A placement's counts depend on the release, the precision asked for and, per main-graph node, on whether it
+  // imports and the precision it runs at (DlaJudge reads nothing else of a verdict). fp32, bf16 and fp8 ask for a
+  // precision the DLA has no layers for (data/targets/dla: general precision FP16|INT8), so the judge reads only the
+  // nodes' own precisions there: cells of one release at those that agree on every node share one placement (on
+  // Orin all three run at FP32): the first is placed, the others narrowed by the target without its DLA and compared.
+  // fp16, int8 and best are placed each.
   Target narrow_only = t;
   narrow_only.dla = false;
   size_t main_nodes = model.graphs.empty() ? 0 : model.graphs[0].nodes.size();
+  auto asked_class = [](Precision p) {
+    return p == Precision::FP32 || p == Precision::BF16 || p == Precision::FP8 ? Precision::FP32 : p;
+  };
   struct Placed {
+    Precision asked;                                     // asked_class of the cell's precision
     std::vector<std::pair<bool, std::string_view>> key;  // per main-graph node: does not import, precision
     DlaShare share;
+  };
+  auto key_of = [main_nodes](const Annotations& a) {
+    std::vector<std::pair<bool, std::string_view>> key;
+    key.reserve(main_nodes);
+    for (size_t i = 0; i < main_nodes && i < a.nodes.size(); ++i)
+      key.emplace_back(a.nodes[i].verdict == Verdict::UNSUPPORTED, a.nodes[i].precision);
+    return key;
   };
   for (const Release& r : kb.releases()) {
     if (!t.runs_release(r) || !catalog.dla_rules(r.name)) continue;  // the releases compute_target_matrix keeps
@@ -57,18 +71,22 @@ Matrix compute_dla_matrix(const Model& model, const KnowledgeBase& kb, const Tar
     std::vector<Placed> placed;
     for (Precision p : kAllPrecisions) {
       Annotations a = annotator.run(r, p, imports.get());
-      apply_target(model, a, narrow_only, catalog);
+      const Precision asked = asked_class(p);
       std::vector<std::pair<bool, std::string_view>> key;
-      key.reserve(main_nodes);
-      for (size_t i = 0; i < main_nodes && i < a.nodes.size(); ++i)
-        key.emplace_back(a.nodes[i].verdict == Verdict::UNSUPPORTED, a.nodes[i].precision);
-      auto same = std::find_if(placed.begin(), placed.end(), [&key](const Placed& x) { return x.key == key; });
-      if (same == placed.end()) {
-        apply_target(model, a, t, catalog);  // narrowing again changes nothing; places (the release has DLA facts)
-        same = placed.insert(placed.end(), {std::move(key), dla_share(*a.dla)});
+      size_t same = placed.size();
+      if (std::any_of(placed.begin(), placed.end(), [asked](const Placed& x) { return x.asked == asked; })) {
+        apply_target(model, a, narrow_only, catalog);
+        key = key_of(a);
+        for (same = 0; same < placed.size(); ++same)
+          if (placed[same].asked == asked && placed[same].key == key) break;
+      }
+      if (same == placed.size()) {
+        // Narrows (again after a miss: that moves no verdict or precision) and places; the release has DLA facts.
+        apply_target(model, a, t, catalog);
+        placed.push_back({asked, key.empty() ? key_of(a) : std::move(key), dla_share(*a.dla)});
       }
       mx.cells.push_back({&r, p, a.summary, a.converts});
-      mx.dla.push_back(same->share);
+      mx.dla.push_back(placed[same].share);
       if (a.converts && !mx.min_converting) mx.min_converting = &r;
     }
   }
