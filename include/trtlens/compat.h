@@ -62,6 +62,19 @@ Annotations annotate(const Model& model, const KnowledgeBase& kb, const Release&
 // The same with the built-in knowledge base (KnowledgeBase::builtin()).
 Annotations annotate(const Model& model, const Release& release, Precision precision);
 
+// What a matrix cell keeps of a DLA placement (DlaPlacement, target.h): its counts, not its nodes.
+struct DlaShare {
+  int dla_nodes = 0, gpu_fallback_nodes = 0, unsupported_nodes = 0;  // placed nodes (Constants and folded nodes are not)
+  int64_t dla_macs = 0, total_macs = 0;                              // multiply-accumulates on the DLA, in all
+  int transitions = 0;                                               // DLA<->GPU data edges
+  int loadables = 0, max_loadables = 16;                             // DLA loadables, and how many a core loads
+  int placed_nodes() const { return dla_nodes + gpu_fallback_nodes + unsupported_nodes; }
+  double node_percent() const;  // dla_nodes of placed_nodes(), 0..100; 0 when none is placed
+  double mac_percent() const;   // dla_macs of total_macs, 0..100; 0 when no MACs
+};
+// The counts of `d`.
+DlaShare dla_share(const DlaPlacement& d);
+
 // One cell of the release × precision matrix.
 struct MatrixCell {
   const Release* release = nullptr;
@@ -74,6 +87,8 @@ struct Matrix {
   std::vector<MatrixCell> cells;              // release-major, kAllPrecisions order
   const Release* min_converting = nullptr;    // oldest release where some precision converts; null if none
   const Target* target = nullptr;             // compute_target_matrix: the target; null: none
+  // compute_dla_matrix: where the DLA core runs the model, one per cell in `cells` order; empty otherwise.
+  std::vector<DlaShare> dla;
 };
 
 // Annotates every (release, precision) pair of `kb`.
@@ -93,6 +108,17 @@ struct VerdictChange {
 };
 // Nodes whose verdict differs between `a` and `b` (annotations of the same model).
 std::vector<VerdictChange> diff_annotations(const Annotations& a, const Annotations& b);
+
+struct DlaNode;
+// A main-graph node whose DLA placement (DlaVerdict: DLA, GPU fallback, unsupported, not placed) differs.
+struct PlacementChange {
+  int index = 0;                    // node index in the main graph
+  const DlaNode* before = nullptr;  // points into the `a` placement
+  const DlaNode* after = nullptr;   // points into the `b` placement
+};
+// Nodes whose DLA verdict differs between `a` and `b` (placements of the same model at two runtimes), in node
+// order. A node off the DLA at both, for another reason, is not a change: it runs on the GPU either way.
+std::vector<PlacementChange> diff_placements(const DlaPlacement& a, const DlaPlacement& b);
 
 // One node of a comparison of two versions of a model (`trtlens serve`).
 struct ModelDiffEntry {

@@ -172,4 +172,9 @@ void apply_target(const Model& model, Annotations& a, const Target& t,
 Matrix compute_target_matrix(const Model& model, const KnowledgeBase& kb, const Target& t,
                              const TargetCatalog& catalog = TargetCatalog::builtin());
 
+// compute_target_matrix with each cell of a DLA target placed on its DLA core (apply_target): MatrixCell::dla
+// holds the placement's counts. The same as compute_target_matrix for a target without a DLA.
+Matrix compute_dla_matrix(const Model& model, const KnowledgeBase& kb, const Target& t,
+                          const TargetCatalog& catalog = TargetCatalog::builtin());
+
 }  // namespace trtlens

@@ -30,7 +30,8 @@ void add_matrix_command(CLI::App& app, int& exit_code) {
   CLI::App* cmd = app.add_subcommand(
       "matrix", "Verdict counts for every TensorRT release × precision, the minimum release that converts the "
                 "model, or (--diff A B) the nodes whose verdict changes between two releases (exit 0: some "
-                "release × precision has no node with a --fail-on verdict, or --diff; 1: none has; 2: bad input)");
+                "release × precision has no node with a --fail-on verdict, or --diff; 1: none has; 2: bad input). With a DLA "
+                "--target, each cell's DLA placement, and with --diff the nodes that move on or off the DLA");
   cmd->add_option("model", opt->model, "the .onnx file")->required();
   cmd->add_option("--diff", opt->diff, "two releases to compare, e.g. --diff 8.6 10.0")->expected(2);
   cmd->add_option("--precision", opt->precision, "precision for --diff")->capture_default_str();
@@ -99,7 +100,8 @@ void add_matrix_command(CLI::App& app, int& exit_code) {
     if (show)
       progress.stage(fmt::format("judging {} nodes at {} runtimes", model.node_count(),
                                  kb.releases().size() * kAllPrecisions.size()));
-    Matrix mx = target ? compute_target_matrix(model, kb, *target) : compute_matrix(model, kb);
+    // A DLA target places each cell on its DLA core (MatrixCell::dla); a GPU target narrows the precisions only.
+    Matrix mx = target ? compute_dla_matrix(model, kb, *target) : compute_matrix(model, kb);
     if (unknown_unsupported) count_unknown_as_unsupported(mx);
     std::string text = opt->format == "json"       ? matrix_json(model, mx, kb)
                        : opt->format == "markdown" ? matrix_markdown(model, mx)

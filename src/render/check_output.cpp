@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cmath>
 #include <map>
 #include <functional>
 #include <unordered_map>
@@ -879,21 +880,76 @@ std::string matrix_footer(const Matrix& mx, bool markdown) {
   return out;
 }
 
+std::string percent(double p) { return fmt::format("{:.1f}%", p); }
+
+std::string loadables_text(const DlaShare& d) {
+  return d.loadables > d.max_loadables ? fmt::format("{} (> {} per core)", d.loadables, d.max_loadables)
+                                       : std::to_string(d.loadables);
+}
+
+// A DLA target's placement, one row per matrix cell (a cell per column would be 150 characters wide), and the
+// cell with the most nodes on the DLA (the oldest release among equals). "" when no cell was placed.
+std::string matrix_dla_section(const Matrix& mx, bool markdown) {
+  Table t{{"release", "precision", "on the DLA", "share", "MACs on the DLA", "GPU fallback", "unsupported",
+           "loadables", "transitions"},
+          {},
+          {false, false, true, true, true, true, true, true, true}};
+  if (mx.dla.empty() || mx.dla.size() != mx.cells.size()) return "";
+  size_t best = 0;
+  for (size_t i = 0; i < mx.cells.size(); ++i) {
+    const MatrixCell& c = mx.cells[i];
+    const DlaShare& d = mx.dla[i];
+    t.rows.push_back({c.release->name, std::string(precision_name(c.precision)),
+                      fmt::format("{} of {}", d.dla_nodes, d.placed_nodes()), percent(d.node_percent()),
+                      percent(d.mac_percent()), std::to_string(d.gpu_fallback_nodes), std::to_string(d.unsupported_nodes),
+                      loadables_text(d), std::to_string(d.transitions)});
+    if (d.node_percent() > mx.dla[best].node_percent()) best = i;
+  }
+  std::string b = markdown ? "**" : "";
+  std::string out = fmt::format("\n{}DLA placement on {}{} (nodes placed: every main-graph node but Constants and "
+                                "nodes the builder folds; transitions: DLA<->GPU data edges)\n\n",
+                                b, mx.target->name, b);
+  out += markdown ? to_markdown(t) : to_text(t);
+  const DlaShare& most = mx.dla[best];
+  out += fmt::format("\nmost nodes on the DLA: TensorRT {} {}, {} of {} ({})\n", mx.cells[best].release->name,
+                     precision_name(mx.cells[best].precision), most.dla_nodes, most.placed_nodes(),
+                     percent(most.node_percent()));
+  return out;
+}
+
+json dla_share_json(const DlaShare& d) {
+  // Percentages to one decimal, as the text prints them (a double's 17 digits say nothing more).
+  auto one_decimal = [](double p) { return std::round(p * 10.0) / 10.0; };
+  return {{"dla_nodes", d.dla_nodes},
+          {"gpu_fallback_nodes", d.gpu_fallback_nodes},
+          {"unsupported_nodes", d.unsupported_nodes},
+          {"dla_node_percent", one_decimal(d.node_percent())},
+          {"dla_macs", d.dla_macs},
+          {"total_macs", d.total_macs},
+          {"dla_mac_percent", one_decimal(d.mac_percent())},
+          {"transitions", d.transitions},
+          {"loadables", d.loadables},
+          {"max_loadables", d.max_loadables}};
+}
+
 }  // namespace
 
 std::string matrix_text(const Model& m, const Matrix& mx, bool color) {
   return fmt::format("{} — {} nodes, TensorRT releases × precisions{}\n\n", escape_controls(m.path), m.node_count(),
                      mx.target ? " on " + mx.target->label() : "") +
-         to_text(matrix_table(mx, color)) + "\n" + matrix_footer(mx, false);
+         to_text(matrix_table(mx, color)) + "\n" + matrix_footer(mx, false) + matrix_dla_section(mx, false);
 }
 
 std::string matrix_json(const Model& m, const Matrix& mx, const KnowledgeBase& kb) {
   json cells = json::array();
-  for (const auto& c : mx.cells)
+  for (size_t i = 0; i < mx.cells.size(); ++i) {
+    const MatrixCell& c = mx.cells[i];
     cells.push_back({{"release", c.release->name},
                      {"precision", precision_name(c.precision)},
                      {"converts", c.converts},
                      {"summary", summary_json(c.summary)}});
+    if (i < mx.dla.size()) cells.back()["dla"] = dla_share_json(mx.dla[i]);
+  }
   json by_precision = json::object();
   for (Precision p : kAllPrecisions) {
     const Release* r = min_release(mx, p);
@@ -911,7 +967,7 @@ std::string matrix_json(const Model& m, const Matrix& mx, const KnowledgeBase& k
 
 std::string matrix_markdown(const Model& m, const Matrix& mx) {
   return fmt::format("### trtlens matrix: `{}` ({} nodes)\n\n", escape_controls(m.path), m.node_count()) +
-         to_markdown(matrix_table(mx, false)) + "\n" + matrix_footer(mx, true);
+         to_markdown(matrix_table(mx, false)) + "\n" + matrix_footer(mx, true) + matrix_dla_section(mx, true);
 }
 
 // ---------------------------------------------------------------- diff
@@ -934,15 +990,102 @@ Table diff_table(const Model& m, const Annotations& a, const Annotations& b, boo
   return t;
 }
 
+std::string diff_header_target(const Annotations& a) { return a.target ? " on " + a.target->label() : ""; }
+
+// Both runtimes of a diff placed on a DLA core (a DLA --target): their placements; null otherwise.
+std::pair<const DlaPlacement*, const DlaPlacement*> placements(const Annotations& a, const Annotations& b) {
+  if (!a.dla || !b.dla) return {nullptr, nullptr};
+  return {a.dla.get(), b.dla.get()};
+}
+
+// 0: moves off the DLA, 1: moves onto it, 2: neither (starts or stops importing, off the DLA either way).
+int direction(const PlacementChange& c) {
+  return c.before->verdict == DlaVerdict::DLA ? 0 : c.after->verdict == DlaVerdict::DLA ? 1 : 2;
+}
+
+const char* dla_color(DlaVerdict v) {
+  switch (v) {
+    case DlaVerdict::DLA: return "32";
+    case DlaVerdict::GPU_FALLBACK: return "33";
+    case DlaVerdict::UNSUPPORTED: return "1;31";
+    case DlaVerdict::NONE: break;
+  }
+  return "90";
+}
+
+// The nodes whose DLA placement changes: off the DLA first (with the new reason), then onto it (with the old
+// reason, "(8.5) ..."), then the rest. Changes that share both outcomes (verdict, layers, reason, source before and
+// after) are one row ("b0 and 41 more") when more than kGroupAfter do, as check groups its rows.
+Table placement_table(const Model& m, const Annotations& a, const Annotations& b, bool color, bool markdown) {
+  auto [pa, pb] = placements(a, b);
+  Table t{{"node", "name", "op_type", "DLA " + a.release->name, "DLA " + b.release->name, "why"}, {}, {}};
+  std::vector<PlacementChange> changes = diff_placements(*pa, *pb);
+  std::stable_sort(changes.begin(), changes.end(),
+                   [](const PlacementChange& x, const PlacementChange& y) { return direction(x) < direction(y); });
+  struct Group {
+    size_t count = 0;
+    const PlacementChange* first = nullptr;
+    std::vector<std::string_view> ops;
+  };
+  const Graph& g = m.graphs[0];
+  std::map<std::pair<int, int>, Group> groups;
+  for (const auto& c : changes) {
+    Group& gr = groups[{c.before->outcome, c.after->outcome}];
+    if (gr.count++ == 0) gr.first = &c;
+    std::string_view op = g.nodes[static_cast<size_t>(c.index)].op_type;
+    if (std::find(gr.ops.begin(), gr.ops.end(), op) == gr.ops.end()) gr.ops.push_back(op);
+  }
+  auto cell = [&](DlaVerdict v) { return Cell(std::string(dla_verdict_name(v)), color ? dla_color(v) : nullptr); };
+  auto text = [&](std::string s) { return markdown ? md_escape(std::move(s)) : s; };
+  for (const auto& c : changes) {
+    const Group& gr = groups[{c.before->outcome, c.after->outcome}];
+    bool grouped = gr.count > kGroupAfter;
+    if (grouped && gr.first != &c) continue;
+    const Node& n = g.nodes[static_cast<size_t>(c.index)];
+    std::string why(c.after->reason);
+    if (why.empty() && !c.before->reason.empty()) why = fmt::format("({}) {}", a.release->name, c.before->reason);
+    t.rows.push_back({fmt::format("{}/{}", g.path, c.index),
+                      text(grouped ? fmt::format("{} and {} more", node_label(n), gr.count - 1) : node_label(n)),
+                      grouped ? fmt::format("{}", fmt::join(gr.ops, ", ")) : n.op_type, cell(c.before->verdict),
+                      cell(c.after->verdict), text(why)});
+  }
+  return t;
+}
+
+// "3 node(s) change DLA placement (1 off the DLA, 2 onto it); nodes on the DLA 2 of 5 (40.0%) → 4 of 5 (80.0%), ..."
+std::string placement_summary(const Annotations& a, const Annotations& b) {
+  auto [pa, pb] = placements(a, b);
+  std::vector<PlacementChange> changes = diff_placements(*pa, *pb);
+  size_t off = 0, onto = 0;
+  for (const auto& c : changes) off += direction(c) == 0, onto += direction(c) == 1;
+  DlaShare x = dla_share(*pa), y = dla_share(*pb);
+  return fmt::format("{} node(s) change DLA placement ({} off the DLA, {} onto it); nodes on the DLA: {} {} of {} ({}) "
+                     "→ {} {} of {} ({}); MACs on the DLA {} → {}; loadables {} → {}; transitions {} → {}\n",
+                     changes.size(), off, onto, a.release->name, x.dla_nodes, x.placed_nodes(), percent(x.node_percent()),
+                     b.release->name, y.dla_nodes, y.placed_nodes(), percent(y.node_percent()), percent(x.mac_percent()),
+                     percent(y.mac_percent()), loadables_text(x), loadables_text(y), x.transitions, y.transitions);
+}
+
+json dla_node_json(const DlaNode& n) {
+  return {{"verdict", dla_verdict_name(n.verdict)}, {"layers", n.layers}, {"reason", n.reason}, {"source", n.source}};
+}
+
 }  // namespace
 
 std::string diff_text(const Model& m, const Annotations& a, const Annotations& b, bool color) {
   Table t = diff_table(m, a, b, color, false);
-  std::string out = fmt::format("{} — verdict changes from TensorRT {} to {} at {}\n\n", escape_controls(m.path), a.release->name,
-                                b.release->name, precision_name(a.precision));
+  std::string out = fmt::format("{} — verdict changes from TensorRT {} to {} at {}{}\n\n", escape_controls(m.path),
+                                a.release->name, b.release->name, precision_name(a.precision), diff_header_target(a));
   out += t.rows.empty() ? "no node changes verdict\n" : to_text(t);
   out += fmt::format("\n{} node(s) change; converts: {} {} → {} {}\n", t.rows.size(), a.release->name,
                      a.converts ? "yes" : "no", b.release->name, b.converts ? "yes" : "no");
+  if (placements(a, b).first) {
+    Table p = placement_table(m, a, b, color, false);
+    out += fmt::format("\nDLA placement changes on {}, TensorRT {} → {} DLA rules\n\n", a.target->name, a.release->name,
+                       b.release->name);
+    out += p.rows.empty() ? "no node changes DLA placement\n" : to_text(p);
+    out += "\n" + placement_summary(a, b);
+  }
   return out;
 }
 
@@ -964,14 +1107,38 @@ std::string diff_json(const Model& m, const Annotations& a, const Annotations& b
               {"from", {{"release", a.release->name}, {"converts", a.converts}, {"summary", summary_json(a.summary)}}},
               {"to", {{"release", b.release->name}, {"converts", b.converts}, {"summary", summary_json(b.summary)}}},
               {"changes", changes}});
+  if (a.target) doc["target"] = target_json(*a.target);
+  if (auto [pa, pb] = placements(a, b); pa) {
+    doc["from"]["dla"] = dla_share_json(dla_share(*pa));
+    doc["to"]["dla"] = dla_share_json(dla_share(*pb));
+    json moved = json::array();
+    const Graph& g = m.graphs[0];
+    for (const auto& c : diff_placements(*pa, *pb)) {
+      const Node& n = g.nodes[static_cast<size_t>(c.index)];
+      moved.push_back({{"index", c.index},
+                       {"name", n.name},
+                       {"op_type", n.op_type},
+                       {"before", dla_node_json(*c.before)},
+                       {"after", dla_node_json(*c.after)}});
+    }
+    doc["placement_changes"] = std::move(moved);
+  }
   return doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 std::string diff_markdown(const Model& m, const Annotations& a, const Annotations& b) {
   Table t = diff_table(m, a, b, false, true);
-  std::string out = fmt::format("### trtlens: verdict changes in `{}`, TensorRT {} → {} ({})\n\n", escape_controls(m.path),
-                                a.release->name, b.release->name, precision_name(a.precision));
+  std::string out = fmt::format("### trtlens: verdict changes in `{}`, TensorRT {} → {} ({}{})\n\n", escape_controls(m.path),
+                                a.release->name, b.release->name, precision_name(a.precision),
+                                a.target ? ", target " + md_escape(a.target->name) : "");
   out += t.rows.empty() ? "No node changes verdict.\n" : to_markdown(t);
+  if (placements(a, b).first) {
+    Table p = placement_table(m, a, b, false, true);
+    out += fmt::format("\n#### DLA placement changes on {}, TensorRT {} → {} DLA rules\n\n", md_escape(a.target->name),
+                       a.release->name, b.release->name);
+    out += p.rows.empty() ? "No node changes DLA placement.\n" : to_markdown(p);
+    out += "\n" + placement_summary(a, b);
+  }
   return out;
 }
 

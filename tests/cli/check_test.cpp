@@ -679,6 +679,195 @@ TEST(MatrixCli, JunitOnATargetHasOneTestCasePerRuntimeItRuns) {
   EXPECT_EQ(run_trtlens({"matrix", model, "--target", "nope", "--format", "junit"}).exit_code, 2);
 }
 
+// ---------------------------------------------------------------- matrix on a DLA target: placement per cell and diff
+
+// Nodes whose placement on Orin's DLA core moves between TensorRT 8.5 and 8.6 (data/targets/dla/8.5.tsv vs 8.6.tsv):
+// x [1,4,40,40] -> Conv "small" (3x3: DLA at both) -> Conv "large" (33x33: "kernel size 33 > 32", GPU at both)
+// -> Sin "sin1" .. "sin4" (unary modes: abs at 8.5; abs|sin|cos|atan at 8.6) -> Transpose "transpose" (the shuffle
+// layer runs on Orin's DLA from 8.6) -> Add "add" of a [1,4,1,1] bias (broadcast: equal shapes at 8.5; channel and
+// scalar too at 8.6) -> Relu "relu" (DLA at both).
+std::string dla_moves_model(const std::string& dir) {
+  ModelBuilder mb(13);
+  auto g = mb.graph();
+  g.input("x", kFloat, {1, 4, 40, 40});
+  g.init_float("w3", {4, 4, 3, 3}, std::vector<float>(144, 0.1f));
+  g.init_float("w33", {4, 4, 33, 33}, std::vector<float>(4 * 4 * 33 * 33, 0.1f));
+  g.init_float("bias", {1, 4, 1, 1}, {0.1f, 0.2f, 0.3f, 0.4f});
+  attr_ints(g.node("Conv", {"x", "w3"}, {"a"}, "small"), "pads", {1, 1, 1, 1});
+  attr_ints(g.node("Conv", {"a", "w33"}, {"s0"}, "large"), "pads", {16, 16, 16, 16});
+  for (int i = 1; i <= 4; ++i)
+    g.node("Sin", {fmt::format("s{}", i - 1)}, {fmt::format("s{}", i)}, fmt::format("sin{}", i));
+  attr_ints(g.node("Transpose", {"s4"}, {"t"}, "transpose"), "perm", {0, 1, 3, 2});
+  g.node("Add", {"t", "bias"}, {"e"}, "add");
+  g.node("Relu", {"e"}, {"y"}, "relu");
+  g.output("y", kFloat, {1, 4, 40, 40});
+  return mb.save(dir + "/ci.onnx");
+}
+
+json cell_at(const json& doc, const std::string& release, const std::string& precision) {
+  for (const auto& c : doc["cells"])
+    if (c["release"] == release && c["precision"] == precision) return c;
+  return json();
+}
+
+// Each cell of matrix --target orin-dla carries where the DLA core runs the model: json, text and markdown.
+TEST(MatrixCli, OnADlaTargetEachCellCarriesItsPlacement) {
+  std::string model = dla_moves_model(temp_dir("matrix_dla_cells"));
+  RunResult j = run_trtlens({"matrix", model, "--target", "orin-dla", "--format", "json"});
+  ASSERT_EQ(j.exit_code, 0) << j.err;
+  json doc = json::parse(j.out);
+  std::set<std::string> releases;  // the releases Orin's JetPacks ship, each with DLA facts
+  for (const auto& c : doc["cells"]) {
+    ASSERT_TRUE(c.contains("dla")) << c;
+    releases.insert(c["release"].get<std::string>());
+  }
+  for (const char* r : {"8.4", "8.5", "8.6", "10.3"}) EXPECT_TRUE(releases.count(r)) << r;
+  EXPECT_FALSE(releases.count("10.4"));
+  json at85 = cell_at(doc, "8.5", "fp16")["dla"], at86 = cell_at(doc, "8.6", "fp16")["dla"];
+  EXPECT_EQ(at85["dla_nodes"], 2);  // small, relu
+  EXPECT_EQ(at85["gpu_fallback_nodes"], 7);
+  EXPECT_EQ(at85["dla_node_percent"], 22.2);
+  EXPECT_EQ(at85["loadables"], 2);
+  EXPECT_EQ(at85["transitions"], 2);
+  EXPECT_EQ(at86["dla_nodes"], 8);  // all but the 33x33 Conv
+  EXPECT_EQ(at86["gpu_fallback_nodes"], 1);
+  EXPECT_EQ(at86["dla_node_percent"], 88.9);
+  EXPECT_EQ(at86["loadables"], 2);  // "small", then sin1 .. relu
+  EXPECT_EQ(at86["transitions"], 2);
+  EXPECT_GT(at86["total_macs"].get<int64_t>(), at86["dla_macs"].get<int64_t>());
+  // The DLA runs FP16 and INT8 only: nothing on it at fp32.
+  EXPECT_EQ(cell_at(doc, "8.6", "fp32")["dla"]["dla_nodes"], 0);
+  EXPECT_EQ(cell_at(doc, "8.6", "fp32")["dla"]["gpu_fallback_nodes"], 9);
+  expect_golden_text(normalized(j.out, model), "matrix_orin_dla.json");
+
+  RunResult t = run_trtlens({"matrix", model, "--target", "orin-dla"});
+  ASSERT_EQ(t.exit_code, 0) << t.err;
+  EXPECT_NE(t.out.find("DLA placement on orin-dla"), std::string::npos) << t.out;
+  EXPECT_TRUE(std::regex_search(t.out, std::regex(R"(\n8\.6 +fp16 +8 of 9 +88\.9% )"))) << t.out;
+  EXPECT_NE(t.out.find("most nodes on the DLA: TensorRT 8.6 fp16, 8 of 9 (88.9%)"), std::string::npos) << t.out;
+  expect_golden_text(normalized(t.out, model), "matrix_orin_dla.txt");
+  RunResult md = run_trtlens({"matrix", model, "--target", "orin-dla", "--format", "markdown"});
+  ASSERT_EQ(md.exit_code, 0) << md.err;
+  EXPECT_NE(md.out.find("| 8.6 | fp16 | 8 of 9 | 88.9% |"), std::string::npos) << md.out;
+  expect_golden_text(normalized(md.out, model), "matrix_orin_dla.md");
+}
+
+// The matrix places each release once per distinct (imports, precision) of the nodes (fp32, bf16 and fp8 share one on
+// Orin): every cell must still say what check --target says for that runtime.
+TEST(MatrixCli, OnADlaTargetEachCellMatchesCheckAtThatRuntime) {
+  std::string model = dla_moves_model(temp_dir("matrix_dla_vs_check"));
+  for (const char* target : {"orin-dla", "xavier-dla"}) {
+    RunResult m = run_trtlens({"matrix", model, "--target", target, "--format", "json"});
+    ASSERT_EQ(m.exit_code, 0) << m.err;
+    json cells = json::parse(m.out)["cells"];
+    ASSERT_FALSE(cells.empty());
+    for (const auto& c : cells) {
+      RunResult r = run_trtlens({"check", model, "--trt", c["release"], "--precision", c["precision"], "--target", target,
+                                 "--format", "json"});
+      ASSERT_EQ(r.exit_code, 0) << r.err;
+      json d = json::parse(r.out)["dla"];
+      for (const char* k : {"dla_nodes", "gpu_fallback_nodes", "unsupported_nodes", "dla_macs", "total_macs",
+                            "transitions", "loadables", "max_loadables"})
+        EXPECT_EQ(c["dla"][k], d[k]) << target << " " << c["release"] << " " << c["precision"] << " " << k;
+      EXPECT_EQ(c["summary"], json::parse(r.out)["summary"]) << target << " " << c["release"] << " " << c["precision"];
+    }
+  }
+}
+
+// matrix --diff on Orin's DLA core: the header names the target; upgrading 8.5 -> 8.6 moves the Sin chain (one row:
+// four nodes share both placements), the Transpose and the broadcast Add onto the DLA, each with the reason that kept
+// it off at 8.5; the 33x33 Conv stays on the GPU and is not listed. Downgrading lists them moving off, with 8.5's
+// reasons. 8.4 and 8.5 share their DLA rules: nothing moves.
+TEST(MatrixCli, DiffOnADlaTargetListsNodesMovingOnOrOffTheDla) {
+  std::string model = dla_moves_model(temp_dir("matrix_dla_diff"));
+  auto diff = [&](const char* from, const char* to, const char* format) {
+    return run_trtlens(
+        {"matrix", model, "--diff", from, to, "--precision", "fp16", "--target", "orin-dla", "--format", format});
+  };
+  RunResult up = diff("8.5", "8.6", "text");
+  ASSERT_EQ(up.exit_code, 0) << up.err;
+  EXPECT_NE(up.out.find("verdict changes from TensorRT 8.5 to 8.6 at fp16 on orin-dla (NVIDIA Jetson"), std::string::npos)
+      << up.out;
+  EXPECT_NE(up.out.find("DLA placement changes on orin-dla, TensorRT 8.5 → 8.6 DLA rules"), std::string::npos) << up.out;
+  EXPECT_TRUE(std::regex_search(up.out, std::regex(R"(sin1 and 3 more +Sin +GPU_FALLBACK +DLA +\(8\.5\) )"))) << up.out;
+  EXPECT_NE(up.out.find("(8.5) the shuffle layer (Transpose imports as shuffle) does not run on the DLA in TensorRT 8.5"),
+            std::string::npos)
+      << up.out;
+  EXPECT_EQ(up.out.find("large"), std::string::npos) << up.out;  // on the GPU at both
+  EXPECT_NE(up.out.find("6 node(s) change DLA placement (0 off the DLA, 6 onto it); nodes on the DLA: 8.5 2 of 9 "
+                        "(22.2%) → 8.6 8 of 9 (88.9%)"),
+            std::string::npos)
+      << up.out;
+  expect_golden_text(normalized(up.out, model), "matrix_diff_orin_dla.txt");
+
+  json doc = json::parse(diff("8.5", "8.6", "json").out);
+  EXPECT_EQ(doc["target"]["name"], "orin-dla");
+  EXPECT_EQ(doc["from"]["dla"]["dla_nodes"], 2);
+  EXPECT_EQ(doc["to"]["dla"]["dla_nodes"], 8);
+  ASSERT_EQ(doc["placement_changes"].size(), 6u);
+  std::vector<std::string> moved;
+  for (const auto& c : doc["placement_changes"]) {
+    moved.push_back(c["name"]);
+    EXPECT_EQ(c["before"]["verdict"], "GPU_FALLBACK") << c;
+    EXPECT_EQ(c["after"]["verdict"], "DLA") << c;
+    EXPECT_NE(c["before"]["reason"], "") << c;
+    EXPECT_EQ(c["after"]["reason"], "") << c;
+  }
+  EXPECT_EQ(moved, (std::vector<std::string>{"sin1", "sin2", "sin3", "sin4", "transpose", "add"}));
+  expect_golden_text(normalized(diff("8.5", "8.6", "json").out, model), "matrix_diff_orin_dla.json");
+
+  RunResult down = diff("8.6", "8.5", "text");
+  ASSERT_EQ(down.exit_code, 0) << down.err;
+  EXPECT_TRUE(std::regex_search(down.out, std::regex(R"(transpose +Transpose +DLA +GPU_FALLBACK +the shuffle layer )")))
+      << down.out;
+  EXPECT_NE(down.out.find("(6 off the DLA, 0 onto it)"), std::string::npos) << down.out;
+  EXPECT_EQ(down.out.find("(8.6)"), std::string::npos) << down.out;  // moving off: the new release's reason
+  RunResult md = diff("8.5", "8.6", "markdown");
+  ASSERT_EQ(md.exit_code, 0) << md.err;
+  EXPECT_NE(md.out.find("TensorRT 8.5 → 8.6 (fp16, target orin-dla)"), std::string::npos) << md.out;
+  EXPECT_NE(md.out.find("| sin1 and 3 more | Sin | GPU_FALLBACK | DLA |"), std::string::npos) << md.out;
+
+  RunResult same = diff("8.4", "8.5", "text");
+  ASSERT_EQ(same.exit_code, 0) << same.err;
+  EXPECT_NE(same.out.find("no node changes DLA placement"), std::string::npos) << same.out;
+  // A release the target does not run: one line, nothing written.
+  RunResult bad = diff("8.5", "10.4", "json");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("TensorRT 10.4 does not run on orin-dla"), std::string::npos) << bad.err;
+  EXPECT_EQ(bad.out, "");
+}
+
+// Without a DLA target matrix and matrix --diff write what they wrote before placements existed (goldens made with
+// the binary before the change), and a GPU target only names itself in the diff's header.
+TEST(MatrixCli, WithoutADlaTargetTheOutputsAreUnchanged) {
+  std::string model = dla_moves_model(temp_dir("matrix_no_dla"));
+  struct Case {
+    std::vector<std::string> args;
+    std::string golden;
+  };
+  const std::vector<Case> cases = {
+      {{"matrix", model}, "matrix_plain.txt"},
+      {{"matrix", model, "--format", "json"}, "matrix_plain.json"},
+      {{"matrix", model, "--format", "markdown"}, "matrix_plain.md"},
+      {{"matrix", model, "--target", "orin"}, "matrix_orin.txt"},
+      {{"matrix", model, "--diff", "8.5", "10.4"}, "matrix_diff_plain.txt"},
+      {{"matrix", model, "--diff", "8.5", "10.4", "--format", "json"}, "matrix_diff_plain.json"},
+      {{"matrix", model, "--diff", "8.5", "10.4", "--format", "markdown"}, "matrix_diff_plain.md"},
+  };
+  for (const auto& c : cases) {
+    RunResult r = run_trtlens(c.args);
+    ASSERT_EQ(r.exit_code, 0) << c.golden << r.err;
+    EXPECT_EQ(r.out.find("DLA"), std::string::npos) << c.golden << r.out;
+    expect_golden_text(normalized(r.out, model), c.golden);
+  }
+  RunResult gpu = run_trtlens({"matrix", model, "--diff", "8.5", "8.6", "--target", "orin", "--format", "json"});
+  ASSERT_EQ(gpu.exit_code, 0) << gpu.err;
+  json doc = json::parse(gpu.out);
+  EXPECT_EQ(doc["target"]["name"], "orin");
+  EXPECT_FALSE(doc.contains("placement_changes"));
+  EXPECT_FALSE(doc["from"].contains("dla"));
+}
+
 TEST(CheckCli, MarkdownMatchesTheGoldenFileSeriousRowsFirstAndGroups) {
   std::string model = ci_model(temp_dir("check_md_golden"));
   RunResult r = run_trtlens({"check", model, "--trt", "8.6", "--precision", "int8", "--format", "markdown"});

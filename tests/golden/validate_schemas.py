@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Every JSON output against its JSON Schema in docs/schemas/: the golden files of tests/cli/golden and
-the live outputs of check, matrix, matrix --diff, partition, check --format sarif, check and matrix with a DLA
---target, and engine lint on a
+the live outputs of check, matrix, matrix --diff, partition, check --format sarif, check, matrix and matrix --diff
+with a DLA --target, and engine lint on a
 model built here with python3-onnx (and on the real models of CACHE_DIR when present).
 
 Usage: python3 tests/golden/validate_schemas.py TRTLENS_BIN CACHE_DIR
@@ -87,7 +87,9 @@ def main(argv):
                 ("sarif-github", ["check", model, "--trt", "8.6", "--precision", "int8", "--format", "sarif"]),
                 ("check", ["check", model, "--trt", "8.5", "--precision", "fp16", "--target", "orin-dla", "--format",
                            "json"]),
-                ("matrix", ["matrix", model, "--target", "orin-dla", "--format", "json"])]
+                ("matrix", ["matrix", model, "--target", "orin-dla", "--format", "json"]),
+                ("matrix-diff", ["matrix", model, "--diff", "8.5", "8.6", "--precision", "fp16", "--target", "orin-dla",
+                                 "--format", "json"])]
         for schema, args in runs:
             r = subprocess.run([binary] + args, capture_output=True)
             if r.returncode not in (0, 1):
