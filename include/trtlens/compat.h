@@ -66,11 +66,12 @@ Annotations annotate(const Model& model, const Release& release, Precision preci
 struct DlaShare {
   int dla_nodes = 0, gpu_fallback_nodes = 0, unsupported_nodes = 0;  // placed nodes (Constants and folded nodes are not)
   int64_t dla_macs = 0, total_macs = 0;                              // multiply-accumulates on the DLA, in all
+  int macs_unknown_nodes = 0;  // placed nodes whose MACs are unknown: then total_macs is a lower bound, no share
   int transitions = 0;                                               // DLA<->GPU data edges
   int loadables = 0, max_loadables = 16;                             // DLA loadables, and how many a core loads
   int placed_nodes() const { return dla_nodes + gpu_fallback_nodes + unsupported_nodes; }
   double node_percent() const;  // dla_nodes of placed_nodes(), 0..100; 0 when none is placed
-  double mac_percent() const;   // dla_macs of total_macs, 0..100; 0 when no MACs
+  double mac_percent() const;   // dla_macs of total_macs, 0..100; 0 when no MACs (meaningless with unknown MACs)
 };
 // The counts of `d`.
 DlaShare dla_share(const DlaPlacement& d);

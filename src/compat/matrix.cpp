@@ -25,8 +25,8 @@ double DlaShare::mac_percent() const {
 }
 
 DlaShare dla_share(const DlaPlacement& d) {
-  return {d.dla_nodes, d.gpu_nodes, d.unsupported_nodes, d.dla_macs, d.total_macs, d.transitions, d.loadables,
-          d.max_loadables};
+  return {d.dla_nodes,   d.gpu_nodes,   d.unsupported_nodes, d.dla_macs,
+          d.total_macs,  d.macs_unknown_nodes, d.transitions, d.loadables, d.max_loadables};
 }
 
 std::vector<PlacementChange> diff_placements(const DlaPlacement& a, const DlaPlacement& b) {

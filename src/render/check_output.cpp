@@ -882,6 +882,11 @@ std::string matrix_footer(const Matrix& mx, bool markdown) {
 
 std::string percent(double p) { return fmt::format("{:.1f}%", p); }
 
+// The share of MACs on the DLA, or "unknown" when some placed nodes' MACs are (a share of a lower bound says nothing).
+std::string mac_share_text(const DlaShare& d) {
+  return d.macs_unknown_nodes > 0 ? "unknown" : percent(d.mac_percent());
+}
+
 std::string loadables_text(const DlaShare& d) {
   return d.loadables > d.max_loadables ? fmt::format("{} (> {} per core)", d.loadables, d.max_loadables)
                                        : std::to_string(d.loadables);
@@ -901,7 +906,7 @@ std::string matrix_dla_section(const Matrix& mx, bool markdown) {
     const DlaShare& d = mx.dla[i];
     t.rows.push_back({c.release->name, std::string(precision_name(c.precision)),
                       fmt::format("{} of {}", d.dla_nodes, d.placed_nodes()), percent(d.node_percent()),
-                      percent(d.mac_percent()), std::to_string(d.gpu_fallback_nodes), std::to_string(d.unsupported_nodes),
+                      mac_share_text(d), std::to_string(d.gpu_fallback_nodes), std::to_string(d.unsupported_nodes),
                       loadables_text(d), std::to_string(d.transitions)});
     if (d.node_percent() > mx.dla[best].node_percent()) best = i;
   }
@@ -926,7 +931,8 @@ json dla_share_json(const DlaShare& d) {
           {"dla_node_percent", one_decimal(d.node_percent())},
           {"dla_macs", d.dla_macs},
           {"total_macs", d.total_macs},
-          {"dla_mac_percent", one_decimal(d.mac_percent())},
+          {"macs_unknown_nodes", d.macs_unknown_nodes},
+          {"dla_mac_percent", d.macs_unknown_nodes > 0 ? json(nullptr) : json(one_decimal(d.mac_percent()))},
           {"transitions", d.transitions},
           {"loadables", d.loadables},
           {"max_loadables", d.max_loadables}};
@@ -1062,8 +1068,8 @@ std::string placement_summary(const Annotations& a, const Annotations& b) {
   return fmt::format("{} node(s) change DLA placement ({} off the DLA, {} onto it); nodes on the DLA: {} {} of {} ({}) "
                      "→ {} {} of {} ({}); MACs on the DLA {} → {}; loadables {} → {}; transitions {} → {}\n",
                      changes.size(), off, onto, a.release->name, x.dla_nodes, x.placed_nodes(), percent(x.node_percent()),
-                     b.release->name, y.dla_nodes, y.placed_nodes(), percent(y.node_percent()), percent(x.mac_percent()),
-                     percent(y.mac_percent()), loadables_text(x), loadables_text(y), x.transitions, y.transitions);
+                     b.release->name, y.dla_nodes, y.placed_nodes(), percent(y.node_percent()), mac_share_text(x),
+                     mac_share_text(y), loadables_text(x), loadables_text(y), x.transitions, y.transitions);
 }
 
 json dla_node_json(const DlaNode& n) {
