@@ -119,13 +119,14 @@
     sel.selectedIndex = state[a.key];
     sel.addEventListener('change', () => { state[a.key] = sel.selectedIndex; applyRuntime(); });
   });
-  // On the target, only the releases it runs are offered: leaving one moves to the newest it runs.
+  // On the target, only the releases it runs are offered: leaving one moves to the release the CLI takes on it
+  // without --trt (a Jetson's newest JetPack's), else the newest it runs.
   function syncTarget() {
     if (!TG) return;
     const rel = AXES[0].sel;
     for (let r = 0; r < R; r++) rel.options[r].disabled = state.tgt === 1 && !TG.runs[r];
     if (state.tgt === 1 && !TG.runs[state.rel]) {
-      const runs = TG.runs.lastIndexOf(true);
+      const runs = TG.default_release >= 0 && TG.runs[TG.default_release] ? TG.default_release : TG.runs.lastIndexOf(true);
       if (runs >= 0) state.rel = rel.selectedIndex = runs;
     }
   }
@@ -255,7 +256,7 @@
 
   // ---- DLA target: the placement's summary, as check --format json's `dla` gives it ----
   // D.dla[runtime]: {release, dla_nodes, gpu_fallback_nodes, unsupported_nodes, dla_macs, total_macs,
-  // transitions, loadables, max_loadables} (the analysis's numbers; the page computes none of them).
+  // macs_unknown_nodes, transitions, loadables, max_loadables} (the analysis's numbers; the page computes none).
   function plural(k, one, many) { return k + ' ' + (k === 1 ? one : (many || one + 's')); }
   function renderDlaSummary() {
     const box = $('dla-summary');
@@ -274,8 +275,14 @@
     box.appendChild(el('b', null, TG.name + ' (TensorRT ' + S.release + ' DLA rules): '));
     part('dla_nodes', S.dla_nodes, S.dla_nodes + ' of ' + plural(placed, 'node') + ' on the DLA (' + pct(S.dla_nodes, placed) + ')')
       .title = 'Constants the builder folds are not counted';
-    // No node with a known count of multiply-accumulates: a share would be a false 0%.
-    if (S.total_macs > 0) part('dla_macs', S.dla_macs, pct(S.dla_macs, S.total_macs) + ' of MACs').title =
+    // Some nodes' multiply-accumulates unknown (dynamic shapes): a share of a lower bound would mislead, as would
+    // a 0% where none is known.
+    if (S.macs_unknown_nodes > 0) part('dla_macs', S.dla_macs, S.total_macs > 0
+      ? 'MACs on the DLA: ' + S.dla_macs.toLocaleString('en-US') + ' of at least ' + S.total_macs.toLocaleString('en-US') +
+        ' known; ' + plural(S.macs_unknown_nodes, "node's MACs", "nodes' MACs") + ' unknown'
+      : 'MACs unknown (' + plural(S.macs_unknown_nodes, 'node') + ' with dynamic shapes)')
+      .title = 'Conv, ConvTranspose, Gemm or MatMul with dynamic shapes: pass --shapes for a share';
+    else if (S.total_macs > 0) part('dla_macs', S.dla_macs, pct(S.dla_macs, S.total_macs) + ' of MACs').title =
       S.dla_macs.toLocaleString('en-US') + ' of ' + S.total_macs.toLocaleString('en-US') +
       ' multiply-accumulates (Conv, ConvTranspose, Gemm, MatMul with static shapes)';
     else part('dla_macs', S.dla_macs, 'MACs unknown').title = 'No Conv, ConvTranspose, Gemm or MatMul with static shapes: no share of MACs';

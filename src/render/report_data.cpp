@@ -268,6 +268,7 @@ struct ReportBuilder::Impl {
                         {"unsupported_nodes", d->unsupported_nodes},
                         {"dla_macs", d->dla_macs},
                         {"total_macs", d->total_macs},
+                        {"macs_unknown_nodes", d->macs_unknown_nodes},
                         {"transitions", d->transitions},
                         {"loadables", d->loadables},
                         {"max_loadables", d->max_loadables}};
@@ -678,7 +679,14 @@ Json ReportBuilder::Impl::json_out() {
       if (!t->runs_release(*r)) precisions.push_back(nullptr);  // the device does not run it
       else precisions.push_back(row ? row->value : "");
     }
-    out["target"] = {{"name", t->name}, {"label", t->label()}, {"dla", t->dla}, {"runs", runs}, {"precisions", precisions}};
+    // The release the CLI takes on this target without --trt (a Jetson: its newest JetPack's, not 11.4..): the page
+    // moves there when the target is chosen at a release it does not run. -1: none on the page.
+    int default_release = -1;
+    if (const Release* d = TargetCatalog::builtin().newest_release(*t, KnowledgeBase::builtin()))
+      for (size_t i = 0; i < releases.size(); ++i)
+        if (releases[i]->name == d->name && target_added[i]) default_release = static_cast<int>(i);
+    out["target"] = {{"name", t->name},   {"label", t->label()},           {"dla", t->dla},
+                     {"runs", runs},      {"precisions", precisions}, {"default_release", default_release}};
   }
 
   // A runtime never added reads as UNKNOWN with a reason saying so.

@@ -554,7 +554,7 @@ TEST(ReportData, CarriesTheDlaSummaryOfEachTargetRuntime) {
   ASSERT_EQ(page["dla"].size(), 2 * runtimes);
   size_t k = runtimes + static_cast<size_t>(Precision::FP16) * 2 + 1;
   EXPECT_EQ(page["dla"][k], json({{"release", "10.0"}, {"dla_nodes", 1}, {"gpu_fallback_nodes", 1}, {"unsupported_nodes", 0},
-                                  {"dla_macs", 864}, {"total_macs", 1000}, {"transitions", 1}, {"loadables", 1},
+                                  {"dla_macs", 864}, {"total_macs", 1000}, {"macs_unknown_nodes", 0}, {"transitions", 1}, {"loadables", 1},
                                   {"max_loadables", 16}}));
   EXPECT_TRUE(page["dla"][k - runtimes].is_null()) << "the plain runtime has no placement";
   EXPECT_TRUE(page["dla"][k - 1].is_null()) << "a runtime never added";
