@@ -35,6 +35,7 @@ struct Target {
   std::string device;  // "NVIDIA A100"
   std::string cc;      // compute capability, "8.0"
   bool dla = false;    // the DLA core of the SoC (GPU fallback on its GPU)
+  int row = 0;         // its device row's line in its family file: a compute capability names the first declared
   std::string source;
   std::vector<TargetRow> precisions;  // kernels' precisions, per range of releases
   // Ranges of releases whose support matrix lists the cc; on a Jetson, the releases it runs beyond those its
@@ -85,7 +86,7 @@ class TargetCatalog {
   // A target by name ("h100", "orin-dla", case-insensitive), by an alias a family file
   // declares ("agx-orin" -> orin) or by compute capability ("sm_89", "sm89", "8.9", and
   // "sm_90a" / "sm_100f": the arch- and family-specific suffixes name the base capability;
-  // the first GPU of that capability). Throws UsageError for "" ("an empty target; ...")
+  // the first GPU of that capability its family file declares, Target::row). Throws UsageError for "" ("an empty target; ...")
   // and for an unknown name ("unknown target 'x'; known: a10, a100, ...", target names
   // only, not every alias).
   const Target& resolve(std::string_view text) const;

@@ -108,6 +108,7 @@ void parse_family(std::string_view path, std::string_view text, std::vector<Targ
       t.family = family;
       t.cc = std::string(f[2]);
       t.dla = kind == "dla_device";
+      t.row = no;
       t.device = std::string(f[4]);
       t.source = std::string(f[5]);
       out.push_back(std::move(t));
@@ -324,9 +325,13 @@ const Target& TargetCatalog::resolve(std::string_view text) const {
     if (cc.size() > 2 && (cc.back() == 'a' || cc.back() == 'f')) cc.pop_back();
   }
   if (cc.find('.') == std::string::npos && cc.size() >= 2) cc.insert(cc.size() - 1, ".");
+  // The family file's first device of that capability (a100 for sm_80, h100 for sm_90, t4 for sm_75), not the
+  // first by name (gh200, rtx2080): the files list the data-centre part first.
+  const Target* first = nullptr;
   if (version_of(cc).first >= 0)
     for (const auto& t : targets_)
-      if (!t.dla && t.cc == cc) return t;
+      if (!t.dla && t.cc == cc && (!first || t.row < first->row)) first = &t;
+  if (first) return *first;
   std::string known;
   for (const auto& t : targets_) known += (known.empty() ? "" : ", ") + t.name;
   throw UsageError(fmt::format("unknown target '{}'; known: {} (or a compute capability such as sm_89 of one of them, "

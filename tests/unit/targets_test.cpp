@@ -48,7 +48,12 @@ TEST(TargetCatalog, ResolvesNamesAndComputeCapabilities) {
   EXPECT_EQ(catalog().resolve("sm_120f").cc, "12.0");
   EXPECT_EQ(catalog().resolve("sm_53").name, "nano");
   EXPECT_EQ(catalog().resolve("sm_62").name, "tx2");
-  EXPECT_EQ(catalog().resolve("sm_70").name, "titan-v");  // the first GPU of 7.0 by name
+  // A capability names its family file's first device of it (the data-centre part), not the first by name.
+  EXPECT_EQ(catalog().resolve("sm_70").name, "v100");  // not titan-v
+  EXPECT_EQ(catalog().resolve("sm_90").name, "h100");   // not gh200
+  EXPECT_EQ(catalog().resolve("sm_75").name, "t4");     // not rtx2080
+  EXPECT_EQ(catalog().resolve("sm_61").name, "p4");     // not gtx1080
+  EXPECT_EQ(catalog().resolve("sm_80").name, "a100");
 }
 
 // Aliases live in the family files (`alias` rows): each names the same Target as its target's own name.
