@@ -50,6 +50,7 @@ struct Annotations {
   std::vector<NodeVerdict> nodes;      // every node of every graph, graph by graph, in node order
   std::array<int, 5> summary{};        // count per Verdict, indexed by the enum value
   bool converts = false;               // no node UNSUPPORTED
+  bool qdq = false;                    // the model has QuantizeLinear/DequantizeLinear nodes (explicit quantization)
   std::vector<std::string> notes;      // runtime-wide remarks (e.g. "implicit INT8 is deprecated from 10.0")
   const Target* target = nullptr;      // the deployment target it was narrowed to (apply_target, target.h); null: none
   std::shared_ptr<const DlaPlacement> dla;  // a DLA target: where each main-graph node runs

@@ -40,7 +40,14 @@ uint32_t type_bit(std::string_view name) {
   return 0;  // a type the tables never name (STRING, COMPLEX64, ...)
 }
 
-// The tables' type name of a precision ("FP16" for fp16); "BEST" for best.
+uint32_t type_mask(const std::vector<std::string>& names) {
+  uint32_t m = 0;
+  for (const auto& n : names) m |= type_bit(n);
+  return m;
+}
+
+}  // namespace
+
 std::string_view precision_type_name(Precision p) {
   switch (p) {
     case Precision::FP32: return "FP32";
@@ -52,14 +59,6 @@ std::string_view precision_type_name(Precision p) {
   }
   return "FP32";
 }
-
-uint32_t type_mask(const std::vector<std::string>& names) {
-  uint32_t m = 0;
-  for (const auto& n : names) m |= type_bit(n);
-  return m;
-}
-
-}  // namespace
 
 Annotator::ReleaseMasks Annotator::masks_of(const Release& r) const {
   if (auto it = release_masks_.find(&r); it != release_masks_.end()) return it->second;
@@ -814,6 +813,7 @@ Annotations Annotator::run(const Release& r, Precision p, const ReleaseImports* 
   Annotations a;
   a.release = &r;
   a.precision = p;
+  a.qdq = has_qdq_;
   a.nodes.reserve(model_.node_count());
   std::vector<size_t> graph_start(model_.graphs.size());
   for (size_t gi = 0; gi < model_.graphs.size(); ++gi) {

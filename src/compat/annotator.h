@@ -12,6 +12,9 @@
 
 namespace trtlens {
 
+// The tables' type name of a precision ("FP16" for fp16; "BEST" for best), as kernel lists spell it.
+std::string_view precision_type_name(Precision p);
+
 class Findings;  // what one node's judgement found (annotate.cpp)
 struct ImportedNode;  // one node's import judgement (annotate.cpp)
 

@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
-#include <cctype>
 #include <cmath>
 #include <deque>
 #include <map>
@@ -54,21 +53,17 @@ void narrow_precisions(Annotations& a, const Target& t, const TargetCatalog& cat
   // The asked precision when the device has no kernels of it (fp8 on an A100): then the device is the first reason
   // every float node misses it, before the release's own (FP8 only through Q/DQ), and no hint says to quantize to
   // it; the hint names the precisions the device has.
-  std::string asked(precision_name(a.precision));
-  for (auto& ch : asked) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+  const std::string_view asked = precision_type_name(a.precision);
   const bool asked_missing = a.precision != Precision::FP32 && a.precision != Precision::BEST &&
                              !listed(row->value, asked, ',');
   std::string device_hint;
   if (asked_missing) {
-    std::vector<std::string> has;
-    for (std::string_view p : {"FP16", "BF16", "INT8"})
-      if (listed(row->value, p, ',')) {
-        has.emplace_back(p);
-        for (auto& ch : has.back()) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-      }
+    std::vector<std::string_view> has;  // --precision names
+    for (Precision p : {Precision::FP16, Precision::BF16, Precision::INT8})
+      if (listed(row->value, precision_type_name(p), ',')) has.push_back(precision_name(p));
     std::string list;
     for (size_t i = 0; i < has.size(); ++i)
-      list += (i == 0 ? "" : i + 1 == has.size() ? " or " : ", ") + has[i];
+      list.append(i == 0 ? "" : i + 1 == has.size() ? " or " : ", ").append(has[i]);
     device_hint = has.empty() ? fmt::format("{} runs FP32 only", t.label())
                               : fmt::format("build at a precision {} has kernels for: --precision {}", t.name, list);
     a.notes.push_back(fmt::format("{} has no {} kernels in TensorRT {}: {}", t.label(), asked, a.release->name,
@@ -328,12 +323,7 @@ class DlaJudge {
   DlaJudge(const Model& m, const Annotations& a, const Target& t, const DlaRules& rules, const TargetCatalog& catalog,
            DlaPlacement& placed)
       : g_(m.graphs[0]), a_(a), t_(t), rules_(rules), placed_(placed), layers_(catalog.layers()) {
-    implicit_int8_ = a.release->policy.implicit_int8 &&
-                     std::none_of(m.graphs.begin(), m.graphs.end(), [](const Graph& g) {
-                       return std::any_of(g.nodes.begin(), g.nodes.end(), [](const Node& n) {
-                         return n.domain.empty() && (n.op_type == "QuantizeLinear" || n.op_type == "DequantizeLinear");
-                       });
-                     });
+    implicit_int8_ = a.release->policy.implicit_int8 && !a.qdq;  // as the annotator quantizes float nodes
     for (const LayerMapping& l : layers_) by_op_[l.op].push_back(&l);
     plans_.resize(layers_.size());
     // The general rules on tensors (static shapes, batch, dims) hold for every node when they hold for every
