@@ -620,7 +620,7 @@ Partition partition_model(const Model& m, const Annotations& a, const PartitionO
     if (const DlaRules* rules = TargetCatalog::builtin().dla_rules(dla->release))
       for (const DlaCheck& c : rules->checks)
         if (c.layer == "general" && c.check == "loadables") cut.max_loadables_source = c.source;
-    cut.placed_nodes = dla->dla_nodes + dla->gpu_nodes + dla->unsupported_nodes;
+    cut.placed_nodes = dla_share(*dla).placed_nodes();
     for (auto& p : out.parts) {
       if (!p.tensorrt) continue;
       if (!p.dla) {

@@ -49,19 +49,19 @@ std::string runtime_label(const Annotations& a) {
 
 // Where a DLA target runs the model (a.dla): shares, transitions, loadables, then each node off the DLA.
 std::string dla_summary_line(const DlaPlacement& d) {
-  int counted = d.dla_nodes + d.gpu_nodes + d.unsupported_nodes;
-  auto pct = [](double a, double b) { return b > 0 ? 100.0 * a / b : 0.0; };
+  const DlaShare share = dla_share(d);
   auto many = [](int n, std::string_view one, std::string_view more) { return fmt::format("{} {}", n, n == 1 ? one : more); };
   // With nodes whose MACs are unknown (dynamic shapes) the total is a lower bound: no share, the count instead.
   std::string macs = d.macs_unknown_nodes == 0
-                         ? fmt::format("{:.1f}% of MACs", pct(static_cast<double>(d.dla_macs), static_cast<double>(d.total_macs)))
+                         ? fmt::format("{:.1f}% of MACs", share.mac_percent())
                          : fmt::format("MACs on the DLA: {} of at least {} known; {} MACs unknown (dynamic shapes): pass "
                                        "--shapes",
                                        count_text(d.dla_macs), count_text(d.total_macs),
                                        many(d.macs_unknown_nodes, "node's", "nodes'"));
   return fmt::format("DLA (TensorRT {} DLA rules): {} of {} nodes ({:.1f}%), {}; {} GPU fallback, {} unsupported; {}; {} "
                      "(at most {} per core)",
-                     d.release, d.dla_nodes, counted, pct(d.dla_nodes, counted), macs, d.gpu_nodes, d.unsupported_nodes,
+                     d.release, d.dla_nodes, share.placed_nodes(), share.node_percent(), macs, d.gpu_nodes,
+                     d.unsupported_nodes,
                      many(d.transitions, "DLA<->GPU transition", "DLA<->GPU transitions"),
                      many(d.loadables, "DLA loadable", "DLA loadables"), d.max_loadables);
 }
@@ -556,11 +556,10 @@ std::vector<std::string> failed_dla_gates(const Annotations& a, const DlaGates& 
   if (gates.gpu_fallback && d.gpu_nodes > 0)
     out.push_back(fmt::format("--fail-on gpu_fallback: {} node{} fall{} back from the DLA to the GPU", d.gpu_nodes,
                               d.gpu_nodes == 1 ? "" : "s", d.gpu_nodes == 1 ? "s" : ""));
-  const int placed = d.dla_nodes + d.gpu_nodes + d.unsupported_nodes;
-  const double share = placed > 0 ? 100.0 * d.dla_nodes / placed : 0.0;
-  if (gates.min_share >= 0 && share < gates.min_share)
+  const DlaShare s = dla_share(d);
+  if (gates.min_share >= 0 && s.node_percent() < gates.min_share)
     out.push_back(fmt::format("--min-dla-share {:g}: {} of {} placed nodes ({:.1f}%) run on the DLA", gates.min_share,
-                              d.dla_nodes, placed, share));
+                              d.dla_nodes, s.placed_nodes(), s.node_percent()));
   if (gates.max_loadables >= 0 && d.loadables > gates.max_loadables)
     out.push_back(fmt::format("--max-dla-loadables {}: the placement needs {} DLA loadable{}", gates.max_loadables,
                               d.loadables, d.loadables == 1 ? "" : "s"));
