@@ -218,8 +218,13 @@ std::string converts_badges(const std::vector<PinResult>& pins, const std::strin
   return out;
 }
 
+// A model's page (names are store::valid_name: escaping changes nothing, and keeps it so if that widens).
+std::string model_url(const std::string& project, const std::string& model) {
+  return fmt::format("/projects/{}/models/{}", esc(project), esc(model));
+}
+
 std::string version_url(const store::Version& v) {
-  return fmt::format("/projects/{}/models/{}/versions/{}", esc(v.project), esc(v.model), v.number);
+  return fmt::format("{}/versions/{}", model_url(v.project, v.model), v.number);
 }
 
 std::string analysis_box(Context& ctx, const store::Version& v) {
@@ -570,7 +575,7 @@ void add_page_routes(httplib::Server& http, Context& ctx) {
     const std::string project = req.matches[1], model = req.matches[2];
     if (!caller || !page_allowed(ctx, caller, project, Role::Read, res)) return;
     auto versions = ctx.store->versions(project, model, 1);
-    redirect(res, fmt::format("/projects/{}/models/{}/versions/{}", project, model, versions.front().number));
+    redirect(res, fmt::format("{}/versions/{}", model_url(project, model), versions.front().number));
   });
 
   server.Get(V, [&ctx](const httplib::Request& req, httplib::Response& res) {
@@ -578,7 +583,7 @@ void add_page_routes(httplib::Server& http, Context& ctx) {
     const std::string project = req.matches[1], model = req.matches[2];
     if (!caller || !page_allowed(ctx, caller, project, Role::Read, res)) return;
     store::Version v = find_version(ctx, project, model, req.matches[3]);
-    const std::string base = fmt::format("/projects/{}/models/{}", esc(project), esc(model));
+    const std::string base = model_url(project, model);
     const bool writer = ctx.store->role(caller->user_id, project) == Role::Write;
     std::string tags;
     for (const std::string& t : v.tags) tags += fmt::format(" <span class=\"tag\">{}</span>", esc(t));
@@ -980,29 +985,28 @@ void add_page_routes(httplib::Server& http, Context& ctx) {
     done(res, version_url(v),
          before && before->number != v.number
              ? fmt::format("moved tag {} from v{} to v{}", tag, before->number, v.number)
-             : fmt::format("tagged v{} {}: /projects/{}/models/{}/versions/{} opens it", v.number, tag, v.project,
-                           v.model, tag));
+             : fmt::format("tagged v{} {}: {}/versions/{} opens it", v.number, tag, model_url(v.project, v.model), tag));
   });
   server.Post(M + "/untag", [&ctx](const httplib::Request& req, httplib::Response& res) {
     if (!form_caller(ctx, req, res, req.matches[1])) return;
     const std::string project = req.matches[1], model = req.matches[2], tag = req.get_param_value("tag");
     auto named = store::valid_name(tag) ? ctx.store->tagged_version(project, model, tag) : std::nullopt;
     ctx.store->remove_tag(project, model, tag);
-    done(res, named ? version_url(*named) : fmt::format("/projects/{}/models/{}", project, model),
+    done(res, named ? version_url(*named) : model_url(project, model),
          fmt::format("removed tag {}{}", tag, named ? fmt::format(" (it named v{})", named->number) : ""));
   });
   server.Post(M + "/describe", [&ctx](const httplib::Request& req, httplib::Response& res) {
     if (!form_caller(ctx, req, res, req.matches[1])) return;
     const std::string project = req.matches[1], model = req.matches[2], text = req.get_param_value("description");
     ctx.store->set_description(project, model, text);
-    done(res, fmt::format("/projects/{}/models/{}", project, model),
+    done(res, model_url(project, model),
          text.empty() ? "cleared the description of " + model : "saved the description of " + model);
   });
   server.Post(M + "/rename", [&ctx](const httplib::Request& req, httplib::Response& res) {
     if (!form_caller(ctx, req, res, req.matches[1])) return;
     const std::string project = req.matches[1], model = req.matches[2], name = req.get_param_value("name");
     ctx.store->rename_model(project, model, name);
-    done(res, fmt::format("/projects/{}/models/{}", project, name),
+    done(res, model_url(project, name),
          fmt::format("renamed model {} to {}; its versions, engines and tags go with it (old links to {} now answer "
                      "404)",
                      model, name, model));
@@ -1030,7 +1034,7 @@ void add_page_routes(httplib::Server& http, Context& ctx) {
     const std::string project = req.matches[1], model = req.matches[2];
     // Only from the confirmation page, which names the model it asked about.
     if (req.get_param_value("confirm") != model)
-      return redirect(res, fmt::format("/projects/{}/models/{}/delete", project, model));
+      return redirect(res, model_url(project, model) + "/delete");
     store::Store::Deleted d = ctx.store->delete_model(project, model);
     done(res, "/projects/" + project,
          fmt::format("deleted model {}: {} version(s), {} engine(s); {}", model, d.versions, d.engines,
