@@ -110,9 +110,11 @@ std::string csv_cell(std::string_view s, bool numeric) {
                                            s[0] == '\t' || s[0] == '\r');
   std::string text = escape_controls(s);
   if (formula_lead) {
+    // A number as trtlens writes one (-1, -0.5, -1e-05): digits, sign, point and exponent only, no "-inf".
     double v = 0;
     auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-    const bool plain_number = numeric && ec == std::errc() && end == s.data() + s.size();
+    const bool plain_number = numeric && ec == std::errc() && end == s.data() + s.size() &&
+                              s.find_first_not_of("0123456789.eE+-") == std::string_view::npos;
     if (!plain_number) text.insert(0, 1, '\'');
   }
   if (text.find_first_of(",\"'") == std::string::npos) return text;
