@@ -165,8 +165,8 @@ void write_request_head_seeds(const std::string& dir) {
 // Names separated by their first byte (\x01 here, \n in the second), as fuzz_output_writers splits them.
 void write_output_writer_seeds(const std::string& dir) {
   write_text(dir + "/hostile", std::string("\x01nc\xEF\xBF\xBE\x01nc\xEF\xBF\xBF\x01nul") + std::string(1, '\0') +
-                                  "x\x01esc\x1b[31m\x01\xED\xA0\x80\x01<script>alert(1)</script>\x01@user\x01https://x"
-                                  "\x01[a](b)\x01=cmd\x01+1\x01-1\x01@SUM(1)\x01\tlead\x01\rlead\x01www.x\x01a|b`c\\d\x01\x7f");
+                                  "x\x01" "esc\x1b[31m\x01\xED\xA0\x80\x01<script>alert(1)</script>\x01@user\x01https://x"
+                                  "\x01[a](b)\x01=cmd\x01+1\x01-1\x01@SUM(1)\x01\tlead\x01\rlead\x01www.x\x01" "a|b`c\\d\x01\x7f");
   write_text(dir + "/plain", "\nconv1\nlayer_0 + relu\n-0.5\n1e-05\nReformatting CopyNode for Input Tensor 0");
 }
 
