@@ -504,11 +504,12 @@ TEST(TargetPrecision, MatrixKeepsOnlyTheReleasesATargetRuns) {
   std::vector<std::string> releases;
   for (const auto& c : mx.cells)
     if (releases.empty() || releases.back() != c.release->name) releases.push_back(c.release->name);
-  EXPECT_EQ(releases, (std::vector<std::string>{"8.4", "8.5", "8.6", "10.3", "11.4", "11.5"}));
-  EXPECT_EQ(mx.cells.size(), 6 * kAllPrecisions.size());
-  // The DLA core keeps the releases with DLA facts: 11.5 runs on Orin's GPU, undescribed on its DLA.
+  EXPECT_EQ(releases, (std::vector<std::string>{"8.4", "8.5", "8.6", "10.3", "10.16", "11.4", "11.5"}));
+  EXPECT_EQ(mx.cells.size(), 7 * kAllPrecisions.size());
+  // The DLA core keeps the releases with DLA facts: 10.16 and 11.5 run on Orin's GPU, undescribed on its DLA.
   Matrix dla = compute_target_matrix(m, kb(), catalog().resolve("orin-dla"));
   EXPECT_EQ(dla.cells.back().release->name, "11.4");
+  for (const auto& c : dla.cells) EXPECT_NE(c.release->name, "10.16");
 }
 
 TEST(TargetPrecision, AnalyzeModelNarrowsOnlyThePinsThatNameATarget) {
