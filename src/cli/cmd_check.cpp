@@ -70,6 +70,7 @@ void add_check_command(CLI::App& app, int& exit_code) {
     const KnowledgeBase& kb = knowledge_base(opt->plugins);
     Runtime runtime = runtime_of(kb, opt->release, opt->precision);
     set_target(runtime, kb, opt->target, opt->release);
+    refuse_plugins_without_fallback(kb, opt->plugins, *runtime.release);
     FailOn fail_on = check_fail_on(opt->fail_on);
     CheckView view{color_for(opt->output), parse_verdicts(opt->only), fail_on.verdicts};
     DlaGates gates;

@@ -55,6 +55,8 @@ void add_matrix_command(CLI::App& app, int& exit_code) {
       Runtime ra{&from, p}, rb{&to, p};
       set_target(ra, kb, opt->target, opt->diff[0]);
       set_target(rb, kb, opt->target, opt->diff[1]);
+      refuse_plugins_without_fallback(kb, opt->plugins, from);
+      refuse_plugins_without_fallback(kb, opt->plugins, to);
       Annotations a = annotate_runtime(model, kb, ra), b = annotate_runtime(model, kb, rb);
       if (unknown_unsupported) {
         count_unknown_as_unsupported(a);

@@ -55,6 +55,7 @@ void add_partition_command(CLI::App& app, int& exit_code) {
     const KnowledgeBase& kb = knowledge_base(opt->plugins);
     Runtime runtime = runtime_of(kb, opt->release, opt->precision);
     set_target(runtime, kb, opt->target, opt->release);
+    refuse_plugins_without_fallback(kb, opt->plugins, *runtime.release);
     std::vector<Verdict> fail_on = fail_on_verdicts(opt->fail_on);
     bool unknown_unsupported = unknown_as_unsupported(opt->model_options);
     const Model& model = keep_until_exit(load_with_options(opt->model, opt->model_options));

@@ -44,6 +44,7 @@ int run_report(const ReportArgs& a) {
     throw UsageError("report --format " + a.format + " describes an engine overlay: give --engine PLAN");
   Runtime targeted{a.release.empty() ? &kb.releases().back() : &kb.resolve(a.release), precision.value_or(Precision::FP32)};
   set_target(targeted, kb, a.target, a.release);  // an unknown target, or a release it does not run: usage errors
+  refuse_plugins_without_fallback(kb, a.plugins, *targeted.release);
   if (targeted.target && !a.engine.empty())
     throw UsageError("report --target judges the model on a device; --engine compares with a built engine: give one");
   if (a.format == "html" && a.output == "-") throw UsageError("report: the page is written to a file, not stdout (-o page.html)");

@@ -1,6 +1,7 @@
 #include "cli/knowledge.h"
 
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <deque>
@@ -32,6 +33,24 @@ const KnowledgeBase& knowledge_base(const std::vector<std::string>& plugins) {
   KnowledgeBase kb = KnowledgeBase::builtin().with_plugins(declared);
   std::lock_guard lock(mutex);
   return kept.emplace_back(std::move(kb));
+}
+
+void refuse_plugins_without_fallback(const KnowledgeBase& kb, const std::vector<std::string>& plugins,
+                                     const Release& r) {
+  if (plugins.empty() || r.policy.plugin_fallback != PluginFallback::None) return;
+  // Before 7.1 the importer fails an op_type it has no built-in importer for: a declared plugin changes nothing,
+  // so say so rather than judge as if it were not given.
+  const Release* first = nullptr;
+  for (const Release& later : kb.releases())
+    if (later.policy.plugin_fallback != PluginFallback::None) {
+      first = &later;
+      break;
+    }
+  throw UsageError(fmt::format("--plugin {}: TensorRT {}'s ONNX parser never looks an op_type up in the plugin "
+                               "registry ({}){}",
+                               plugins.front().substr(0, plugins.front().find(':')), r.name,
+                               r.policy.source("plugin_fallback"),
+                               first ? fmt::format("; it does from TensorRT {}", first->name) : ""));
 }
 
 void add_model_runtime_options(CLI::App* cmd, std::string& model, std::string& release, std::string& precision) {

@@ -30,6 +30,11 @@ void add_target_option(CLI::App* cmd, std::string& target);
 // UsageError for an unknown target, or a release the target does not run.
 void set_target(Runtime& runtime, const KnowledgeBase& kb, const std::string& target, const std::string& release);
 
+// Throws UsageError when `plugins` is not empty and release `r`'s importer has no plugin fallback
+// (policy plugin_fallback "no": 5.1 - 7.0, data/policies.tsv): there --plugin would be ignored.
+void refuse_plugins_without_fallback(const KnowledgeBase& kb, const std::vector<std::string>& plugins,
+                                     const Release& r);
+
 // KnowledgeBase::builtin() when `plugins` is empty; else a copy that imports each
 // declared plugin (KnowledgeBase::with_plugins), alive until the process ends.
 // Throws UsageError for a malformed NAME[:VERSION].

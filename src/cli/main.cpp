@@ -30,8 +30,12 @@ int run(const std::vector<std::string>& args) {
         fmt::print(stderr, "trtlens: {} is trtexec's flag; trtlens takes --precision {}\n", flag, flag + 2);
         return kExitBadInput;
       }
-    int code = app.exit(e);
-    return code == 0 ? kExitOk : kExitBadInput;
+    if (e.get_exit_code() == 0) return app.exit(e) == 0 ? kExitOk : kExitBadInput;  // --help, --version
+    // One line, as every usage error (CLI11's own adds "Run with --help for more information." on a second).
+    std::string where = "trtlens";
+    for (const CLI::App* sub : app.get_subcommands()) where += " " + sub->get_name();
+    fmt::print(stderr, "{}: {} (see {} --help)\n", where, escape_controls(e.what()), where);
+    return kExitBadInput;
   } catch (const InputError& e) {
     std::fflush(stdout);
     fmt::print(stderr, "trtlens: {}\n", escape_controls(e.what()));  // names in it may hold newlines or escapes

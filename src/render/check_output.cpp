@@ -260,15 +260,6 @@ std::string graph_cell(const Model& m, const NodeVerdict& v) {
 
 }  // namespace
 
-std::string md_escape(std::string s) {
-  std::string out;
-  for (char c : escape_controls(s)) {
-    if (c == '|' || c == '<' || c == '>' || c == '`' || c == '*' || c == '_') out += '\\';
-    out += c;
-  }
-  return out;
-}
-
 nlohmann::json input_shapes_json(const Model& m) {
   json shapes = json::array();
   for (const InputShape& s : m.input_shapes)
@@ -474,7 +465,7 @@ std::string check_json(const Model& m, const Annotations& a, const KnowledgeBase
 }
 
 std::string check_markdown(const Model& m, const Annotations& a, const CheckView& view) {
-  std::string out = fmt::format("### trtlens: `{}` on {} — converts: **{}**\n\n", escape_controls(m.path), runtime_label(a),
+  std::string out = fmt::format("### trtlens: {} on {} — converts: **{}**\n\n", md_code(m.path), runtime_label(a),
                                 a.converts ? "yes" : "no");
   Table s{{}, {{}}, {}};
   for (Verdict v : kAllVerdicts) {
@@ -493,7 +484,7 @@ std::string check_markdown(const Model& m, const Annotations& a, const CheckView
       std::string reasons, hints;
       for (const auto& r : group_reasons(m, row)) reasons += (reasons.empty() ? "" : "<br>") + md_escape(r);
       for (const auto& h : v.hints) hints += (hints.empty() ? "" : "<br>") + md_escape(h);
-      t.rows.push_back({"`" + row_node_cell(m, row) + "`", md_escape(row_name_cell(m, row)), md_escape(row_op_cell(m, row)),
+      t.rows.push_back({md_code(row_node_cell(m, row)), md_escape(row_name_cell(m, row)), md_escape(row_op_cell(m, row)),
                         std::string(verdict_name(v.verdict)), row_precision_cell(row), reasons, hints});
     }
     return t;
@@ -721,24 +712,7 @@ void check_sarif(const Model& m, const Annotations& a, const KnowledgeBase& kb,
 
 namespace {
 
-// Text for XML content and attributes: valid UTF-8, control characters as \xNN
-// (XML 1.0 has no way to carry most of them), markup characters as entities.
-std::string xml_escape(std::string_view s) {
-  std::string out;
-  for (char c : escape_controls(s)) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
-
-// The same for element text of several lines: the line breaks kept.
+// xml_escape (render/escape.h) for element text of several lines: the line breaks kept.
 std::string xml_escape_lines(std::string_view s) {
   std::vector<std::string_view> lines = split(s, '\n');
   std::string out;
@@ -971,7 +945,7 @@ std::string matrix_json(const Model& m, const Matrix& mx, const KnowledgeBase& k
 }
 
 std::string matrix_markdown(const Model& m, const Matrix& mx) {
-  return fmt::format("### trtlens matrix: `{}` ({} nodes)\n\n", escape_controls(m.path), m.node_count()) +
+  return fmt::format("### trtlens matrix: {} ({} nodes)\n\n", md_code(m.path), m.node_count()) +
          to_markdown(matrix_table(mx, false)) + "\n" + matrix_footer(mx, true) + matrix_dla_section(mx, true);
 }
 
@@ -1133,7 +1107,7 @@ std::string diff_json(const Model& m, const Annotations& a, const Annotations& b
 
 std::string diff_markdown(const Model& m, const Annotations& a, const Annotations& b) {
   Table t = diff_table(m, a, b, false, true);
-  std::string out = fmt::format("### trtlens: verdict changes in `{}`, TensorRT {} → {} ({}{})\n\n", escape_controls(m.path),
+  std::string out = fmt::format("### trtlens: verdict changes in {}, TensorRT {} → {} ({}{})\n\n", md_code(m.path),
                                 a.release->name, b.release->name, precision_name(a.precision),
                                 a.target ? ", target " + md_escape(a.target->name) : "");
   out += t.rows.empty() ? "No node changes verdict.\n" : to_markdown(t);

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "render/escape.h"  // md_escape, xml_escape: every writer of those formats
 #include "trtlens/compat.h"
 
 namespace trtlens {
@@ -88,9 +89,6 @@ std::string matrix_markdown(const Model& m, const Matrix& mx);
 std::string diff_text(const Model& m, const Annotations& a, const Annotations& b, bool color);
 std::string diff_json(const Model& m, const Annotations& a, const Annotations& b, const KnowledgeBase& kb);
 std::string diff_markdown(const Model& m, const Annotations& a, const Annotations& b);
-
-// Text for a markdown table cell: markdown's special characters escaped, control characters as \xNN.
-std::string md_escape(std::string s);
 
 // Appends `s` as a JSON string literal, the bytes nlohmann-json's dump writes (invalid
 // UTF-8 replaced by U+FFFD): for documents streamed without a DOM.

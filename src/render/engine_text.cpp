@@ -8,6 +8,7 @@
 
 #include "engine/internal.h"
 #include "render/engine_render.h"
+#include "render/escape.h"
 #include "render/table.h"
 #include "trtlens/error.h"
 #include "trtlens/kb.h"
@@ -43,7 +44,7 @@ std::string fixed(double v, int digits = 6) { return fmt::format("{:.{}f}", v, d
 std::string table_out(const Table& t, OutputFormat f) {
   switch (f) {
     case OutputFormat::Csv: return to_csv(t);
-    case OutputFormat::Markdown: return to_markdown(t);
+    case OutputFormat::Markdown: return to_markdown_text(t);  // names from the engine: md_escape
     default: return to_text(t);
   }
 }
@@ -344,9 +345,11 @@ std::string render_engine_summary(const EnginePlan& plan, const EngineSummary& s
     return to_csv(t);
   }
   const bool md = f == OutputFormat::Markdown;
+  // Names and file contents written into a line: markdown text (md_escape) or one text line (escape_controls).
+  auto say = [md](std::string_view s) { return md ? md_escape(s) : escape_controls(s); };
   auto h = [&](const std::string& title) { return md ? "\n## " + title + "\n\n" : "\n" + title + "\n"; };
   std::string o;
-  o += md ? fmt::format("# Engine {}\n\n", escape_controls(plan.name)) : fmt::format("Engine {}\n", escape_controls(plan.name));
+  o += md ? fmt::format("# Engine {}\n\n", say(plan.name)) : fmt::format("Engine {}\n", say(plan.name));
   std::string sep = md ? "  \n" : "\n";
   o += fmt::format("Layers: {} ({} NoOps folded{}){}", s.layers, plan.noops_folded,
                    plan.constants.empty() ? "" : fmt::format(", {} constants set aside", plan.constants.size()), sep);
@@ -355,7 +358,7 @@ std::string render_engine_summary(const EnginePlan& plan, const EngineSummary& s
   if (plan.timing)
     o += fmt::format("Iterations: {}, mean {} ms, median {} ms, p99 {} ms (timing.json){}", plan.timing->iterations,
                      ms_text(plan.timing->mean_ms), ms_text(plan.timing->median_ms), ms_text(plan.timing->p99_ms), sep);
-  o += fmt::format("Layout: {}{}{}", escape_controls(plan.layout_detail.describe()),
+  o += fmt::format("Layout: {}{}{}", say(plan.layout_detail.describe()),
                    plan.profiles > 1 ? fmt::format(", optimization profile {} of {}", plan.profile_id, plan.profiles) : "",
                    sep);
   if (s.weights_bytes || s.layer_io_bytes)
@@ -366,13 +369,13 @@ std::string render_engine_summary(const EnginePlan& plan, const EngineSummary& s
     std::string list;
     for (const auto& t : plan.io)
       if (t.mode == mode)
-        list += fmt::format("{}{} {}{}", list.empty() ? "" : "; ", t.name, dims_text(t.dims),
-                            t.format.empty() ? "" : " " + t.format);
+        list += fmt::format("{}{} {}{}", list.empty() ? "" : "; ", say(t.name), say(dims_text(t.dims)),
+                            t.format.empty() ? "" : " " + say(t.format));
     if (!list.empty()) o += fmt::format("{}s: {}{}", mode, list, sep);
   }
   for (const auto& l : plan.logs)
-    o += fmt::format("trtexec log: {}{}{}{}{}", l.file, l.tensorrt_version.empty() ? "" : ", TensorRT " + l.tensorrt_version,
-                     l.result.empty() ? "" : ", " + l.result,
+    o += fmt::format("trtexec log: {}{}{}{}{}", say(l.file), l.tensorrt_version.empty() ? "" : ", TensorRT " + say(l.tensorrt_version),
+                     l.result.empty() ? "" : ", " + say(l.result),
                      l.build_time_s ? fmt::format(", engine built in {:g} s", *l.build_time_s) : "", sep);
   o += h("Latency by layer type");
   o += table_out(group_table(s.by_type, "type"), f);
@@ -452,7 +455,7 @@ std::string render_engine_summary(const EnginePlan& plan, const EngineSummary& s
   }
   if (!a.skipped.empty())
     o += fmt::format("{} convolution/GEMM layers without figures (first: {}: {})\n", a.skipped.size(),
-                     escape_controls(a.skipped[0].first->name), a.skipped[0].second);
+                     say(a.skipped[0].first->name), say(a.skipped[0].second));
   if (!s.pointwise.empty()) {
     o += h("PointWise layers by number of fused operations");
     Table pt{{"operations", "count", "ms", "% time", "ms per operation"}, {}, {true, true, true, true, true}};
@@ -468,7 +471,7 @@ std::string render_engine_summary(const EnginePlan& plan, const EngineSummary& s
       o += fmt::format("{}... and {} more (engine layers --filter fused=yes)\n", md ? "- " : "  ", s.fused.size() - 10);
       break;
     }
-    o += fmt::format("{}{}{}\n", md ? "- " : "  ", escape_controls(l->name),
+    o += fmt::format("{}{}{}\n", md ? "- " : "  ", say(l->name),
                      l->onnx_nodes.size() > 1 ? fmt::format(" ({} ONNX nodes)", l->onnx_nodes.size()) : "");
   }
   auto from = [](const std::string& src) { return src.empty() ? std::string() : " (" + src + ")"; };
@@ -478,13 +481,13 @@ std::string render_engine_summary(const EnginePlan& plan, const EngineSummary& s
                                                          : "; " + plan.performance_source + ")")).c_str(),
                               plan.performance);
   if (plan.perf) {
-    for (const auto& w : plan.perf->warnings) perf += "  warning: " + w + "\n";
+    for (const auto& w : plan.perf->warnings) perf += "  warning: " + escape_controls(w) + "\n";
     if (plan.perf->warnings_left_out > 0)
       perf += fmt::format("  warning: ... and {} more (the first {} are kept)\n", plan.perf->warnings_left_out,
                           plan.perf->warnings.size());
   }
   if (!dev.empty() || !bld.empty() || !perf.empty())
-    o += md ? "\n```\n" + dev + bld + perf + "```\n" : "\n" + dev + bld + perf;
+    o += md ? "\n" + md_code_block(dev + bld + perf) : "\n" + dev + bld + perf;
   else
     o += "\nDevice and builder settings: no metadata files (profile.metadata.json, build.metadata.json) and no "
          "trtexec log (--log)\n";
@@ -496,7 +499,7 @@ std::string render_engine_summary(const EnginePlan& plan, const EngineSummary& s
   }
   if (plan.partial()) {
     o += h(colorize("Partial results", "33", color && !md));
-    for (const auto& n : plan.notes) o += fmt::format("{}{}\n", md ? "- " : "  - ", escape_controls(n));
+    for (const auto& n : plan.notes) o += fmt::format("{}{}\n", md ? "- " : "  - ", say(n));
   }
   return o;
 }
@@ -852,7 +855,9 @@ std::string render_engine_compare(const PlanComparison& c, OutputFormat f, size_
   }
   o += h(fmt::format("Layers ({} rows; {} in every plan; matched by type and shapes: {}, by name: {})", c.layers.size(),
                      c.matched_in_all, by_sig, by_name));
-  for (size_t p = 0; p < n; ++p) o += fmt::format("{}[{}] {}{}", md ? "- " : "", p + 1, c.labels[p], md ? "\n" : "  ");
+  for (size_t p = 0; p < n; ++p)
+    o += fmt::format("{}[{}] {}{}", md ? "- " : "", p + 1, md ? md_escape(c.labels[p]) : escape_controls(c.labels[p]),
+                     md ? "\n" : "  ");
   o += md ? "\n" : "\n\n";
   o += table_out(ly, f);
   if (f == OutputFormat::Text && c.layers.size() > max_layers)

@@ -225,7 +225,7 @@ std::string overlay_text(const OverlayView& v, bool color) {
 }
 
 std::string overlay_markdown(const OverlayView& v) {
-  std::string out = fmt::format("### `{}` on engine `{}`\n\n", md_escape(v.model->path), md_escape(v.plan->name));
+  std::string out = fmt::format("### {} on engine {}\n\n", md_code(v.model->path), md_code(v.plan->name));
   for (const auto& [k, val] : figures(v)) out += fmt::format("- {}: {}\n", k, md_escape(val));
   for (const auto& n : all_notes(v)) out += "\n> " + md_escape(n) + "\n";
   if (!v.check->disagreements.empty())

@@ -351,7 +351,7 @@ std::string partition_json(const Model& m, const Annotations& a, const Partition
 }
 
 std::string partition_markdown(const Model& m, const Annotations& a, const Partition& p) {
-  std::string out = fmt::format("### trtlens partition: `{}` on {}\n\n", md_escape(m.path), runtime_label(a, p));
+  std::string out = fmt::format("### trtlens partition: {} on {}\n\n", md_code(m.path), runtime_label(a, p));
   Table f{{"", ""}, {}, {}};
   for (const auto& [k, v] : figures(p)) f.rows.push_back({k, v});
   out += to_markdown(f);
@@ -364,7 +364,7 @@ std::string partition_markdown(const Model& m, const Annotations& a, const Parti
     auto rows = [&](const char* direction, const std::vector<std::string>& names) {
       for (const auto& name : names) {
         const TensorInfo* t = m.graphs[0].local(name);
-        b.rows.push_back({direction, "`" + md_escape(name) + "`", t ? std::string(elem_type_name(t->type)) : "UNDEFINED",
+        b.rows.push_back({direction, md_code(name), t ? std::string(elem_type_name(t->type)) : "UNDEFINED",
                           t ? format_shape(*t) : "?"});
       }
     };

@@ -1,5 +1,6 @@
 #include "render/table.h"
 
+#include "render/escape.h"
 #include "util/utf8.h"
 
 #include <fmt/core.h>
@@ -27,28 +28,26 @@ size_t display_width(const std::string& s) {
   return w;
 }
 
-// Cells come byte for byte from models and engines: a table with invalid UTF-8
-// (or, when `controls`, a control character) is printed from a copy made valid
-// (and escaped), in every format.
-const Table& repaired(const Table& t, Table& storage, bool controls) {
+// Cells come byte for byte from models and engines: a table with invalid UTF-8 or a control character is printed
+// from a copy made valid and escaped (escape_controls).
+const Table& repaired(const Table& t, Table& storage) {
   auto clean = [&](const std::string& s) {
     for (size_t i = 0; i < s.size();) {
       size_t n = utf8_sequence_length(s, i);
-      if (n == 0 || (controls && n == 1 && (static_cast<unsigned char>(s[i]) < 0x20 || s[i] == 0x7f))) return false;
+      if (n == 0 || (n == 1 && (static_cast<unsigned char>(s[i]) < 0x20 || s[i] == 0x7f))) return false;
       i += n;
     }
     return true;
   };
-  auto fix = [&](const std::string& s) { return controls ? escape_controls(s) : to_valid_utf8(s); };
   bool ok = std::all_of(t.header.begin(), t.header.end(), clean) &&
             std::all_of(t.rows.begin(), t.rows.end(), [&](const auto& row) {
               return std::all_of(row.begin(), row.end(), [&](const Cell& c) { return clean(c.text); });
             });
   if (ok) return t;
   storage = t;
-  for (auto& h : storage.header) h = fix(h);
+  for (auto& h : storage.header) h = escape_controls(h);
   for (auto& row : storage.rows)
-    for (auto& cell : row) cell.text = fix(cell.text);
+    for (auto& cell : row) cell.text = escape_controls(cell.text);
   return storage;
 }
 
@@ -56,7 +55,7 @@ const Table& repaired(const Table& t, Table& storage, bool controls) {
 
 std::string to_text(const Table& table) {
   Table storage;
-  const Table& t = repaired(table, storage, true);
+  const Table& t = repaired(table, storage);
   std::vector<size_t> width(t.header.size(), 0);
   for (size_t c = 0; c < t.header.size(); ++c) width[c] = display_width(t.header[c]);
   for (const auto& row : t.rows)
@@ -86,7 +85,7 @@ std::string to_text(const Table& table) {
 
 std::string to_markdown(const Table& table) {
   Table storage;
-  const Table& t = repaired(table, storage, true);
+  const Table& t = repaired(table, storage);
   auto cell = [](const std::string& s) {
     std::string out;
     for (char ch : s) {
@@ -109,22 +108,23 @@ std::string to_markdown(const Table& table) {
   return out;
 }
 
-std::string to_csv(const Table& table) {
-  Table storage;
-  const Table& t = repaired(table, storage, false);
-  auto cell = [](const std::string& s) {
-    if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
-    std::string out = "\"";
-    for (char ch : s) out += ch == '"' ? std::string("\"\"") : std::string(1, ch);
-    return out + "\"";
-  };
-  auto line = [&](const std::vector<Cell>& cells) {
+std::string to_markdown_text(const Table& table) {
+  Table t = table;
+  for (auto& h : t.header) h = md_escape(h);
+  for (auto& row : t.rows)
+    for (auto& cell : row) cell.text = md_escape(cell.text);
+  return to_markdown(t);
+}
+
+std::string to_csv(const Table& t) {
+  auto line = [&](const std::vector<Cell>& cells, bool header) {
     std::string out;
-    for (size_t c = 0; c < cells.size(); ++c) out += (c ? "," : "") + cell(cells[c].text);
+    for (size_t c = 0; c < cells.size(); ++c)
+      out += (c ? "," : "") + csv_cell(cells[c].text, !header && c < t.numeric.size() && t.numeric[c]);
     return out + "\r\n";
   };
-  std::string out = line({t.header.begin(), t.header.end()});
-  for (const auto& row : t.rows) out += line(row);
+  std::string out = line({t.header.begin(), t.header.end()}, true);
+  for (const auto& row : t.rows) out += line(row, false);
   return out;
 }
 

@@ -29,9 +29,13 @@ struct Table {
 // codes not counted), two spaces between columns, header underlined with '-'.
 // Control characters in cells are shown as \xNN (escape_controls): one row, one line.
 std::string to_text(const Table& t);
-// GitHub-flavoured markdown; '|' in cells is escaped, control characters as in to_text.
+// GitHub-flavoured markdown; '|' in cells is escaped, control characters as in to_text. Cells are markdown
+// already: a writer escapes the names it puts in them with md_escape (render/escape.h).
 std::string to_markdown(const Table& t);
-// RFC 4180 CSV: cells quoted when they hold ',', '"' or a newline.
+// The same for a table of plain text: every cell and header escaped with md_escape.
+std::string to_markdown_text(const Table& t);
+// CSV, each cell through csv_cell (render/escape.h): RFC 4180 quoting, control characters as \xNN, a formula's
+// lead character (= + - @ TAB CR) neutralised with ' except on a plain number in a numeric column.
 std::string to_csv(const Table& t);
 
 // A byte count for people: "22.3 MiB", "41.0 KiB", "80 B"; "overflow" for INT64_MAX

@@ -58,10 +58,10 @@ TEST(ControlChars, TextAndMarkdownShowNamesEscapedOnTheirRow) {
   std::vector<Case> cases = {
       {{"check", model, "--trt", "10.0"}, kNodeShown, "Relu"},
       {{"check", model, "--trt", "10.0"}, "custom\\x1b]0;title\\x07", "UNSUPPORTED"},
-      {{"check", model, "--trt", "10.0", "--format", "markdown"}, "re\\x0alu\\x1b[31m", "Relu"},
+      {{"check", model, "--trt", "10.0", "--format", "markdown"}, "re\\\\x0alu\\\\x1b\\[31m", "Relu"},  // md_escape: \\ and [ as \\\\ and \\[
       {{"partition", model, "--trt", "10.0"}, kTensorShown, "FLOAT"},
       {{"partition", model, "--trt", "10.0"}, "custom\\x1b]0;title\\x07", "UNSUPPORTED"},
-      {{"partition", model, "--trt", "10.0", "--format", "markdown"}, "custom\\x1b]0;title\\x07", "UNSUPPORTED"},
+      {{"partition", model, "--trt", "10.0", "--format", "markdown"}, "custom\\\\x1b\\]0;title\\\\x07", "UNSUPPORTED"},
       {{"matrix", model, "--diff", "8.6", "10.0"}, "", ""},
   };
   for (const Case& c : cases) {

@@ -7,6 +7,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 
 #include "support/paths.h"
@@ -251,6 +252,37 @@ TEST(CheckCli, DeclaredPluginImportsAndMalformedDeclarationsAreUsageErrors) {
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
     EXPECT_NE(r.err.find("--plugin"), std::string::npos) << r.err;
   }
+}
+
+// 5.1 - 7.0 import no op_type through the plugin registry (policy plugin_fallback "no"): --plugin would change
+// nothing there, so check, partition, report and matrix --diff refuse it in one line naming the release and the
+// first release that does look plugins up; 7.1 honours it.
+TEST(CheckCli, PluginOnAReleaseWithoutRegistryFallbackIsAUsageError) {
+  std::string dir = temp_dir("user_plugin_70");
+  std::string model = user_plugin_model(dir);
+  if (model.empty()) GTEST_SKIP() << "python3-onnx is not installed";
+  std::vector<std::vector<std::string>> runs = {
+      {"check", model, "--trt", "7.0", "--plugin", "MyNms_TRT:2"},
+      {"check", model, "--trt", "5.1", "--plugin", "MyNms_TRT"},
+      {"partition", model, "--trt", "7.0", "--plugin", "MyNms_TRT", "-o", dir + "/parts"},
+      {"report", model, "--trt", "6.0", "--plugin", "MyNms_TRT", "-o", dir + "/r.html"},
+      {"matrix", model, "--diff", "7.0", "7.1", "--plugin", "MyNms_TRT"}};
+  for (const auto& args : runs) {
+    RunResult r = run_trtlens(args);
+    EXPECT_EQ(r.exit_code, 2) << args[0] << " " << args[3] << r.out << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_NE(r.err.find("--plugin MyNms_TRT: TensorRT "), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("never looks an op_type up in the plugin registry"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("ModelImporter.cpp"), std::string::npos) << r.err;  // the policy's source
+    EXPECT_NE(r.err.find("it does from TensorRT 7.1"), std::string::npos) << r.err;
+    EXPECT_EQ(r.out, "") << args[0];
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir + "/parts"));
+  EXPECT_FALSE(std::filesystem::exists(dir + "/r.html"));
+  RunResult r71 = run_trtlens({"check", model, "--trt", "7.1", "--plugin", "MyNms_TRT:2"});
+  EXPECT_EQ(r71.exit_code, 0) << r71.out << r71.err;
+  RunResult plain70 = run_trtlens({"check", model, "--trt", "7.0"});
+  EXPECT_EQ(plain70.exit_code, 1) << plain70.err;  // no --plugin: judged as before, the node unsupported
 }
 
 }  // namespace

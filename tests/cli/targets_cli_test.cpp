@@ -84,6 +84,55 @@ TEST(TargetCli, OrinAndThorRunTheSbsaBuildFrom114) {
   EXPECT_EQ(r.out, "");
 }
 
+// TensorRT 10.16.1 adds Orin's iGPU through its SBSA build (to be bundled in a JetPack 7.x), without Orin's DLA: a
+// user on JetPack 7.2 runs 10.16 on orin, and the release stays out of orin-dla. Without --trt orin keeps 10.3.
+TEST(TargetCli, OrinRunsTheSbsaBuildOf1016WithoutItsDla) {
+  std::string model = conv_model("target_cli_1016");
+  RunResult r = run_trtlens({"check", model, "--trt", "10.16", "--target", "orin", "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json doc = json::parse(r.out);
+  EXPECT_EQ(doc["runtime"]["release"], "10.16");
+  EXPECT_EQ(doc["runtime"]["target"]["name"], "orin");
+  RunResult dla = run_trtlens({"check", model, "--trt", "10.16", "--target", "orin-dla", "--precision", "fp16"});
+  EXPECT_EQ(dla.exit_code, 2) << dla.err;
+  EXPECT_NE(dla.err.find("no DLA facts for TensorRT 10.16"), std::string::npos) << dla.err;
+  EXPECT_EQ(std::count(dla.err.begin(), dla.err.end(), '\n'), 1) << dla.err;
+  // 10.4 - 10.15 name no Orin outside JetPack 6's 10.3: still a usage error naming the 10.16 row.
+  RunResult r15 = run_trtlens({"check", model, "--trt", "10.15", "--target", "orin"});
+  EXPECT_EQ(r15.exit_code, 2) << r15.err;
+  EXPECT_NE(r15.err.find("10.16 (JetPack 7.x, TensorRT's SBSA build (10.16.1+"), std::string::npos) << r15.err;
+  json plain = json::parse(run_trtlens({"check", model, "--target", "orin", "--format", "json"}).out);
+  EXPECT_EQ(plain["runtime"]["release"], "10.3");
+}
+
+// Maxwell (sm_50, sm_52) runs 5.1 - 8.6 (dropped in 9.0) at FP32 only; sm_53 is the Jetson Nano.
+TEST(TargetCli, MaxwellRunsUpTo86AtFp32) {
+  std::string model = conv_model("target_cli_maxwell");
+  for (const char* target : {"sm_50", "sm_52", "5.2", "m40", "tesla-m60", "gtx750ti"}) {
+    RunResult r = run_trtlens({"check", model, "--trt", "8.6", "--target", target, "--format", "json"});
+    ASSERT_EQ(r.exit_code, 0) << target << r.err;
+    json doc = json::parse(r.out);
+    EXPECT_EQ(doc["runtime"]["release"], "8.6") << target;
+  }
+  json m = json::parse(run_trtlens({"check", model, "--target", "sm_52", "--format", "json"}).out);
+  EXPECT_EQ(m["runtime"]["release"], "8.6");  // the newest it runs
+  EXPECT_EQ(m["runtime"]["target"]["name"], "m40");
+  json fp16 = json::parse(
+      run_trtlens({"check", model, "--trt", "7.1", "--target", "sm_50", "--precision", "fp16", "--format", "json"}).out);
+  EXPECT_EQ(fp16["runtime"]["target"]["name"], "gtx750ti");
+  bool fallback = false;
+  for (const auto& n : fp16["nodes"]) fallback = fallback || n["verdict"] == "FALLBACK";
+  EXPECT_TRUE(fallback) << fp16.dump();  // no FP16 kernels on sm_50
+  for (const char* release : {"9.0", "10.0"}) {
+    RunResult r = run_trtlens({"check", model, "--trt", release, "--target", "sm_52"});
+    EXPECT_EQ(r.exit_code, 2) << release << r.err;
+    EXPECT_NE(r.err.find(std::string("TensorRT ") + release + " does not run on m40"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("5.1..8.6"), std::string::npos) << r.err;
+  }
+  json nano = json::parse(run_trtlens({"check", model, "--target", "sm_53", "--format", "json"}).out);
+  EXPECT_EQ(nano["runtime"]["target"]["name"], "nano");
+}
+
 // An FP16 3x3 Conv, then an FP16 33x33 one (kernel 1..32): 11.4's DLA builds are strongly typed, so the model's own
 // types, not --precision, decide what reaches the DLA.
 std::string dla_split_fp16_model(const std::string& name) {

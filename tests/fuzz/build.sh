@@ -12,4 +12,4 @@ build=${1:-build-fuzz}
 CC=clang CXX=clang++ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTRTLENS_FUZZ=ON >/dev/null
 cmake --build "$build" -j"$(nproc)" --target unit_tests store_tests trtlens cli_tests fuzz_seeds \
   fuzz_onnx_loader fuzz_engine_json fuzz_engine_folder fuzz_plan_header fuzz_calib_cache fuzz_trtexec_log \
-  fuzz_model_archive fuzz_request_head
+  fuzz_model_archive fuzz_request_head fuzz_output_writers

@@ -7,7 +7,9 @@
 //   <out>/plan_header   8.x and 10.x plan headers, with and without exporter metadata;
 //   <out>/calib_cache   calibration caches of several releases and calibrators;
 //   <out>/trtexec_log   the trtexec logs of tests/fixtures/engine/logs;
-//   <out>/model_archive zips of model folders: nested folders, several models, a link.
+//   <out>/model_archive zips of model folders: nested folders, several models, a link;
+//   <out>/output_writers names for the output writers, separated by the first byte: the hostile names of
+//                       tests/cli/inert_outputs_test.cpp.
 // Usage: fuzz_seeds OUT_DIR
 #include <cstdio>
 #include <filesystem>
@@ -160,6 +162,14 @@ void write_request_head_seeds(const std::string& dir) {
                                   "Content-Length: 100\r\nRange: bytes=0-,1-\n\n");
 }
 
+// Names separated by their first byte (\x01 here, \n in the second), as fuzz_output_writers splits them.
+void write_output_writer_seeds(const std::string& dir) {
+  write_text(dir + "/hostile", std::string("\x01nc\xEF\xBF\xBE\x01nc\xEF\xBF\xBF\x01nul") + std::string(1, '\0') +
+                                  "x\x01" "esc\x1b[31m\x01\xED\xA0\x80\x01<script>alert(1)</script>\x01@user\x01https://x"
+                                  "\x01[a](b)\x01=cmd\x01+1\x01-1\x01@SUM(1)\x01\tlead\x01\rlead\x01www.x\x01" "a|b`c\\d\x01\x7f");
+  write_text(dir + "/plain", "\nconv1\nlayer_0 + relu\n-0.5\n1e-05\nReformatting CopyNode for Input Tensor 0");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -169,7 +179,7 @@ int main(int argc, char** argv) {
   }
   std::string out = argv[1];
   for (const char* target : {"onnx_loader", "engine_json", "engine_folder", "plan_header", "calib_cache", "trtexec_log",
-                             "model_archive", "request_head"})
+                             "model_archive", "request_head", "output_writers"})
     fs::create_directories(out + "/" + target);
   write_onnx_seeds(out + "/onnx_loader");
   write_engine_seeds(out + "/engine_json");
@@ -178,6 +188,7 @@ int main(int argc, char** argv) {
   write_calib_seeds(out + "/calib_cache");
   write_archive_seeds(out + "/model_archive");
   write_request_head_seeds(out + "/request_head");
+  write_output_writer_seeds(out + "/output_writers");
   for (const auto& e : fs::directory_iterator(fs::path(TRTLENS_SOURCE_DIR) / "tests/fixtures/engine/logs"))
     fs::copy_file(e.path(), out + "/trtexec_log/" + e.path().filename().string(), fs::copy_options::overwrite_existing);
   return 0;

@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 seconds=${1:-60}
 build=${2:-build-fuzz}
-targets=(onnx_loader engine_json engine_folder plan_header calib_cache trtexec_log model_archive request_head)
+targets=(onnx_loader engine_json engine_folder plan_header calib_cache trtexec_log model_archive request_head output_writers)
 for t in "${targets[@]}"; do
   [ -x "$build/tests/fuzz/fuzz_$t" ] || { tests/fuzz/build.sh "$build"; break; }
 done

@@ -167,6 +167,14 @@ TEST(TargetCatalog, AJetsonRunsWhatItsJetPackShips) {
       EXPECT_NO_THROW(catalog().check_release(catalog().resolve(target), kb().resolve(r))) << target << " " << r;
   EXPECT_NE(usage_error([&] { catalog().check_release(orin, kb().resolve("11.3")); }).find("11.4.. (JetPack 7.2.2"),
             std::string::npos);
+  // 10.16.1's SBSA build adds Orin's iGPU (ahead of a JetPack 7.x), not its DLA; 10.4 - 10.15 stay out.
+  EXPECT_NO_THROW(catalog().check_release(orin, kb().resolve("10.16")));
+  EXPECT_NE(usage_error([&] { catalog().check_release(orin, kb().resolve("10.15")); })
+                .find("10.16 (JetPack 7.x, TensorRT's SBSA build (10.16.1+"),
+            std::string::npos);
+  EXPECT_NE(usage_error([&] { catalog().check_release(catalog().resolve("orin-dla"), kb().resolve("10.16")); })
+                .find("no DLA facts for TensorRT 10.16"),
+            std::string::npos);
   // Without --trt a Jetson still takes the newest release its JetPack ships, not the newest it runs.
   EXPECT_EQ(catalog().newest_release(orin, kb())->name, "10.3");
   EXPECT_EQ(catalog().newest_release(catalog().resolve("thor"), kb())->name, "10.13");
@@ -437,6 +445,23 @@ TEST(TargetFamilies, VoltaRunsUntil104WithoutBf16) {
   EXPECT_EQ(catalog().newest_release(catalog().resolve("v100"), kb())->name, "10.4");
 }
 
+// Maxwell 5.0 and 5.2: FP32 kernels only (half precision from 5.3, INT8 from 6.1), releases 5.1 to 8.6 (the 8.5.2
+// release notes drop Maxwell in 9.0). A compute capability names the family's first device of it.
+TEST(TargetFamilies, MaxwellRunsFp32OnlyUntil86) {
+  Model m = conv_model("target_maxwell");
+  for (const char* t : {"m40", "gtx750ti"}) {
+    expect_kernels(m, t, "8.6", Precision::FP32, "FP32");
+    expect_no_kernels(m, t, "8.6", Precision::FP16, "FP16", "FP32");
+    expect_no_kernels(m, t, "5.1", Precision::INT8, "INT8", "FP32");
+    for (const char* r : {"9.0", "10.0"}) expect_does_not_run(t, r, {"5.1..8.6"});
+    EXPECT_EQ(catalog().newest_release(catalog().resolve(t), kb())->name, "8.6") << t;
+  }
+  EXPECT_EQ(catalog().resolve("sm_52").name, "m40");
+  EXPECT_EQ(catalog().resolve("sm50").name, "gtx750ti");
+  EXPECT_EQ(catalog().resolve("5.3").name, "nano");  // Maxwell's Jetson: jetson-nano.tsv
+  EXPECT_EQ(catalog().resolve("tesla-m60").name, "m60");
+}
+
 TEST(TargetFamilies, JetsonNanoAndTx2RunJetPack4WithoutInt8) {
   Model m = conv_model("target_nano_tx2");
   for (const char* t : {"nano", "tx2"}) {
@@ -479,11 +504,12 @@ TEST(TargetPrecision, MatrixKeepsOnlyTheReleasesATargetRuns) {
   std::vector<std::string> releases;
   for (const auto& c : mx.cells)
     if (releases.empty() || releases.back() != c.release->name) releases.push_back(c.release->name);
-  EXPECT_EQ(releases, (std::vector<std::string>{"8.4", "8.5", "8.6", "10.3", "11.4", "11.5"}));
-  EXPECT_EQ(mx.cells.size(), 6 * kAllPrecisions.size());
-  // The DLA core keeps the releases with DLA facts: 11.5 runs on Orin's GPU, undescribed on its DLA.
+  EXPECT_EQ(releases, (std::vector<std::string>{"8.4", "8.5", "8.6", "10.3", "10.16", "11.4", "11.5"}));
+  EXPECT_EQ(mx.cells.size(), 7 * kAllPrecisions.size());
+  // The DLA core keeps the releases with DLA facts: 10.16 and 11.5 run on Orin's GPU, undescribed on its DLA.
   Matrix dla = compute_target_matrix(m, kb(), catalog().resolve("orin-dla"));
   EXPECT_EQ(dla.cells.back().release->name, "11.4");
+  for (const auto& c : dla.cells) EXPECT_NE(c.release->name, "10.16");
 }
 
 TEST(TargetPrecision, AnalyzeModelNarrowsOnlyThePinsThatNameATarget) {
