@@ -909,9 +909,10 @@ TEST(CheckCli, MarkdownOfAWideModelStaysUnderTheCommentLimit) {
 }
 
 // swin_t at 8.6 (issue 21): 275 KB of markdown before; the Dropouts come first now.
-TEST(CheckCli, MarkdownOfSwinTFitsACommentAndListsTheDropoutsFirst) {
+// Suite *RealModels: registered with the model_cache fixture (tests/CMakeLists.txt), so the cache exists.
+TEST(CheckCliRealModels, MarkdownOfSwinTFitsACommentAndListsTheDropoutsFirst) {
   std::string model = std::string(TRTLENS_TEST_TMP) + "/../model-cache/swin_t_op17.onnx";
-  if (!std::filesystem::exists(model)) GTEST_SKIP() << "no model cache: " << model;
+  ASSERT_TRUE(std::filesystem::exists(model)) << "the model_cache fixture (models.export) did not make " << model;
   RunResult r = run_trtlens({"check", model, "--trt", "8.6", "--format", "markdown"});
   ASSERT_LE(r.exit_code, 1) << r.err;
   EXPECT_LT(r.out.size(), 60000u);

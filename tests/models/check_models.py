@@ -6,7 +6,7 @@ compares `converts` and the exact set of UNSUPPORTED node ids with tests/models/
 
 Usage: python3 tests/models/check_models.py TRTLENS_BIN CACHE_DIR [--update]
 --update rewrites expected.json from the current binary (review the diff by hand before committing).
-Exit 0: all match; 1: a difference (listed); 77: torch is missing (ctest reports the test as skipped)."""
+Exit 0: all match; 1: a difference (listed); 77: torch is missing (a failure: setup.sh installs it; models.export fails first)."""
 import json
 import os
 import subprocess
