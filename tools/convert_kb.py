@@ -460,8 +460,13 @@ def convert(src, out_dir, data_dir=None):
             from_code = [] if not fact or fact.get("rules", "-") in ("-", "") else fact["rules"].split(";")
             for item in from_code:
                 check_rules(item.split("#")[0], facts["path"])
-            hand = importer_rules.get((name, op)) or (importer_rules.get((row_from, op)) if fact and row_from != name
-                                                      else None)
+            hand = importer_rules.get((name, op))
+            if hand is None and fact and row_from != name:
+                # An older release's hand-read check: a file the release carries per file says so; a release
+                # that carries every file names that importer in its header already.
+                mark = "" if row_from == facts_name else f" (carried forward from {row_from}-GA)"
+                hand = [h if not mark or "(carried forward" in h else h + mark
+                        for h in importer_rules.get((row_from, op), [])] or None
             replace_rules(rows[op], from_code + (hand or []), "importer")
             replace_rules(rows[op], [rule for r_op, lo, hi, rule in layer_rules if r_op == op
                                      and version_key(lo) <= version_key(name)

@@ -383,7 +383,8 @@ TEST(ImporterFacts, EveryNewlyReadFileGivesItsReleaseAFact) {
   EXPECT_EQ(kb.resolve("10.15").find("Einsum")->import_src,
             "10.15-GA onnxOpImporters.cpp:1941 (carried forward from 10.13-GA)");
   // onnxOpCheckers.cpp: 11.0's own checker moves BatchNormalization's training_mode check to line 227 (10.10:
-  // 193); 10.14 and 10.15 read theirs (207, 209); 10.16 stores none and carries 10.15's.
+  // 193); 10.11, 10.14 and 10.15 read theirs (193, 207, 209); 10.12, 10.13 and 10.16 store none and carry the
+  // newest earlier one.
   auto training_mode = [&](const char* release) {
     Model m = one_node(std::string("bn_training_") + release, 15, "BatchNormalization",
                        {{"x", kFloat, {1, 2, 4, 4}}, {"s", kFloat, {2}}, {"b", kFloat, {2}}, {"m", kFloat, {2}}, {"v", kFloat, {2}}},
@@ -394,7 +395,8 @@ TEST(ImporterFacts, EveryNewlyReadFileGivesItsReleaseAFact) {
       {"11.0", "importer 11.0-GA onnxOpCheckers.cpp:227"}, {"11.4", "onnxOpCheckers.cpp:227"},
       {"10.14", "importer 10.14-GA onnxOpCheckers.cpp:207"}, {"10.15", "importer 10.15-GA onnxOpCheckers.cpp:209"},
       {"10.16", "onnxOpCheckers.cpp:209 (carried forward from 10.15-GA)"},
-      {"10.13", "onnxOpCheckers.cpp:193 (carried forward from 10.10-GA)"}};
+      {"10.11", "importer 10.11-GA onnxOpCheckers.cpp:193"},
+      {"10.13", "onnxOpCheckers.cpp:193 (carried forward from 10.11-GA)"}};
   for (const auto& [release, where] : bn) {
     NodeVerdict v = training_mode(release);
     EXPECT_EQ(v.verdict, Verdict::UNSUPPORTED) << release;
