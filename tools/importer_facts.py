@@ -14,6 +14,9 @@ with `git show BRANCH:FILE`, no work tree needed); every release of BRANCHES is 
 --folder reads one release's parser sources from a plain folder (the files of one onnx-tensorrt
 commit, same names as in the repository root) and writes OUT_DIR/R.tsv only; --commit is the commit
 the files come from, --branch the label written as `# branch:` (default `<R>-GA`).
+--chain writes the releases after 10.10, whose files only the public code index holds (read page by page): each
+data/importer/delta/<R>.tsv says what that release's own files say, data/importer/sources.tsv which files it read;
+every fact of a file it did not read is the newest earlier release's, marked "(carried forward from X-GA)".
 OUT_DIR defaults to data/importer beside this script's repository. Writes OUT_DIR/<release>.tsv
 (format: data/importer/README.md). Standard library only. The extraction is static and
 pattern-based: what it cannot see is listed in the README.
@@ -32,7 +35,7 @@ BRANCHES = [("7.0", "7.0"), ("7.1", "7.1"), ("7.2", "7.2.1"), ("8.0", "8.0-GA"),
 IMPORTER_FILES = ["builtin_op_importers.cpp", "onnxOpImporters.cpp"]
 HELPER_FILES = ["onnx2trt_utils.cpp", "importerUtils.cpp", "weightUtils.cpp", "builtin_op_static_checkers.cpp",
                 "onnxOpCheckers.cpp", "ShapeTensor.cpp", "RNNHelpers.cpp", "LoopHelpers.cpp", "ConditionalHelpers.cpp",
-                "OnnxAttrs.cpp", "ModelImporter.cpp"]
+                "OnnxAttrs.cpp", "ModelImporter.cpp", "AttentionHelpers.cpp"]
 # Our type names, in display order; TensorRT DataType enumerators and TensorOrWeights::getType() strings.
 TYPE_ORDER = ["FP32", "FP16", "BF16", "FP8", "FP4", "INT4", "INT8", "UINT8", "INT32", "INT64", "BOOL"]
 K_TYPES = {"kFLOAT": "FP32", "kHALF": "FP16", "kBF16": "BF16", "kFP8": "FP8", "kFP4": "FP4", "kINT4": "INT4",
