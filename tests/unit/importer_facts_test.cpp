@@ -375,10 +375,9 @@ TEST(ImporterFacts, EveryNewlyReadFileGivesItsReleaseAFact) {
   EXPECT_EQ(kb.resolve("10.12").policy.source("uint8_boundary"), "importer 10.12-GA ModelImporter.cpp:320");
   EXPECT_EQ(kb.resolve("10.15").policy.source("uint8_boundary"),
             "importer 10.15-GA ModelImporter.cpp:320 (carried forward from 10.12-GA)");
-  // 10.16 read characters 0-25000 of its own (the boundary check moved to line 520); 11.0 carries it.
+  // 10.16 and 11.0 read characters 0-25000 of their own (the boundary check at lines 520 and 531).
   EXPECT_EQ(kb.resolve("10.16").policy.source("uint8_boundary"), "importer 10.16-GA ModelImporter.cpp:520");
-  EXPECT_EQ(kb.resolve("11.0").policy.source("uint8_boundary"),
-            "importer 11.0-GA ModelImporter.cpp:520 (carried forward from 10.16-GA)");
+  EXPECT_EQ(kb.resolve("11.0").policy.source("uint8_boundary"), "importer 11.0-GA ModelImporter.cpp:531");
   // onnxOpImporters.cpp: 10.15's own GA file (page 0) registers Attention and TRT_QuantizedAttention; the
   // importers on its other pages are 10.13's.
   for (const char* op : {"Attention", "TRT_QuantizedAttention", "Einsum"}) ASSERT_NE(kb.resolve("10.15").find(op), nullptr) << op;
