@@ -201,8 +201,8 @@ def read_importer_rules(data_dir):
     for r in read_tsv(path, IMPORTER_RULE_COLS):
         where = f"importer_rules.tsv:{r['_line']}"
         check_rules(r["rule"], where)
-        if not re.fullmatch(r"[\w.]+:\d+", r["where"]):
-            raise Problem(f"{where}: where {r['where']!r} is not FILE:LINE")
+        if not re.fullmatch(r"[\w.]+:\d+(?: \(carried forward from [\d.]+-GA\))?", r["where"]):
+            raise Problem(f"{where}: where {r['where']!r} is not FILE:LINE (optionally: (carried forward from X-GA))")
         out.setdefault((r["release"], r["op"]), []).append(f"{r['rule']}#{r['where']}")
     return out
 
@@ -225,7 +225,9 @@ def read_layer_rules(data_dir):
 
 
 def read_types_added(data_dir):
-    """[(type, from, limited)]: element types a release added (data/types_added.tsv)."""
+    """[(type, from, limited)]: element types a release names that its support table does not
+    (data/types_added.tsv). They widen `types`, never what the importer represents: that is the
+    release's own convertDtype, or the one it carries forward."""
     path = os.path.join(data_dir, "types_added.tsv")
     if not os.path.exists(path):
         return []
@@ -253,6 +255,14 @@ def replace_rules(row, added, source):
         by_head[re.match(r"\w+\(?[^,)#]*", a).group(0)] = a
     heads, added = set(by_head), list(by_head.values())
     table = [] if row["rules"] == "-" else row["rules"].split(";")
+    # A table rule the importer code states otherwise yields to it; the note says so, since the table's
+    # own note may still describe the table rule (Attention's "3D inputs are not accepted" at 10.15).
+    yielded = [(t, by_head[h]) for t in table if "#" not in t
+               for h in [re.match(r"\w+\(?[^,)#]*", t).group(0)] if h in by_head and by_head[h].split("#")[0] != t]
+    if yielded and source == "importer":
+        why = "; ".join(f"the table's {t} yields to the importer's {a.split('#')[0]} ({a.split('#', 1)[1]})"
+                        for t, a in yielded)
+        row["note"] = why if row["note"] == "-" else row["note"] + "; " + why
     table = [t for t in table if re.match(r"\w+\(?[^,)#]*", t).group(0) not in heads]
     row["rules"] = ";".join(table + added)
     if source not in row["rules_src"].split("+"):
@@ -414,9 +424,6 @@ def convert(src, out_dir, data_dir=None):
                 head["types"] = add_type(head["types"], t)
                 if limited:
                     head["types_limited"] = add_type(head["types_limited"], t)
-                if carried:
-                    head["types_importer"] = add_type(head["types_importer"], t)
-                    head["types_weights"] = add_type(head["types_weights"], t)
         in_force = policies_for(name, policies, facts)
         for key, (value, source) in sorted(in_force.items()):
             head["policy." + key] = f"{value} | {source}"
@@ -434,9 +441,16 @@ def convert(src, out_dir, data_dir=None):
                 rows[op] = row
         for op in sorted(rows, key=lambda s: (s.lower(), s)):
             fact = facts["ops"].get(op) if facts else None
+            # The release whose importer code the row was read from: a row of an importer file the release
+            # does not have names it ("(carried forward from 10.13-GA)"), a release without any file of its
+            # own carries the newest one's.
+            row_from = facts_name
+            if fact:
+                m = re.search(r"\(carried forward from ([\d.]+)-GA\)", fact["src"])
+                row_from = m.group(1) if m else facts_name
             widen = []
-            if carried and fact:
-                before = by_release[facts_name].get(op, {}).get("types", "-").split()
+            if fact and row_from != name:
+                before = by_release[row_from].get(op, {}).get("types", "-").split()
                 # The changelog changed the op after the importer's release: keep the importer's checks
                 # (what it refuses stays refused) and widen them by the types the changelog added.
                 widen = [t for t in rows[op]["types"].split() if t != "-" and t not in before]
@@ -446,7 +460,13 @@ def convert(src, out_dir, data_dir=None):
             from_code = [] if not fact or fact.get("rules", "-") in ("-", "") else fact["rules"].split(";")
             for item in from_code:
                 check_rules(item.split("#")[0], facts["path"])
-            hand = importer_rules.get((name, op)) or (importer_rules.get((facts_name, op)) if carried and fact else None)
+            hand = importer_rules.get((name, op))
+            if hand is None and fact and row_from != name:
+                # An older release's hand-read check: a file the release carries per file says so; a release
+                # that carries every file names that importer in its header already.
+                mark = "" if row_from == facts_name else f" (carried forward from {row_from}-GA)"
+                hand = [h if not mark or "(carried forward" in h else h + mark
+                        for h in importer_rules.get((row_from, op), [])] or None
             replace_rules(rows[op], from_code + (hand or []), "importer")
             replace_rules(rows[op], [rule for r_op, lo, hi, rule in layer_rules if r_op == op
                                      and version_key(lo) <= version_key(name)

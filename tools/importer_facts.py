@@ -7,13 +7,16 @@ native, UINT8 only at the network boundary, what the weight loader accepts).
 Usage: python3 tools/importer_facts.py ONNX_TENSORRT_GIT_DIR [OUT_DIR]
        python3 tools/importer_facts.py --folder DIR --release R --commit SHA --date YYYY-MM-DD
                                        [--branch LABEL] [OUT_DIR]
-       python3 tools/importer_facts.py --delta data/importer/delta/R.tsv --base data/importer/B.tsv
-                                       --date YYYY-MM-DD [OUT_DIR]
+       python3 tools/importer_facts.py --chain data/importer/delta --base data/importer/10.10.tsv
+                                       --sources data/importer/sources.tsv [OUT_DIR]
 ONNX_TENSORRT_GIT_DIR is a clone or mirror of https://github.com/onnx/onnx-tensorrt (files are read
 with `git show BRANCH:FILE`, no work tree needed); every release of BRANCHES is written.
 --folder reads one release's parser sources from a plain folder (the files of one onnx-tensorrt
 commit, same names as in the repository root) and writes OUT_DIR/R.tsv only; --commit is the commit
 the files come from, --branch the label written as `# branch:` (default `<R>-GA`).
+--chain writes the releases after 10.10, whose files only the public code index holds (read page by page): each
+data/importer/delta/<R>.tsv says what that release's own files say, data/importer/sources.tsv which files it read;
+every fact of a file it did not read is the newest earlier release's, marked "(carried forward from X-GA)".
 OUT_DIR defaults to data/importer beside this script's repository. Writes OUT_DIR/<release>.tsv
 (format: data/importer/README.md). Standard library only. The extraction is static and
 pattern-based: what it cannot see is listed in the README.
@@ -32,7 +35,7 @@ BRANCHES = [("7.0", "7.0"), ("7.1", "7.1"), ("7.2", "7.2.1"), ("8.0", "8.0-GA"),
 IMPORTER_FILES = ["builtin_op_importers.cpp", "onnxOpImporters.cpp"]
 HELPER_FILES = ["onnx2trt_utils.cpp", "importerUtils.cpp", "weightUtils.cpp", "builtin_op_static_checkers.cpp",
                 "onnxOpCheckers.cpp", "ShapeTensor.cpp", "RNNHelpers.cpp", "LoopHelpers.cpp", "ConditionalHelpers.cpp",
-                "OnnxAttrs.cpp", "ModelImporter.cpp"]
+                "OnnxAttrs.cpp", "ModelImporter.cpp", "AttentionHelpers.cpp"]
 # Our type names, in display order; TensorRT DataType enumerators and TensorOrWeights::getType() strings.
 TYPE_ORDER = ["FP32", "FP16", "BF16", "FP8", "FP4", "INT4", "INT8", "UINT8", "INT32", "INT64", "BOOL"]
 K_TYPES = {"kFLOAT": "FP32", "kHALF": "FP16", "kBF16": "BF16", "kFP8": "FP8", "kFP4": "FP4", "kINT4": "INT4",
@@ -625,65 +628,147 @@ def folder_main(argv):
     return 0
 
 
-def carried_where(field, base):
-    """Marks every FILE:LINE of a carried field as a line of the base release's code."""
-    return re.sub(r"([\w.]+\.(?:cpp|hpp):\d+)", rf"\1 as read in {base}", field) if field != "-" else field
+CARRIED = " (carried forward from {})"
 
 
-def delta_main(argv):
-    """A release whose onnxOpImporters.cpp was read page by page from the code index (no git snapshot
-    holds its commit): data/importer/delta/<R>.tsv lists every importer with its line, `=` where the
-    base release's facts hold, the facts of new or changed importers; the helpers were not read."""
-    p = argparse.ArgumentParser(prog="importer_facts.py", description="importer facts from a base and a delta")
-    p.add_argument("--delta", required=True)
-    p.add_argument("--base", required=True, help="data/importer/<base>.tsv")
-    p.add_argument("--date", required=True)
+def carried_where(field, label):
+    """Marks every FILE:LINE of a field taken from release `label`'s facts as carried forward from it; a
+    FILE:LINE already marked keeps its mark (a fact carried twice names the release that read it)."""
+    if field in ("-", ""):
+        return field
+    return re.sub(r"([\w.]+\.(?:cpp|hpp):\d+)(?!\d| \(carried)", r"\1" + CARRIED.format(label), field)
+
+
+def read_facts_tsv(path):
+    """({key: value} of the `# key: value` lines, [row dict]) of an importer-facts or delta file."""
+    head, rows, cols = {}, [], None
+    with open(path, encoding="utf-8") as f:
+        for line in f.read().splitlines():
+            if line.startswith("# ") and ":" in line and cols is None:
+                k, _, v = line[2:].partition(":")
+                head.setdefault(k.strip(), v.strip())
+            elif cols is None and line.startswith("op\t"):
+                cols = line.split("\t")
+            elif cols and line:
+                rows.append(dict(zip(cols, line.split("\t"))))
+    return head, rows
+
+
+def read_sources(path):
+    """{release: {file: row}} of data/importer/sources.tsv; a file listed twice (10.15: the pinned commit and
+    the GA commit) keeps the row that was read."""
+    out = {}
+    with open(path, encoding="utf-8") as f:
+        lines = [l.rstrip("\n") for l in f if not l.startswith("#") and l.strip()]
+    cols = ["release", "file", "commit", "id", "chars", "read", "tie"]
+    if not lines or lines[0].split("\t") != cols:
+        raise SystemExit(f"importer_facts: {path}: expected the columns {' '.join(cols)}")
+    for n, line in enumerate(lines[1:], 2):
+        row = dict(zip(cols, line.split("\t")))
+        if len(line.split("\t")) != len(cols) or not re.fullmatch(r"[0-9a-f]{40}", row["commit"]) or not (
+                row["read"] in ("all", "none", "absent") or re.fullmatch(r"\d+-\d+", row["read"])):
+            raise SystemExit(f"importer_facts: {path}: row {n} is malformed")
+        files = out.setdefault(row["release"], {})
+        if row["file"] not in files or files[row["file"]]["read"] in ("none", "absent"):
+            files[row["file"]] = row
+    return out
+
+
+# Header facts and the file each comes from: a release takes a fact from its own delta file when it read that
+# file, else from the newest earlier release that did.
+FACT_FILES = {"types": "importerUtils.cpp", "types.where": "importerUtils.cpp",
+              "policy.int64": "importerUtils.cpp", "policy.uint8_boundary": "ModelImporter.cpp",
+              "policy.uint8_weights": "ModelImporter.cpp", "policy.weight_types": "weightUtils.cpp"}
+
+
+def chain_main(argv):
+    """Releases after 10.10, whose files only the code index holds, page by page: data/importer/delta/<R>.tsv
+    says what each release's own files say (its importer rows, `=` where 10.10's facts hold; `# fact.KEY:`
+    header facts), data/importer/sources.tsv which file each release read. Every fact of a file a release did
+    not read comes from the newest earlier release that did, marked "carried forward from X"."""
+    p = argparse.ArgumentParser(prog="importer_facts.py", description="importer facts of the releases after 10.10")
+    p.add_argument("--chain", required=True, help="folder of delta files, data/importer/delta")
+    p.add_argument("--base", required=True, help="data/importer/10.10.tsv")
+    p.add_argument("--sources", required=True, help="data/importer/sources.tsv")
     p.add_argument("out", nargs="?",
                    default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "importer"))
     a = p.parse_args(argv[1:])
-
-    def read(path):
-        head, rows, cols = {}, [], None
-        with open(path, encoding="utf-8") as f:
-            for line in f.read().splitlines():
-                if line.startswith("# ") and ":" in line:
-                    k, _, v = line[2:].partition(":")
-                    head[k.strip()] = v.strip()
-                elif cols is None and line.startswith("op\t"):
-                    cols = line.split("\t")
-                elif cols and line:
-                    rows.append(dict(zip(cols, line.split("\t"))))
-        return head, rows
-
-    base_head, base_rows = read(a.base)
-    d_head, d_rows = read(a.delta)
-    release, commit = d_head["release"], d_head["commit"]
+    sources = read_sources(a.sources)
+    base_head, base_rows = read_facts_tsv(a.base)
+    base_label = base_head["branch"]
+    # The facts in force, as carried to the next release: (label of the release that read them, value).
+    facts = {k: (base_label, base_head[k]) for k in base_head if k.startswith(("types", "policy."))}
+    facts.setdefault("types.where", (base_label, "-"))
+    rows = {r["op"]: {**r, "_from": base_label} for r in base_rows}
     base = {r["op"]: r for r in base_rows}
-    label = base_head["branch"]
-    lines = [f"# importer facts for TensorRT {release}: onnx/onnx-tensorrt {release}-GA, commit {commit}, {a.date}: "
-             f"onnxOpImporters.cpp read from the code index (search id {d_head.get('search_id', '-')}), "
-             f"every other file's facts carried from {label}. Generated by tools/importer_facts.py; do not edit.",
-             f"# release: {release}", f"# branch: {release}-GA", f"# commit: {commit}"]
-    lines += [f"# {k}: {carried_where(base_head[k], label)}" for k in base_head if k.startswith(("types", "policy."))]
-    lines.append("\t".join(["op", "src", "accepts", "attrs_read", "inputs_read", "checks", "rules"]))
-    for d in sorted(d_rows, key=lambda r: (r["op"].lower(), r["op"])):
-        b = base.get(d["op"])
-        if b is None and "=" in (d["accepts"], d["attrs_read"], d["inputs_read"]):
-            raise SystemExit(f"importer_facts: {a.delta}: {d['op']} says '=' but {a.base} has no such op")
-        pick = lambda col: carried_where(b[col], label) if d[col] == "=" else d[col]
-        lines.append("\t".join([d["op"], d["src"], pick("accepts"), pick("attrs_read"), pick("inputs_read"),
-                                carried_where(b["checks"], label) if b else "-",
-                                carried_where(b["rules"], label) if b else "-"]))
-    os.makedirs(a.out, exist_ok=True)
-    with open(os.path.join(a.out, f"{release}.tsv"), "w", encoding="utf-8", newline="\n") as f:
-        f.write("\n".join(lines) + "\n")
-    print(f"importer_facts: {release} (delta on {label}): {len(d_rows)} importers")
+    releases = sorted((f[:-4] for f in os.listdir(a.chain) if re.fullmatch(r"\d+\.\d+\.tsv", f)),
+                      key=lambda v: tuple(int(x) for x in v.split(".")))
+    previous = base_head["release"]
+    for release in releases:
+        path = os.path.join(a.chain, f"{release}.tsv")
+        d_head, d_rows = read_facts_tsv(path)
+        if d_head.get("release") != release:
+            raise SystemExit(f"importer_facts: {path}: release line says {d_head.get('release')!r}")
+        label = f"{release}-GA"
+        read = {f: r for f, r in sources.get(release, {}).items() if r["read"] not in ("none", "absent")}
+        for key, file in FACT_FILES.items():
+            own = d_head.get("fact." + key)
+            if own is not None:
+                if file not in read:
+                    raise SystemExit(f"importer_facts: {path}: fact.{key} needs {file}, which "
+                                     f"sources.tsv does not list as read at {release}")
+                facts[key] = (label, own)
+        if d_rows and "onnxOpImporters.cpp" not in read:
+            raise SystemExit(f"importer_facts: {path}: importer rows, but sources.tsv does not list "
+                             f"onnxOpImporters.cpp as read at {release}")
+        if d_rows:
+            # A file read in part (10.15) lists the importers it read; `# carry_rows_from: X` (X the release
+            # before) keeps X's rows for the others. A file read whole lists every importer.
+            carry = d_head.get("carry_rows_from")
+            if carry is not None and carry != previous:
+                raise SystemExit(f"importer_facts: {path}: carry_rows_from must be the release before, {previous}")
+            rows = dict(rows) if carry else {}
+            for d in d_rows:
+                b = base.get(d["op"])
+                if b is None and "=" in (d["accepts"], d["attrs_read"], d["inputs_read"]):
+                    raise SystemExit(f"importer_facts: {path}: {d['op']} says '=' but {a.base} has no such op")
+                pick = lambda col: carried_where(b[col], base_label) if d[col] == "=" else d[col]
+                rows[d["op"]] = {"op": d["op"], "src": d["src"], "accepts": pick("accepts"),
+                                 "attrs_read": pick("attrs_read"), "inputs_read": pick("inputs_read"),
+                                 "checks": carried_where(b["checks"], base_label) if b else "-",
+                                 "rules": carried_where(b["rules"], base_label) if b else "-", "_from": label}
+        commit = d_head["commit"]
+        own_files = ", ".join(f"{f} ({r['commit'][:12]}, code index id {r['id']}, characters {r['read']} of "
+                              f"{r['chars']})" for f, r in sorted(read.items()))
+        carried_files = sorted({f for f in FACT_FILES.values()} | {"onnxOpImporters.cpp"} - set(read))
+        lines = [f"# importer facts for TensorRT {release}: onnx/onnx-tensorrt {label}, commit {commit}, "
+                 f"{d_head['date']}. Read from the code index: {own_files or 'nothing'}; every fact of "
+                 f"{', '.join(carried_files)} is carried forward (data/importer/sources.tsv). "
+                 "Generated by tools/importer_facts.py; do not edit.",
+                 f"# release: {release}", f"# branch: {label}", f"# commit: {commit}"]
+        for key in FACT_FILES:
+            src_label, value = facts.get(key, (None, "-"))
+            if value == "-":
+                continue
+            lines.append(f"# {key}: {value if src_label == label else carried_where(value, src_label)}")
+        lines.append("\t".join(["op", "src", "accepts", "attrs_read", "inputs_read", "checks", "rules"]))
+        for op in sorted(rows, key=lambda s: (s.lower(), s)):
+            r = rows[op]
+            cols = [r[c] for c in ("src", "accepts", "attrs_read", "inputs_read", "checks", "rules")]
+            if r["_from"] != label and r["_from"] != base_label:
+                cols = [carried_where(c, r["_from"]) for c in cols]
+            lines.append("\t".join([op] + cols))
+        os.makedirs(a.out, exist_ok=True)
+        with open(os.path.join(a.out, f"{release}.tsv"), "w", encoding="utf-8", newline="\n") as f:
+            f.write("\n".join(lines) + "\n")
+        print(f"importer_facts: {release}: {len(d_rows)} own importer rows, {len(rows)} importers")
+        previous = release
     return 0
 
 
 def main(argv):
-    if "--delta" in argv:
-        return delta_main(argv)
+    if "--chain" in argv:
+        return chain_main(argv)
     if any(a.startswith("--") for a in argv[1:]):
         return folder_main(argv)
     if len(argv) not in (2, 3):

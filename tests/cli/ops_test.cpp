@@ -52,6 +52,24 @@ TEST(OpsCli, OneOpAtOneRelease) {
   EXPECT_EQ(r.out.find("8.5"), std::string::npos) << r.out;
 }
 
+TEST(OpsCli, AttentionRulesYieldToTheImporterCodeOfTheSameRelease) {
+  // 10.15's and 11.0's importers reshape a 3-D Q/K/V and unsqueeze a mask of rank < 4 (AttentionHelpers.cpp);
+  // their static checkers refuse softcap and softmax_precision. 10.14 stores no importer body: the table's rank 4.
+  for (const char* release : {"10.15", "11.0"}) {
+    RunResult r = run_trtlens({"ops", "Attention", "--trt", release});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("input 0 (Q) has rank one of 3, 4"), std::string::npos) << release << "\n" << r.out;
+    EXPECT_NE(r.out.find("input 3 (attn_mask) has rank at most 4"), std::string::npos) << release << "\n" << r.out;
+    EXPECT_NE(r.out.find("attribute softmax_precision is not set"), std::string::npos) << release << "\n" << r.out;
+    EXPECT_NE(r.out.find("attribute softcap is 0"), std::string::npos) << release << "\n" << r.out;
+    EXPECT_NE(r.out.find("yields to the importer's rank(0:Q,3|4)"), std::string::npos) << release << "\n" << r.out;
+  }
+  RunResult r = run_trtlens({"ops", "Attention", "--trt", "10.14"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("input 0 (Q) has rank 4"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("attribute softmax_precision is not set"), std::string::npos) << r.out;
+}
+
 TEST(OpsCli, ReleaseForms) {
   for (const char* rel : {"8.6", "8.6.1", "8.6.1.6"}) {
     RunResult r = run_trtlens({"ops", "Reshape", "--trt", rel});

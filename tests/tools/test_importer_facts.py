@@ -184,31 +184,60 @@ class ImporterChecksAndDeltasTest(unittest.TestCase):
                   ("Pow", "rank(0,4)", "text the code does not have"), ("Abs", "rank(0,4)", "Scale coefficients")]
         self.assertEqual(f.rules_column("Pow", bodies, checks), "value_in(1,>0)#utils.cpp:6")
 
-    def test_delta_merges_base_facts_and_refuses_an_unknown_equal_sign(self):
+    def test_chain_reads_own_files_and_carries_the_others_per_file(self):
         import tempfile
         d = tempfile.mkdtemp()
+        chain = os.path.join(d, "delta")
+        os.makedirs(chain)
         base = os.path.join(d, "10.10.tsv")
         with open(base, "w") as out:
             out.write("# release: 10.10\n# branch: 10.10-GA\n# commit: " + "a" * 40 + "\n# types: FP32 INT32\n"
+                      "# policy.int64: native@importerUtils.cpp:333\n"
                       "op\tsrc\taccepts\tattrs_read\tinputs_read\tchecks\trules\n"
                       "Abs\tonnxOpImporters.cpp:143\t0:FP32@importerUtils.cpp:1874\t-\t0\t-\t-\n")
-        delta = os.path.join(d, "delta.tsv")
-        with open(delta, "w") as out:
-            out.write("# release: 10.16\n# commit: " + "b" * 40 + "\n# search_id: 1\n"
+        sources = os.path.join(d, "sources.tsv")
+        with open(sources, "w") as out:
+            out.write("release\tfile\tcommit\tid\tchars\tread\ttie\n"
+                      "10.11\tonnxOpImporters.cpp\t" + "b" * 40 + "\t1\t9\tall\tpin\n"
+                      "10.12\timporterUtils.cpp\t" + "c" * 40 + "\t2\t9\t0-16000\tpin\n")
+        with open(os.path.join(chain, "10.11.tsv"), "w") as out:
+            out.write("# release: 10.11\n# commit: " + "b" * 40 + "\n# date: 2025-05-16\n"
                       "op\tsrc\taccepts\tattrs_read\tinputs_read\tnote\n"
-                      "Abs\tonnxOpImporters.cpp:144\t=\t=\t=\t-\n"
+                      "Abs\tonnxOpImporters.cpp:142\t=\t=\t=\t-\n"
                       "Swish\tonnxOpImporters.cpp:6688\t-\talpha\t0\tNEW\n")
-        self.assertEqual(f.main(["x", "--delta", delta, "--base", base, "--date", "2026-03-24", d]), 0)
-        with open(os.path.join(d, "10.16.tsv")) as got:
+        with open(os.path.join(chain, "10.12.tsv"), "w") as out:
+            out.write("# release: 10.12\n# commit: " + "c" * 40 + "\n# date: 2025-06-16\n"
+                      "# fact.policy.int64: native@importerUtils.cpp:331\n"
+                      "op\tsrc\taccepts\tattrs_read\tinputs_read\tnote\n")
+        run = ["x", "--chain", chain, "--base", base, "--sources", sources, d]
+        self.assertEqual(f.main(run), 0)
+        with open(os.path.join(d, "10.11.tsv")) as got:
             text = got.read()
-        self.assertIn("# commit: " + "b" * 40, text)
-        self.assertIn("Abs\tonnxOpImporters.cpp:144\t0:FP32@importerUtils.cpp:1874 as read in 10.10-GA\t-\t0", text)
+        self.assertIn("# policy.int64: native@importerUtils.cpp:333 (carried forward from 10.10-GA)", text)
+        self.assertIn("Abs\tonnxOpImporters.cpp:142\t0:FP32@importerUtils.cpp:1874 (carried forward from 10.10-GA)"
+                      "\t-\t0", text)
         self.assertIn("Swish\tonnxOpImporters.cpp:6688\t-\talpha\t0\t-\t-", text)
-        with open(delta, "a") as out:
+        with open(os.path.join(d, "10.12.tsv")) as got:
+            text = got.read()
+        self.assertIn("# policy.int64: native@importerUtils.cpp:331\n", text)
+        # 10.12 stores no importer: 10.11's rows, each marked once (the 10.10 mark stays).
+        self.assertIn("Abs\tonnxOpImporters.cpp:142 (carried forward from 10.11-GA)\t"
+                      "0:FP32@importerUtils.cpp:1874 (carried forward from 10.10-GA)\t", text)
+        # A fact of a file sources.tsv does not list as read, and an '=' for an op 10.10 lacks, are refused.
+        with open(os.path.join(chain, "10.11.tsv"), "a") as out:
             out.write("Gelu\tonnxOpImporters.cpp:9\t=\t=\t=\t-\n")
         with self.assertRaises(SystemExit):
-            f.main(["x", "--delta", delta, "--base", base, "--date", "2026-03-24", d])
-
+            f.main(run)
+        with open(os.path.join(chain, "10.11.tsv")) as fixed:
+            kept = fixed.read().replace("Gelu\tonnxOpImporters.cpp:9\t=\t=\t=\t-\n", "")
+        with open(os.path.join(chain, "10.11.tsv"), "w") as out:
+            out.write(kept)
+        with open(os.path.join(chain, "10.12.tsv"), "w") as out:
+            out.write("# release: 10.12\n# commit: " + "c" * 40 + "\n# date: 2025-06-16\n"
+                      "# fact.policy.uint8_boundary: yes@ModelImporter.cpp:320\n"
+                      "op\tsrc\taccepts\tattrs_read\tinputs_read\tnote\n")
+        with self.assertRaises(SystemExit):
+            f.main(run)
 
 if __name__ == "__main__":
     unittest.main()

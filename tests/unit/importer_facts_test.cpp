@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 
+#include <algorithm>
 #include <functional>
 
 #include "support/onnx_builder.h"
@@ -266,6 +267,147 @@ TEST(ImporterFacts, ResizeOpset18AttributesIgnoredIn93) {
   g.output("y", kFloat, {1, 1, 2, 2});
   Model m = load_model(mb.save(temp_dir("resize_antialias") + "/m.onnx"));
   EXPECT_TRUE(warns(judge(m, "9.3"))) << reasons(judge(m, "9.3"));
+}
+
+// ---- Releases after 10.10 read every file the code index stores for them (data/importer/sources.tsv). ----
+
+// One Attention node (opset 23) over Q, K, V of `qkv` dims and an optional mask of `mask` dims.
+Model attention(const std::string& test, const std::vector<int64_t>& qkv, const std::vector<int64_t>& mask,
+                const std::function<void(onnx::NodeProto&)>& attrs = {}) {
+  std::vector<Tensor> in = {{"q", kFloat, qkv}, {"k", kFloat, qkv}, {"v", kFloat, qkv}};
+  if (!mask.empty()) in.push_back({"mask", kBool, mask});
+  return one_node(test, 23, "Attention", in, {{"y", kFloat, qkv}}, attrs);
+}
+
+bool cites(const NodeVerdict& v, const std::string& where) {
+  for (const auto& r : v.reasons)
+    if (r.source.find(where) != std::string::npos) return true;
+  return false;
+}
+
+TEST(ImporterFacts, Attention3dQkvWithHeadCountsImportsWhereTheImporterReshapesIt) {
+  // 10.15-GA onnxOpImporters.cpp:196 reshapes a 3-D Q/K/V to 4-D (AttentionHelpers.cpp:42); 10.16 and 11.0 too.
+  Model m = attention("attn_3d", {2, 8, 64}, {}, [](onnx::NodeProto& n) {
+    attr_int(n, "q_num_heads", 4);
+    attr_int(n, "kv_num_heads", 4);
+  });
+  for (const char* release : {"10.15", "10.16", "11.0", "11.5"})
+    EXPECT_EQ(judge(m, release).verdict, Verdict::SUPPORTED) << release << "\n" << reasons(judge(m, release));
+  // 10.14's importer body is not stored: its table's rank 4 stays.
+  EXPECT_EQ(judge(m, "10.14").verdict, Verdict::UNSUPPORTED);
+  // Without head counts reshapeQKVTensor refuses it (AttentionHelpers.cpp:51).
+  Model bare = attention("attn_3d_bare", {2, 8, 64}, {});
+  for (const char* release : {"10.15", "11.0"}) {
+    NodeVerdict v = judge(bare, release);
+    EXPECT_EQ(v.verdict, Verdict::UNSUPPORTED) << release;
+    EXPECT_TRUE(cites(v, "AttentionHelpers.cpp:51")) << reasons(v);
+  }
+  EXPECT_TRUE(cites(judge(bare, "10.16"), "AttentionHelpers.cpp:51 (carried forward from 10.15-GA)"))
+      << reasons(judge(bare, "10.16"));
+}
+
+TEST(ImporterFacts, AttentionMaskOfRankBelowFourIsUnsqueezed) {
+  // convertToMaskTensor: 10.15 AttentionHelpers.cpp:146, 11.0 AttentionHelpers.cpp:152.
+  Model m = attention("attn_mask2d", {1, 2, 8, 16}, {8, 8});
+  for (const char* release : {"10.15", "10.16", "11.0", "11.3"})
+    EXPECT_EQ(judge(m, release).verdict, Verdict::SUPPORTED) << release << "\n" << reasons(judge(m, release));
+  EXPECT_EQ(judge(m, "10.14").verdict, Verdict::UNSUPPORTED);
+  Model rank5 = attention("attn_mask5d", {1, 2, 8, 16}, {1, 1, 1, 8, 8});
+  EXPECT_TRUE(cites(judge(rank5, "10.15"), "AttentionHelpers.cpp:146")) << reasons(judge(rank5, "10.15"));
+  EXPECT_TRUE(cites(judge(rank5, "11.0"), "AttentionHelpers.cpp:152")) << reasons(judge(rank5, "11.0"));
+}
+
+TEST(ImporterFacts, AttentionAttributesTheStaticCheckerRefuses) {
+  // onnxOpCheckers.cpp: 11.0 lines 194 (softcap) and 198 (softmax_precision); 10.14 and 10.15 lines 178, 182;
+  // 10.16 stores no checker and carries 10.15's.
+  Model softcap = attention("attn_softcap", {1, 2, 8, 16}, {}, [](onnx::NodeProto& n) { attr_float(n, "softcap", 30.f); });
+  Model precision = attention("attn_precision", {1, 2, 8, 16}, {}, [](onnx::NodeProto& n) {
+    attr_int(n, "softmax_precision", kFloat);
+  });
+  const std::vector<std::pair<const char*, std::pair<const char*, const char*>>> lines = {
+      {"11.0", {"onnxOpCheckers.cpp:194", "onnxOpCheckers.cpp:198"}},
+      {"11.2", {"onnxOpCheckers.cpp:194", "onnxOpCheckers.cpp:198"}},
+      {"10.16", {"onnxOpCheckers.cpp:178 (carried forward from 10.15-GA)", "onnxOpCheckers.cpp:182 (carried forward from 10.15-GA)"}},
+      {"10.15", {"onnxOpCheckers.cpp:178", "onnxOpCheckers.cpp:182"}},
+      {"10.14", {"onnxOpCheckers.cpp:178", "onnxOpCheckers.cpp:182"}}};
+  for (const auto& [release, where] : lines) {
+    NodeVerdict a = judge(softcap, release), b = judge(precision, release);
+    EXPECT_EQ(a.verdict, Verdict::UNSUPPORTED) << release;
+    EXPECT_TRUE(cites(a, where.first)) << release << "\n" << reasons(a);
+    EXPECT_EQ(b.verdict, Verdict::UNSUPPORTED) << release;
+    EXPECT_TRUE(cites(b, where.second)) << release << "\n" << reasons(b);
+  }
+  // The table's qk_matmul_output_mode rule is read by neither the importer nor the checker: dropped.
+  Model mode = attention("attn_mode", {1, 2, 8, 16}, {}, [](onnx::NodeProto& n) { attr_int(n, "qk_matmul_output_mode", 1); });
+  EXPECT_EQ(judge(mode, "11.0").verdict, Verdict::SUPPORTED) << reasons(judge(mode, "11.0"));
+}
+
+TEST(ImporterFacts, E8M0FollowsEachReleasesOwnConvertDtype) {
+  // No convertDtype after 10.10 maps FLOAT8E8M0 (10.12 and 10.15 read: importerUtils.cpp:319-337); the
+  // releases without their own importerUtils.cpp carry 10.10's, 10.12's or 10.15's. TensorRT names kE8M0
+  // from 10.12 (types_added.tsv), which widens the release's types, not what its importer represents.
+  constexpr int kE8M0 = 24;
+  Model m = one_node("e8m0", 23, "Identity", {{"x", kE8M0, {32}}}, {{"y", kE8M0, {32}}});
+  for (const char* release : {"10.11", "10.12", "10.13", "10.14", "10.15", "10.16", "11.0", "11.1", "11.5"}) {
+    NodeVerdict v = judge(m, release);
+    EXPECT_EQ(v.verdict, Verdict::UNSUPPORTED) << release << "\n" << reasons(v);
+    EXPECT_TRUE(cites_importer(v)) << release << "\n" << reasons(v);
+  }
+  for (const char* release : {"10.12", "10.15", "11.1"}) {
+    const Release& r = KnowledgeBase::builtin().resolve(release);
+    EXPECT_TRUE(std::find(r.types.begin(), r.types.end(), "E8M0") != r.types.end()) << release;
+    EXPECT_TRUE(std::find(r.types_importer.begin(), r.types_importer.end(), "E8M0") == r.types_importer.end())
+        << release;
+  }
+}
+
+TEST(ImporterFacts, EveryNewlyReadFileGivesItsReleaseAFact) {
+  const KnowledgeBase& kb = KnowledgeBase::builtin();
+  // importerUtils.cpp: 10.12's own convertDtype; 10.11 carries 10.10's, 10.13 and 10.14 carry 10.12's.
+  EXPECT_EQ(kb.resolve("10.12").policy.source("int64"), "importer 10.12-GA importerUtils.cpp:331");
+  EXPECT_EQ(kb.resolve("10.11").policy.source("int64"),
+            "importer 10.11-GA importerUtils.cpp:333 (carried forward from 10.10-GA)");
+  EXPECT_EQ(kb.resolve("10.14").policy.source("int64"),
+            "importer 10.14-GA importerUtils.cpp:331 (carried forward from 10.12-GA)");
+  EXPECT_EQ(kb.resolve("10.16").policy.source("int64"),
+            "importer 10.16-GA importerUtils.cpp:331 (carried forward from 10.15-GA)");
+  // ModelImporter.cpp: 10.12's UINT8 boundary check (its page 0); 10.15 read page 0 only and carries it.
+  EXPECT_EQ(kb.resolve("10.12").policy.source("uint8_boundary"), "importer 10.12-GA ModelImporter.cpp:320");
+  EXPECT_EQ(kb.resolve("10.15").policy.source("uint8_boundary"),
+            "importer 10.15-GA ModelImporter.cpp:320 (carried forward from 10.12-GA)");
+  // 10.16 and 11.0 read characters 0-25000 of their own (the boundary check at lines 520 and 531).
+  EXPECT_EQ(kb.resolve("10.16").policy.source("uint8_boundary"), "importer 10.16-GA ModelImporter.cpp:520");
+  EXPECT_EQ(kb.resolve("11.0").policy.source("uint8_boundary"), "importer 11.0-GA ModelImporter.cpp:531");
+  // onnxOpImporters.cpp: 10.15's own GA file (page 0) registers Attention and TRT_QuantizedAttention; the
+  // importers on its other pages are 10.13's.
+  for (const char* op : {"Attention", "TRT_QuantizedAttention", "Einsum"}) ASSERT_NE(kb.resolve("10.15").find(op), nullptr) << op;
+  EXPECT_EQ(kb.resolve("10.15").find("Attention")->import_src, "10.15-GA onnxOpImporters.cpp:185");
+  EXPECT_EQ(kb.resolve("10.15").find("TRT_QuantizedAttention")->import_src, "10.15-GA onnxOpImporters.cpp:229");
+  EXPECT_EQ(kb.resolve("10.15").find("Einsum")->import_src,
+            "10.15-GA onnxOpImporters.cpp:1941 (carried forward from 10.13-GA)");
+  // onnxOpCheckers.cpp: 11.0's own checker moves BatchNormalization's training_mode check to line 227 (10.10:
+  // 193); 10.11, 10.14 and 10.15 read theirs (193, 207, 209); 10.12, 10.13 and 10.16 store none and carry the
+  // newest earlier one.
+  auto training_mode = [&](const char* release) {
+    Model m = one_node(std::string("bn_training_") + release, 15, "BatchNormalization",
+                       {{"x", kFloat, {1, 2, 4, 4}}, {"s", kFloat, {2}}, {"b", kFloat, {2}}, {"m", kFloat, {2}}, {"v", kFloat, {2}}},
+                       {{"y", kFloat, {1, 2, 4, 4}}}, [](onnx::NodeProto& n) { attr_int(n, "training_mode", 1); });
+    return judge(m, release);
+  };
+  const std::vector<std::pair<const char*, const char*>> bn = {
+      {"11.0", "importer 11.0-GA onnxOpCheckers.cpp:227"}, {"11.4", "onnxOpCheckers.cpp:227"},
+      {"10.14", "importer 10.14-GA onnxOpCheckers.cpp:207"}, {"10.15", "importer 10.15-GA onnxOpCheckers.cpp:209"},
+      {"10.16", "onnxOpCheckers.cpp:209 (carried forward from 10.15-GA)"},
+      {"10.11", "importer 10.11-GA onnxOpCheckers.cpp:193"},
+      {"10.13", "onnxOpCheckers.cpp:193 (carried forward from 10.11-GA)"}};
+  for (const auto& [release, where] : bn) {
+    NodeVerdict v = training_mode(release);
+    EXPECT_EQ(v.verdict, Verdict::UNSUPPORTED) << release;
+    EXPECT_TRUE(cites(v, where)) << release << "\n" << reasons(v);
+  }
+  // 10.12 and 10.14 store no importer: 10.11's and 10.13's rows, per file.
+  EXPECT_EQ(kb.resolve("10.12").find("Abs")->import_src, "10.12-GA onnxOpImporters.cpp:142 (carried forward from 10.11-GA)");
+  EXPECT_EQ(kb.resolve("10.14").find("Abs")->import_src, "10.14-GA onnxOpImporters.cpp:143 (carried forward from 10.13-GA)");
 }
 
 }  // namespace
