@@ -135,7 +135,8 @@ TEST(KbLoad, VocabularyIsTheDocumentedOne) {
       "const_input", "weights_input", "nonconst_input", "input_present", "input_absent", "value_in",
       "input_types", "rank", "static_shape", "static_dim", "output_unused", "attr_in", "attr_all",
       "attr_absent", "attr_no_substr", "pads_symmetric", "bidir_same_activations", "opset",
-      "einsum_subscripts", "einsum_no_diagonal", "same_types", "resize_nd"};
+      "einsum_subscripts", "einsum_no_diagonal", "same_types", "resize_nd", "axis_last", "loop_scan_trip_limit",
+      "loop_state_shapes", "if_branch_ranks"};
   EXPECT_EQ(rule_vocabulary(), expected);
   // data/trt/README.md documents each of them (read from the tree: the build
   // re-embeds data/trt only when a table changes).
