@@ -753,6 +753,8 @@ RuleCheck check_axis_last(const Rule& r, const Ctx& c) {
   auto [axis, axis_text] = axis_arg(r.args[1], c.node);
   int64_t last = 0;
   parse_int(r.args[2], last);
+  // Axes -1 .. -N are among the last N whatever the rank.
+  if (axis < 0 && axis >= -last) return holds();
   const TensorInfo* t = input_tensor(c, ix.pos);
   if (!t || t->rank < 0)
     return unknown(fmt::format("rank of {} is unknown; release requires {} to be one of its last {} axes",

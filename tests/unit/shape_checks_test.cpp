@@ -210,6 +210,17 @@ TEST(ShapeChecks, ArgMaxArgMinOnlyOverTheLastFourAxes) {
   NodeVerdict v = judge(m, "10.11");
   EXPECT_EQ(v.verdict, Verdict::UNKNOWN) << reasons(v);
   EXPECT_NE(reason_of(v, "axis_last"), nullptr) << reasons(v);
+  // ... but axis -1 (TopK's default) is among the last four whatever the rank.
+  ModelBuilder mb2(13);
+  auto g2 = mb2.graph();
+  auto* in2 = g2.proto()->add_input();
+  in2->set_name("x");
+  in2->mutable_type()->mutable_tensor_type()->set_elem_type(kFloat);
+  auto& am = g2.node("ArgMax", {"x"}, {"y"}, "node");
+  attr_int(am, "axis", -1);
+  g2.output("y");
+  Model last = load_model(mb2.save(temp_dir("shape_argmax_unranked_last") + "/m.onnx"));
+  EXPECT_EQ(reason_of(judge(last, "10.11"), "axis_last"), nullptr) << reasons(judge(last, "10.11"));
 }
 
 TEST(ShapeChecks, ImplicitBatchAxisOf51) {
