@@ -249,5 +249,31 @@ TEST(ShapeChecks, ImplicitBatchAxisOf51) {
   EXPECT_NE(judge(concat1, "5.1").verdict, Verdict::UNSUPPORTED) << reasons(judge(concat1, "5.1"));
 }
 
+// 11.0 RotaryEmbedding: a 3D input needs num_heads (11.0-GA onnxOpImporters.cpp:5449).
+TEST(ShapeChecks, RotaryEmbeddingOf3DInputNeedsNumHeadsIn110) {
+  auto model = [](const std::string& name, std::vector<int64_t> dims, std::optional<int64_t> heads) {
+    ModelBuilder mb(23);
+    auto g = mb.graph();
+    g.input("x", kFloat, dims);
+    g.input("cos", kFloat, {4, 8});
+    g.input("sin", kFloat, {4, 8});
+    g.input("pos", kInt64, {1, 4});
+    auto& n = g.node("RotaryEmbedding", {"x", "cos", "sin", "pos"}, {"y"}, "node");
+    if (heads) attr_int(n, "num_heads", *heads);
+    g.output("y", kFloat, dims);
+    return load_model(mb.save(temp_dir("shape_rope_" + name) + "/m.onnx"));
+  };
+  Model no_heads = model("3d_no_heads", {1, 4, 32}, std::nullopt);
+  for (const char* release : {"11.0", "11.1"}) {
+    NodeVerdict v = judge(no_heads, release);
+    EXPECT_EQ(v.verdict, Verdict::UNSUPPORTED) << release << "\n" << reasons(v);
+    const Reason* r = reason_of(v, "attr_in(num_heads");
+    ASSERT_NE(r, nullptr) << reasons(v);
+    EXPECT_NE(r->source.find("onnxOpImporters.cpp:5449"), std::string::npos) << r->source;
+  }
+  EXPECT_EQ(reason_of(judge(model("3d_heads", {1, 4, 32}, 2), "11.0"), "attr_in(num_heads"), nullptr);
+  EXPECT_EQ(reason_of(judge(model("4d_no_heads", {1, 2, 4, 16}, std::nullopt), "11.0"), "attr_in(num_heads"), nullptr);
+}
+
 }  // namespace
 }  // namespace trtlens
