@@ -476,8 +476,9 @@ Annotator::NodeTypes Annotator::judge_import(int gi, const Node& n, const std::v
                     op_cite("")};
     });
 
-  // Structured rules of the table row (only for an op that imports at all).
-  if (severity(f.verdict) < severity(Verdict::UNKNOWN)) {
+  // Structured rules of the table row (only for an op that imports at all). Where the table says N but
+  // the parser has an importer, the importer's own checks still refuse what they refuse.
+  if (severity(f.verdict) < severity(Verdict::UNKNOWN) || (e->status == OpStatus::N && e->importer == "yes")) {
     for (const Rule& rule : e->rules) {
       RuleCheck c = check_rule(rule, model_, g, n);
       if (c.outcome == RuleOutcome::Holds) continue;

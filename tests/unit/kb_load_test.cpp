@@ -120,7 +120,8 @@ TEST(KbLoad, EveryEmbeddedRuleHasACheckFunction) {
         n.op_type = name;
         EXPECT_NO_THROW(check_rule(rule, m, m.graphs[0], n)) << rule.text;
       }
-      if (e.status == OpStatus::N) {
+      // An op the release does not import has no rules, unless its parser has an importer (whose checks count).
+      if (e.status == OpStatus::N && e.importer != "yes") {
         EXPECT_TRUE(e.rules.empty()) << r.name << " " << name;
       }
     }

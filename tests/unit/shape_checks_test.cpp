@@ -275,5 +275,21 @@ TEST(ShapeChecks, RotaryEmbeddingOf3DInputNeedsNumHeadsIn110) {
   EXPECT_EQ(reason_of(judge(model("4d_no_heads", {1, 2, 4, 16}, std::nullopt), "11.0"), "attr_in(num_heads"), nullptr);
 }
 
+// 7.1 and 7.2: the If importer asserts a constant condition (7.2.1 builtin_op_importers.cpp:1883), though
+// the table marks If unsupported: a run-time condition is refused, a constant one is left to a build.
+TEST(ShapeChecks, IfOf71And72NeedsAConstantCondition) {
+  Model runtime = if_model("if72_runtime", true, false);
+  Model constant = if_model("if72_const", true, true);
+  for (const char* release : {"7.1", "7.2"}) {
+    NodeVerdict v = judge(runtime, release);
+    EXPECT_EQ(v.verdict, Verdict::UNSUPPORTED) << release << "\n" << reasons(v);
+    const Reason* r = reason_of(v, "const_input(0");
+    ASSERT_NE(r, nullptr) << reasons(v);
+    EXPECT_NE(r->source.find(std::string(release) == "7.1" ? "builtin_op_importers.cpp:1575" : "builtin_op_importers.cpp:1883"),
+              std::string::npos) << r->source;
+    EXPECT_EQ(judge(constant, release).verdict, Verdict::UNKNOWN) << release << "\n" << reasons(judge(constant, release));
+  }
+}
+
 }  // namespace
 }  // namespace trtlens
