@@ -36,7 +36,8 @@ STATUS = {"Y", "N", "EXPERIMENTAL", "PLUGIN"}
 RULE_NAMES = {"const_input", "weights_input", "nonconst_input", "input_present", "input_absent",
               "value_in", "input_types", "rank", "static_shape", "static_dim", "output_unused",
               "attr_in", "attr_all", "attr_absent", "attr_no_substr", "pads_symmetric", "einsum_subscripts",
-              "einsum_no_diagonal", "same_types", "resize_nd",
+              "einsum_no_diagonal", "same_types", "resize_nd", "axis_last",
+              "loop_scan_trip_limit", "loop_state_shapes", "if_branch_ranks",
               "bidir_same_activations", "opset"}
 
 VERSIONS_COLS = ["trt", "source", "date", "opset_min", "opset_max", "types", "types_limited", "basis", "notes"]

@@ -476,8 +476,9 @@ Annotator::NodeTypes Annotator::judge_import(int gi, const Node& n, const std::v
                     op_cite("")};
     });
 
-  // Structured rules of the table row (only for an op that imports at all).
-  if (severity(f.verdict) < severity(Verdict::UNKNOWN)) {
+  // Structured rules of the table row (only for an op that imports at all). Where the table says N but
+  // the parser has an importer, the importer's own checks still refuse what they refuse.
+  if (severity(f.verdict) < severity(Verdict::UNKNOWN) || (e->status == OpStatus::N && e->importer == "yes")) {
     for (const Rule& rule : e->rules) {
       RuleCheck c = check_rule(rule, model_, g, n);
       if (c.outcome == RuleOutcome::Holds) continue;
@@ -647,7 +648,8 @@ void Annotator::judge_uint8_outputs(int gi, const Node& n, const std::vector<con
 }
 
 // Inputs and attributes that change the result but that the release's importer
-// never reads: the node imports, but computes something else. A warning, not a verdict.
+// never reads: the node imports, but the network computes another function, so it
+// does not convert as written (UNSUPPORTED) unless the value is the harmless one.
 void Annotator::judge_ignored(const Graph& g, const Node& n, const OpEntry& e, const Release& r, Findings& f) const {
   for (const IgnoredArg& a : e.ignored) {
     bool applies = std::all_of(a.guards.begin(), a.guards.end(), [&](const Rule& guard) {
@@ -668,15 +670,24 @@ void Annotator::judge_ignored(const Graph& g, const Node& n, const OpEntry& e, c
       if (static_cast<size_t>(a.input) >= n.inputs.size() || n.inputs[static_cast<size_t>(a.input)].empty()) continue;
       what = fmt::format("input {} ('{}')", a.input, n.inputs[static_cast<size_t>(a.input)]);
     }
-    f.add(Verdict::SUPPORTED, [&] {
+    f.add(Verdict::UNSUPPORTED, [&] {
       return Reason{"ignored",
                     fmt::format("imports, but computes something else: the TensorRT {} importer of {} never reads {}",
                                 r.name, n.op_type, what),
                     r.importer_citation(e.import_src.substr(e.import_src.find(' ') + 1))};
     });
     f.hint([&] {
-      return a.is_attribute ? fmt::format("remove attribute '{}' or express it with other ops", a.attribute)
-                            : fmt::format("drop input {} or express it with other ops", a.input);
+      // The first later release whose importer of the op reads the argument.
+      const Release* reads = first_release([&](const Release& x) {
+        const OpEntry* oe = x.major * 100 + x.minor > r.major * 100 + r.minor ? x.find(n.op_type) : nullptr;
+        return oe && !oe->import_src.empty() &&
+               std::none_of(oe->ignored.begin(), oe->ignored.end(), [&](const IgnoredArg& o) { return o.text == a.text; });
+      });
+      std::string later = reads ? fmt::format(", or use TensorRT {} or later, whose importer reads it", reads->name) : "";
+      if (!a.is_attribute) return fmt::format("compute what input {} does with other ops and drop it{}", a.input, later);
+      return fmt::format("compute what attribute '{}' does with other ops and remove it{}{}", a.attribute,
+                         a.harmless.empty() ? "" : fmt::format(" (or set it to {} if that is what you meant)", a.harmless),
+                         later);
     });
   }
 }

@@ -461,26 +461,24 @@ RuleCheck check_static_shape(const Rule& r, const Ctx& c) {
   return holds();
 }
 
+// An AXIS argument ("-1" or "attr:NAME:DEFAULT") on the node: the axis and how to name it.
+std::pair<int64_t, std::string> axis_arg(std::string_view spec, const Node& n) {
+  int64_t axis = 0;
+  if (!spec.starts_with("attr:")) {
+    parse_int(spec, axis);
+    return {axis, fmt::format("axis {}", axis)};
+  }
+  auto parts = split(spec.substr(5), ':');
+  parse_int(parts[1], axis);
+  const Attribute* a = n.attribute(parts[0]);
+  if (a && a->kind == Attribute::Kind::Int) return {a->i, fmt::format("axis {} (attribute {})", a->i, parts[0])};
+  return {axis, fmt::format("axis {} (default of attribute {})", axis, parts[0])};
+}
+
 RuleCheck check_static_dim(const Rule& r, const Ctx& c) {
   Index ix = index_arg(r.args[0]);
   if (!input_present(c.node, ix.pos)) return holds();
-  int64_t axis = 0;
-  std::string axis_text;
-  std::string_view spec = r.args[1];
-  if (spec.starts_with("attr:")) {
-    auto parts = split(spec.substr(5), ':');
-    parse_int(parts[1], axis);
-    const Attribute* a = c.node.attribute(parts[0]);
-    if (a && a->kind == Attribute::Kind::Int) {
-      axis = a->i;
-      axis_text = fmt::format("axis {} (attribute {})", axis, parts[0]);
-    } else {
-      axis_text = fmt::format("axis {} (default of attribute {})", axis, parts[0]);
-    }
-  } else {
-    parse_int(spec, axis);
-    axis_text = fmt::format("axis {}", axis);
-  }
+  auto [axis, axis_text] = axis_arg(r.args[1], c.node);
   const TensorInfo* t = input_tensor(c, ix.pos);
   if (!t || t->rank < 0 || t->dims.size() != static_cast<size_t>(t->rank))
     return unknown(fmt::format("shape of {} is unknown; release requires {} to be static", describe_input(c.node, ix), axis_text));
@@ -747,6 +745,141 @@ RuleCheck check_resize_nd(const Rule& r, const Ctx& c) {
   return holds();
 }
 
+// The axis an AXIS argument names, counted against the rank of input I, is one of its last N axes
+// (ITopKLayer: "reduceAxes ... must be one of the last four dimensions"; ArgMax/ArgMin import as TopK).
+RuleCheck check_axis_last(const Rule& r, const Ctx& c) {
+  Index ix = index_arg(r.args[0]);
+  if (!input_present(c.node, ix.pos)) return holds();
+  auto [axis, axis_text] = axis_arg(r.args[1], c.node);
+  int64_t last = 0;
+  parse_int(r.args[2], last);
+  // Axes -1 .. -N are among the last N whatever the rank.
+  if (axis < 0 && axis >= -last) return holds();
+  const TensorInfo* t = input_tensor(c, ix.pos);
+  if (!t || t->rank < 0)
+    return unknown(fmt::format("rank of {} is unknown; release requires {} to be one of its last {} axes",
+                               describe_input(c.node, ix), axis_text, last));
+  int64_t a = axis < 0 ? axis + t->rank : axis;
+  if (a >= t->rank - last && a < t->rank) return holds();
+  if (a < 0 || a >= t->rank)
+    return fails(fmt::format("{} is outside the rank {} of {}", axis_text, t->rank, describe_input(c.node, ix)));
+  return fails(fmt::format("{} of {} (rank {}) is not one of its last {} axes; release reduces only over the last {} "
+                           "axes", axis_text, describe_input(c.node, ix), t->rank, last, last));
+}
+
+// The graph held by the node's graph attribute `name` (If branches, Loop body); null when not loaded.
+const Graph* subgraph(const Ctx& c, std::string_view name) {
+  const Attribute* a = c.node.attribute(name);
+  if (!a || a->graphs.empty() || a->graphs[0] < 0 || static_cast<size_t>(a->graphs[0]) >= c.model.graphs.size())
+    return nullptr;
+  return &c.model.graphs[static_cast<size_t>(a->graphs[0])];
+}
+
+// Output k of a subgraph as its readers see it; null when the graph does not describe it.
+const TensorInfo* graph_output(const Graph& g, size_t k) {
+  return k < g.outputs.size() ? g.at(g.id(g.outputs[k])) : nullptr;
+}
+
+// Loop: a scan output gets its length from the trip limit. The importer treats an absent trip
+// count, and a constant INT64 one of INT32_MAX or more (how scripted `while` loops export), as no
+// trip limit, and from 10.11 refuses a scan output then ("cannot infer the shape of scan output").
+RuleCheck check_loop_scan_trip_limit(const Rule&, const Ctx& c) {
+  const Graph* body = subgraph(c, "body");
+  if (!body) return unknown("the Loop's body graph is not known; release requires a trip limit for scan outputs");
+  size_t states = c.node.inputs.size() > 2 ? c.node.inputs.size() - 2 : 0;
+  if (body->outputs.size() <= 1 + states) return holds();
+  size_t scans = body->outputs.size() - 1 - states;
+  std::string what = fmt::format("the Loop has {} scan output{} (body output '{}'{})", scans, scans > 1 ? "s" : "",
+                                 body->outputs[1 + states], scans > 1 ? ", ..." : "");
+  if (!input_present(c.node, 0))
+    return fails(fmt::format("{} and no trip count M; release cannot infer the shape of a scan output without a "
+                             "trip limit", what));
+  const TensorInfo* m = input_tensor(c, 0);
+  // A trip count computed at run time is a trip limit; the importer only reads constant INT64 ones.
+  if (!m || !is_constant(*m) || m->type != ElemType::INT64) return holds();
+  if (!m->values || m->values->empty())
+    return unknown(fmt::format("{} and a constant trip count whose value is not known; release treats a trip count "
+                               "of INT32_MAX or more as no trip limit", what));
+  double v = m->values->front();
+  if (v < static_cast<double>(INT32_MAX)) return holds();
+  return fails(fmt::format("{} and the constant trip count {} (INT32_MAX or more, which the importer reads as no trip "
+                           "limit: a `while` loop); release cannot infer the shape of a scan output without a trip limit",
+                           what, format_number(v)));
+}
+
+// Shapes of two tensors: Fails when they surely differ (rank, or two fixed sizes), Unknown when
+// a rank or a dimension is not known, Holds when equal. `differ` names the first difference.
+RuleOutcome compare_shapes(const TensorInfo* a, const TensorInfo* b, bool ranks_only, std::string& differ) {
+  if (!a || !b || a->rank < 0 || b->rank < 0) return RuleOutcome::Unknown;
+  if (a->rank != b->rank) {
+    differ = fmt::format("rank {} and rank {}", a->rank, b->rank);
+    return RuleOutcome::Fails;
+  }
+  if (ranks_only) return RuleOutcome::Holds;
+  if (a->dims.size() != b->dims.size()) return RuleOutcome::Unknown;
+  RuleOutcome out = RuleOutcome::Holds;
+  for (size_t i = 0; i < a->dims.size(); ++i) {
+    const Dim &x = a->dims[i], &y = b->dims[i];
+    if (x.fixed() && y.fixed()) {
+      if (x.value == y.value) continue;
+      differ = fmt::format("size {} and size {} at axis {}", x.value, y.value, i);
+      return RuleOutcome::Fails;
+    }
+    if (!x.fixed() && !y.fixed() && !x.param.empty() && x.param == y.param) continue;
+    out = RuleOutcome::Unknown;
+  }
+  return out;
+}
+
+// Loop: each loop-carried state keeps its shape (IRecurrenceLayer: the next value "must have the
+// same dimensions as input 0"): node input 2+i against body output 1+i.
+RuleCheck check_loop_state_shapes(const Rule&, const Ctx& c) {
+  const Graph* body = subgraph(c, "body");
+  if (!body) return unknown("the Loop's body graph is not known; release requires each loop-carried state to keep its shape");
+  std::optional<RuleCheck> undecided;
+  for (size_t i = 2; i < c.node.inputs.size(); ++i) {
+    if (c.node.inputs[i].empty()) continue;
+    const TensorInfo* init = input_tensor(c, i);
+    const TensorInfo* next = graph_output(*body, i - 1);
+    std::string differ;
+    RuleOutcome o = compare_shapes(init, next, false, differ);
+    std::string state = fmt::format("loop-carried state {} (initial '{}', next '{}')", i - 2, c.node.inputs[i],
+                                    i - 1 < body->outputs.size() ? body->outputs[i - 1] : std::string("?"));
+    if (o == RuleOutcome::Fails)
+      return fails(fmt::format("{} changes shape in the body: {}; release requires the next value to have the "
+                               "dimensions of the initial one", state, differ));
+    if (o == RuleOutcome::Unknown && !undecided)
+      undecided = unknown(fmt::format("the shape of {} is not known in full; release requires the next value to have "
+                                      "the dimensions of the initial one", state));
+  }
+  return undecided ? *undecided : holds();
+}
+
+// If with a condition computed at run time: each output has the same rank in both branches
+// (IIfConditional::addOutput). A constant condition imports only the branch it selects.
+RuleCheck check_if_branch_ranks(const Rule&, const Ctx& c) {
+  if (input_present(c.node, 0))
+    if (const TensorInfo* cond = input_tensor(c, 0); cond && is_constant(*cond)) return holds();
+  const Graph* then_g = subgraph(c, "then_branch");
+  const Graph* else_g = subgraph(c, "else_branch");
+  if (!then_g || !else_g)
+    return unknown("the If's branches are not known; release requires each output to have the same rank in both");
+  std::optional<RuleCheck> undecided;
+  for (size_t k = 0; k < std::min(then_g->outputs.size(), else_g->outputs.size()); ++k) {
+    std::string differ;
+    RuleOutcome o = compare_shapes(graph_output(*then_g, k), graph_output(*else_g, k), true, differ);
+    if (o == RuleOutcome::Fails)
+      return fails(fmt::format("output {} of the If has {} in then_branch ('{}') and else_branch ('{}'); release "
+                               "requires the same rank in both branches when the condition is not a build-time "
+                               "constant", k, differ, then_g->outputs[k], else_g->outputs[k]));
+    if (o == RuleOutcome::Unknown && !undecided)
+      undecided = unknown(fmt::format("the rank of output {} of the If is not known in both branches ('{}', '{}'); "
+                                      "release requires the same rank in both", k, then_g->outputs[k],
+                                      else_g->outputs[k]));
+  }
+  return undecided ? *undecided : holds();
+}
+
 // ---------------------------------------------------------------- the vocabulary
 
 using CheckFn = RuleCheck (*)(const Rule&, const Ctx&);
@@ -931,6 +1064,41 @@ const std::vector<RuleSpec>& rule_specs() {
        [](const Rule& r) {
          return fmt::format("the scales of {} resize only the innermost 3 axes with mode linear, 2 with cubic",
                             input_words(arg_or(r, 0)));
+       }},
+      {"axis_last", {Arg::Index, Arg::Axis, Arg::NumSet}, 3, check_axis_last,
+       [](const Rule& r, const Node&) {
+         return fmt::format("move the axis among the last {} with a Transpose before the node (and back after), or "
+                            "Reshape to fewer axes", arg_or(r, 2));
+       },
+       unknown_shape,
+       [](const Rule& r) {
+         return fmt::format("the axis {} is one of the last {} axes of {}", std::string_view(arg_or(r, 1)).starts_with("attr:") ? "its attribute names" : arg_or(r, 1), arg_or(r, 2),
+                            input_words(arg_or(r, 0)));
+       }},
+      {"loop_scan_trip_limit", {}, 0, check_loop_scan_trip_limit,
+       [](const Rule&, const Node&) -> std::string {
+         return "export the loop with a finite trip count (a for loop over a known range, or pass M computed in the "
+                "graph), or return the values through loop-carried state instead of scan outputs";
+       },
+       unknown_values,
+       [](const Rule&) -> std::string {
+         return "a Loop with scan outputs has a trip count M below INT32_MAX (not only a condition)";
+       }},
+      {"loop_state_shapes", {}, 0, check_loop_state_shapes,
+       [](const Rule&, const Node&) -> std::string {
+         return "keep each loop-carried state at one shape (pad to the largest size and carry the length in "
+                "another state), or unroll the loop";
+       },
+       unknown_shape,
+       [](const Rule&) -> std::string { return "each loop-carried state has the same shape before and after the body"; }},
+      {"if_branch_ranks", {}, 0, check_if_branch_ranks,
+       [](const Rule&, const Node&) -> std::string {
+         return "make both branches return tensors of the same rank (Reshape/Unsqueeze in the smaller one), or make "
+                "the condition a constant (fold constants) so that only one branch is imported";
+       },
+       unknown_shape,
+       [](const Rule&) -> std::string {
+         return "each output has the same rank in both branches, unless the condition is a constant";
        }},
   };
   return specs;

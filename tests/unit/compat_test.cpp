@@ -599,7 +599,7 @@ TEST(CompatImporterFacts, Uint8OnlyAtTheNetworkBoundary) {
   EXPECT_TRUE(annotate(m, no_rule, no_rule.resolve("9.9"), Precision::FP32).converts);
 }
 
-TEST(CompatImporterFacts, ArgumentsTheImporterNeverReadsWarnWithoutChangingTheVerdict) {
+TEST(CompatImporterFacts, ArgumentsTheImporterNeverReadsMakeTheNodeUnsupportedUnlessHarmless) {
   KnowledgeBase k = test_kb("", "ScatterND\tY\t-\t-\t-\tyes\ttable\t-\t-\t*\t9.9-GA ops.cpp:50\tattr:reduction=none\n");
   auto model = [](const std::string& name, const char* reduction) {
     ModelBuilder mb(17);
@@ -615,13 +615,18 @@ TEST(CompatImporterFacts, ArgumentsTheImporterNeverReadsWarnWithoutChangingTheVe
   Model add = model("ignored_add", "add");
   Annotations a = annotate(add, k, k.resolve("9.9"), Precision::FP32);
   const NodeVerdict& v = verdict_of(add, a, "node");
-  EXPECT_EQ(v.verdict, Verdict::SUPPORTED);
+  // It imports, but the network computes another function: the model does not convert as written.
+  EXPECT_EQ(v.verdict, Verdict::UNSUPPORTED);
   EXPECT_TRUE(mentions(v, "computes something else"));
   EXPECT_TRUE(mentions(v, "reduction=add"));
+  ASSERT_FALSE(v.hints.empty());
+  EXPECT_NE(v.hints.front().find("reduction"), std::string::npos) << v.hints.front();
+  EXPECT_FALSE(a.converts);
   for (const char* harmless : {"none", static_cast<const char*>(nullptr)}) {
     Model m = model(std::string("ignored_") + (harmless ? harmless : "absent"), harmless);
     Annotations b = annotate(m, k, k.resolve("9.9"), Precision::FP32);
     EXPECT_FALSE(mentions(verdict_of(m, b, "node"), "something else"));
+    EXPECT_EQ(verdict_of(m, b, "node").verdict, Verdict::SUPPORTED);
   }
 }
 

@@ -120,7 +120,8 @@ TEST(KbLoad, EveryEmbeddedRuleHasACheckFunction) {
         n.op_type = name;
         EXPECT_NO_THROW(check_rule(rule, m, m.graphs[0], n)) << rule.text;
       }
-      if (e.status == OpStatus::N) {
+      // An op the release does not import has no rules, unless its parser has an importer (whose checks count).
+      if (e.status == OpStatus::N && e.importer != "yes") {
         EXPECT_TRUE(e.rules.empty()) << r.name << " " << name;
       }
     }
@@ -135,7 +136,8 @@ TEST(KbLoad, VocabularyIsTheDocumentedOne) {
       "const_input", "weights_input", "nonconst_input", "input_present", "input_absent", "value_in",
       "input_types", "rank", "static_shape", "static_dim", "output_unused", "attr_in", "attr_all",
       "attr_absent", "attr_no_substr", "pads_symmetric", "bidir_same_activations", "opset",
-      "einsum_subscripts", "einsum_no_diagonal", "same_types", "resize_nd"};
+      "einsum_subscripts", "einsum_no_diagonal", "same_types", "resize_nd", "axis_last", "loop_scan_trip_limit",
+      "loop_state_shapes", "if_branch_ranks"};
   EXPECT_EQ(rule_vocabulary(), expected);
   // data/trt/README.md documents each of them (read from the tree: the build
   // re-embeds data/trt only when a table changes).

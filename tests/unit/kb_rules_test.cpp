@@ -2,7 +2,9 @@
 // holding, failing and (where a fact can be unknown) undecided.
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <stdexcept>
+#include <utility>
 
 #include "trtlens/kb.h"
 
@@ -198,6 +200,81 @@ TEST_F(KbRules, ConstInputSeesInitializersOfEnclosingGraphs) {
   index_graphs(model);
   const Graph& g = model.graphs[1];
   EXPECT_EQ(check_rule(parse_rule("const_input(1)"), model, g, g.nodes[0]).outcome, Holds);
+}
+
+// A Loop (node 0 of the main graph) over state s0 whose body (graph 1) returns cond, the next
+// state `next` and `scans` scan outputs; body tensors get the given shapes (empty: unknown rank).
+class KbLoopRules : public KbRules {
+ protected:
+  void loop(std::vector<std::string> inputs, std::vector<int64_t> next_dims, bool next_known, size_t scans) {
+    Graph body;
+    body.path = "Loop_0/body";
+    body.parent = 0;
+    body.parent_node = 0;
+    body.outputs = {"c_out", "next"};
+    for (size_t k = 0; k < scans; ++k) body.outputs.push_back("scan" + std::to_string(k));
+    for (const auto& name : body.outputs) body.tensors[static_cast<size_t>(body.intern(name))].origin = TensorOrigin::Computed;
+    if (next_known) {
+      TensorInfo& t = body.tensors[static_cast<size_t>(body.id("next"))];
+      t.type = ElemType::FLOAT;
+      t.rank = static_cast<int>(next_dims.size());
+      for (int64_t d : next_dims) {
+        Dim dim;
+        if (d >= 0) dim.value = d;
+        if (d == -2) dim.param = "N";
+        t.dims.push_back(dim);
+      }
+    }
+    model.graphs.push_back(std::move(body));
+    Node& n = node("Loop", std::move(inputs), {"s_final"});
+    Attribute a;
+    a.name = "body";
+    a.kind = Attribute::Kind::Graph;
+    a.graphs = {1};
+    n.attributes.push_back(a);
+  }
+};
+
+TEST_F(KbLoopRules, ScanTripLimit) {
+  tensor("s0", ElemType::FLOAT, {2}, TensorOrigin::GraphInput);
+  tensor("c0", ElemType::BOOL, {}, TensorOrigin::GraphInput);
+  tensor("m_run", ElemType::INT64, {}, TensorOrigin::GraphInput);
+  tensor("m_big", ElemType::INT64, {}, TensorOrigin::Initializer).values =
+      std::make_unique<std::vector<double>>(std::vector<double>{9223372036854775807.0});
+  tensor("m_10", ElemType::INT64, {}, TensorOrigin::Initializer).values =
+      std::make_unique<std::vector<double>>(std::vector<double>{10});
+  tensor("m_unread", ElemType::INT64, {}, TensorOrigin::Initializer);  // values not read
+  loop({"", "c0", "s0"}, {2}, true, 1);
+  EXPECT_EQ(outcome("loop_scan_trip_limit"), Fails);
+  for (auto [m, want] : {std::pair{"m_big", Fails}, std::pair{"m_10", Holds}, std::pair{"m_run", Holds},
+                         std::pair{"m_unread", Unknown}}) {
+    graph().nodes[0].inputs[0] = m;
+    EXPECT_EQ(outcome("loop_scan_trip_limit"), want) << m;
+  }
+}
+
+TEST_F(KbLoopRules, NoScanOutputNoTripLimitHolds) {
+  tensor("s0", ElemType::FLOAT, {2}, TensorOrigin::GraphInput);
+  tensor("c0", ElemType::BOOL, {}, TensorOrigin::GraphInput);
+  loop({"", "c0", "s0"}, {2}, true, 0);
+  EXPECT_EQ(outcome("loop_scan_trip_limit"), Holds);
+}
+
+TEST_F(KbLoopRules, StateShapes) {
+  tensor("c0", ElemType::BOOL, {}, TensorOrigin::GraphInput);
+  tensor("s0", ElemType::FLOAT, {-2, 4}, TensorOrigin::GraphInput);
+  struct Case {
+    std::vector<int64_t> next;
+    bool known;
+    RuleOutcome want;
+  };
+  for (const Case& c : {Case{{-2, 4}, true, Holds}, Case{{-2, 8}, true, Fails}, Case{{-2}, true, Fails},
+                        Case{{-1, 4}, true, Unknown}, Case{{}, false, Unknown}}) {
+    model.graphs.resize(1);
+    graph().nodes.clear();
+    loop({"", "c0", "s0"}, c.next, c.known, 0);
+    EXPECT_EQ(outcome("loop_state_shapes"), c.want) << c.next.size() << " " << c.known;
+  }
 }
 
 TEST_F(KbRules, WeightsInput) {
