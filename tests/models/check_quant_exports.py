@@ -28,6 +28,14 @@ EXPECTED = {
     "uint8_boundary": ("fp32", {"*": (False, {"cast_to_uint8_inner": U, "cast_to_uint8_output": S})}),
 }
 
+# Models without Q/DQ nodes: only whether they convert (None: only that trtlens judges them).
+# decoder_block_3d's verdict and scripted_loop's trip-count check belong to other changes.
+CONVERTS_ONLY = {
+    "decoder_block": ("fp16", {"10.8": False, "10.16": True, "11.5": True}),
+    "decoder_block_3d": ("fp16", {"10.8": None, "10.16": None, "11.5": None}),
+    "scripted_loop": ("fp32", {"10.8": None, "10.16": None, "11.5": None}),
+}
+
 QDQ_OPS = {"QuantizeLinear", "DequantizeLinear", "TRT_FP8QuantizeLinear", "TRT_FP8DequantizeLinear",
            "TRT_INT4QuantizeLinear", "TRT_INT4DequantizeLinear", "TRT_FP4DynamicQuantize",
            "TRT_MXFP8DynamicQuantize", "TRT_MXFP8DequantizeLinear"}
@@ -59,6 +67,15 @@ def main():
             missing = set(verdicts) - {n["name"] for n in d["nodes"]}
             if missing:
                 failures.append(f"{where}: no nodes named {sorted(missing)}")
+    for model, (precision, by_release) in CONVERTS_ONLY.items():
+        for release, converts in by_release.items():
+            p = subprocess.run([trtlens, "check", f"{modeldir}/{model}.onnx", "--trt", release, "--precision",
+                                precision, "--format", "json", "--fail-on", "none"], capture_output=True, text=True)
+            where = f"{model} at {release} ({precision})"
+            if p.returncode != 0:
+                failures.append(f"{where}: exit {p.returncode}: {p.stderr.strip()}")
+            elif converts is not None and json.loads(p.stdout)["converts"] != converts:
+                failures.append(f"{where}: converts {not converts}, expected {converts}")
     for f in failures:
         print(f)
     print(f"{len(failures)} failure(s)")

@@ -158,11 +158,74 @@ def uint8_boundary(outdir):
     save(outdir, "uint8_boundary", nodes, [vi("x", T.FLOAT, [1, 8])], [vi("y", T.UINT8, [1, 8])], [])
 
 
+def decoder_block(outdir, qkv_rank=4):
+    # An LLM decoder block as exporters write it at opset 23: RMSNormalization, Q/K/V
+    # projections reshaped to 4-D [batch, heads, seq, head_dim], RotaryEmbedding on Q and K,
+    # causal Attention, output projection and residual. qkv_rank=3 writes the 3-D Q/K/V form
+    # (Attention's q_num_heads/kv_num_heads), whose verdict another change decides.
+    b, s, hidden, heads = 1, 8, 64, 4
+    d = hidden // heads
+    nodes = [h.make_node("RMSNormalization", ["x", "gamma"], ["xn"], "rmsnorm", axis=-1, epsilon=1e-6)]
+    inits = [f32("gamma", [hidden], 1.0), f32("cos", [s, d // 2], 1.0), f32("sin", [s, d // 2], 0.0),
+             f32("Wo", [hidden, hidden], 0.01),
+             h.make_tensor("pos", T.INT64, [b, s], list(range(s))),
+             h.make_tensor("shape4", T.INT64, [4], [b, s, heads, d]),
+             h.make_tensor("shape3", T.INT64, [3], [b, s, hidden])]
+    for name in ("q", "k", "v"):
+        inits.append(f32("W" + name, [hidden, hidden], 0.01))
+        nodes.append(h.make_node("MatMul", ["xn", "W" + name], [name + "_proj"], name + "_proj"))
+        if qkv_rank == 4:
+            nodes.append(h.make_node("Reshape", [name + "_proj", "shape4"], [name + "_bshd"], name + "_reshape"))
+            nodes.append(h.make_node("Transpose", [name + "_bshd"], [name + "_bhsd"], name + "_transpose",
+                                     perm=[0, 2, 1, 3]))
+            src = name + "_bhsd"
+        else:
+            src = name + "_proj"
+        if name != "v":
+            extra = {} if qkv_rank == 4 else {"num_heads": heads}
+            nodes.append(h.make_node("RotaryEmbedding", [src, "cos", "sin", "pos"], [name + "_rot"], name + "_rope",
+                                     **extra))
+            src = name + "_rot"
+        nodes.append(h.make_node("Identity", [src], [name + "_in"], name + "_in"))
+    extra = {} if qkv_rank == 4 else {"q_num_heads": heads, "kv_num_heads": heads}
+    nodes.append(h.make_node("Attention", ["q_in", "k_in", "v_in"], ["attn"], "attention", is_causal=1, **extra))
+    if qkv_rank == 4:
+        nodes += [h.make_node("Transpose", ["attn"], ["attn_bshd"], "attn_transpose", perm=[0, 2, 1, 3]),
+                  h.make_node("Reshape", ["attn_bshd", "shape3"], ["attn3"], "attn_reshape")]
+    else:
+        nodes.append(h.make_node("Identity", ["attn"], ["attn3"], "attn_out"))
+    nodes += [h.make_node("MatMul", ["attn3", "Wo"], ["o"], "o_proj"), h.make_node("Add", ["x", "o"], ["y"], "residual")]
+    name = "decoder_block" if qkv_rank == 4 else "decoder_block_3d"
+    save(outdir, name, nodes, [vi("x", T.FLOAT, [b, s, hidden])],
+         [vi("y", T.FLOAT, [b, s, hidden])], inits, opset=23)
+
+
+def scripted_loop(outdir):
+    # torch.jit.script's `while` loop as torch.onnx exports it: Loop with the INT64 maximum as
+    # trip count (the loop ends by its condition), a loop-carried counter and a scan output.
+    body = h.make_graph(
+        [h.make_node("Add", ["i_in", "one"], ["i_out"], "inc"),
+         h.make_node("Less", ["i_out", "limit"], ["cond_out"], "less"),
+         h.make_node("Mul", ["i_out", "two"], ["scan"], "scan_value")],
+        "body",
+        [vi("iter", T.INT64, []), vi("cond_in", T.BOOL, []), vi("i_in", T.INT64, [])],
+        [vi("cond_out", T.BOOL, []), vi("i_out", T.INT64, []), vi("scan", T.INT64, [])],
+        [h.make_tensor("one", T.INT64, [], [1]), h.make_tensor("two", T.INT64, [], [2])])
+    nodes = [h.make_node("Loop", ["max_trip", "cond0", "i0"], ["i_final", "scanned"], "while_loop", body=body)]
+    inits = [h.make_tensor("max_trip", T.INT64, [], [9223372036854775807]),
+             h.make_tensor("cond0", T.BOOL, [], [True]), h.make_tensor("i0", T.INT64, [], [0])]
+    save(outdir, "scripted_loop", nodes, [vi("limit", T.INT64, [])],
+         [vi("i_final", T.INT64, []), vi("scanned", T.INT64, [None])], inits, opset=17)
+
+
 def main():
     outdir = sys.argv[1]
     os.makedirs(outdir, exist_ok=True)
     for make in (fp8_modelopt, int4_awq, nvfp4, mxfp8, qdq_class, nonzero_zero_points, uint8_boundary):
         make(outdir)
+    decoder_block(outdir, 4)
+    decoder_block(outdir, 3)
+    scripted_loop(outdir)
 
 
 if __name__ == "__main__":
