@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Writes small ONNX models shaped like NVIDIA ModelOpt's quantized exports (op_types,
-domains and the element types its exporter declares) into OUTDIR, for check_quant_exports.py.
+"""Writes small ONNX models shaped like real exports into OUTDIR, for check_quant_exports.py:
+NVIDIA ModelOpt's quantized exports (op_types, domains and the element types its exporter
+declares), an opset-23 LLM decoder block and a torch.jit.script while loop.
 
 Uses only onnx.helper (Debian's python3-onnx 1.12 has no FP8/INT4/FP4 enum names, so the
 element types are written as their onnx.proto numbers). Citations are to
