@@ -85,28 +85,35 @@ Annotator::Annotator(const Model& model, const KnowledgeBase& kb) : model_(model
     for (const auto& [op, e] : r.ops) entry_masks_[&e] = type_mask(e.types);
   }
   find_bounded_int64();
+  find_trt_types();
   facts_.resize(model.graphs.size());
   for (size_t gi = 0; gi < model.graphs.size(); ++gi) {
     const Graph& g = model.graphs[gi];
     GraphFacts& f = facts_[gi];
     f.quant.assign(g.nodes.size(), ElemType::UNDEFINED);
-    auto is_qdq = [](const Node& n) {
-      return n.domain.empty() && (n.op_type == "QuantizeLinear" || n.op_type == "DequantizeLinear");
+    // ModelOpt's TRT_ Q/DQ ops go to the same Q/DQ importer helper (10.1-GA
+    // onnxOpImporters.cpp:1669-1690) and the dynamic quantizers make Q layers too.
+    static const std::unordered_set<std::string_view> kTrtQ = {
+        "TRT_FP8QuantizeLinear", "TRT_INT4QuantizeLinear", "TRT_FP4DynamicQuantize", "TRT_MXFP8DynamicQuantize"};
+    static const std::unordered_set<std::string_view> kTrtDQ = {"TRT_FP8DequantizeLinear", "TRT_INT4DequantizeLinear",
+                                                                "TRT_MXFP8DequantizeLinear"};
+    auto is_dq = [](const Node& n) {
+      return (n.domain.empty() && n.op_type == "DequantizeLinear") || kTrtDQ.count(n.op_type) != 0;
+    };
+    auto is_qdq = [&](const Node& n) {
+      return is_dq(n) || (n.domain.empty() && n.op_type == "QuantizeLinear") || kTrtQ.count(n.op_type) != 0;
     };
     if (std::none_of(g.nodes.begin(), g.nodes.end(), is_qdq)) continue;
     has_qdq_ = true;
-    auto type_of = [&](const TensorInfo* t) { return t ? t->type : ElemType::UNDEFINED; };
+    auto type_of = [&](const TensorInfo* t) { return trt_type(t); };
     // Q/DQ regions: a DequantizeLinear's consumers compute in its quantized
     // type (TensorRT fuses DQ into them), and so does the producer of a
     // QuantizeLinear's input (fused with the Q on its output).
     for (const auto& n : g.nodes) {
       if (!is_qdq(n) || n.inputs.empty() || n.outputs.empty()) continue;
-      bool dq = n.op_type == "DequantizeLinear";
+      bool dq = is_dq(n);
       ElemType q = dq ? type_of(g.input(n, 0)) : type_of(g.output(n, 0));
       if (!is_quantized_type(q)) continue;
-      if (!dq && q == ElemType::UINT8)
-        if (const TensorInfo* t = g.output(n, 0)) quantized_as_int8_.insert(t);
-      if (q == ElemType::UINT8 && (!dq || quantized_as_int8_.count(g.input(n, 0)))) q = ElemType::INT8;
       f.quant[static_cast<size_t>(n.index)] = q;
       if (dq) {
         for (TensorId o : g.output_ids(n))
@@ -542,8 +549,7 @@ Annotator::NodeTypes Annotator::judge_import(int gi, const Node& n, const std::v
       });
       return;
     }
-    std::string_view as = t->type == ElemType::UINT8 && quantized_as_int8_.count(t) ? std::string_view("INT8")
-                                                                                      : imported_name(t->type);
+    std::string_view as = imported_name(trt_type(t));
     bool in_qdq_region = is_quantized_type(t->type) && quant(gi, n) != ElemType::UNDEFINED;
     if (importer_facts) {
       if (!is_input) return;
@@ -623,18 +629,18 @@ Annotator::NodeTypes Annotator::judge_import(int gi, const Node& n, const std::v
   return types;
 }
 
-// A node may not produce a UINT8 tensor that is not an output of its graph.
-// QuantizeLinear makes INT8 in TensorRT whatever its ONNX output says, and a
-// Constant becomes weights (UINT8 weights are converted), so neither is checked.
+// A node may not produce a UINT8 tensor that is not an output of its graph. The
+// parser tests the TensorRT type of the output (10.1-GA ModelImporter.cpp:241-253,
+// output.getType()), so the type is trt_type's: a QuantizeLinear or
+// TRT_FP8QuantizeLinear output declared UINT8 is INT8 or FP8 there. A Constant
+// becomes weights (UINT8 weights are converted), so it is not checked.
 void Annotator::judge_uint8_outputs(int gi, const Node& n, const std::vector<const TensorInfo*>& tensors,
                                     const Release& r, Findings& f) const {
-  if (n.domain.empty() && (n.op_type == "QuantizeLinear" || n.op_type == "DynamicQuantizeLinear" ||
-                           n.op_type == "Constant"))
-    return;
+  if (n.domain.empty() && (n.op_type == "DynamicQuantizeLinear" || n.op_type == "Constant")) return;
   const Graph& g = model_.graphs[static_cast<size_t>(gi)];
   for (size_t k = 0; k < n.outputs.size(); ++k) {
     const TensorInfo* t = tensors[n.inputs.size() + k];
-    if (!t || t->type != ElemType::UINT8) continue;
+    if (!t || trt_type(t) != ElemType::UINT8) continue;
     if (std::find(g.outputs.begin(), g.outputs.end(), n.outputs[k]) != g.outputs.end()) continue;
     f.add(Verdict::UNSUPPORTED, [&] {
       return Reason{"uint8",
@@ -690,6 +696,56 @@ void Annotator::judge_ignored(const Graph& g, const Node& n, const OpEntry& e, c
                          later);
     });
   }
+}
+
+// Importers that set their outputs' TensorRT type whatever the ONNX graph declares.
+// The parser dispatches on op_type alone, so the domain does not matter. ModelOpt
+// declares these outputs UINT8 (modelopt/torch/quantization/export_onnx.py:237-239
+// TRT_FP8QuantizeLinear, :574-589 TRT_MXFP8DynamicQuantize's scale, at
+// TensorRT-Model-Optimizer 5a4242f).
+void Annotator::find_trt_types() {
+  struct Produced {
+    std::string_view op;
+    size_t output;
+    ElemType type;
+  };
+  static constexpr Produced kProduced[] = {
+      // 10.1-GA onnxOpImporters.cpp:1669-1672, 1681-1684: the Q/DQ helper with customOpType kFP8 / kINT4.
+      {"TRT_FP8QuantizeLinear", 0, ElemType::FLOAT8E4M3FN},
+      {"TRT_INT4QuantizeLinear", 0, ElemType::INT4},
+      // onnxOpImporters.cpp TRT_FP4DynamicQuantize (10.8 and later): FP4 data, scale of
+      // attribute scale_type (FP8 where ModelOpt writes it, export_onnx.py:535-544).
+      {"TRT_FP4DynamicQuantize", 0, ElemType::FLOAT4E2M1},
+      {"TRT_FP4DynamicQuantize", 1, ElemType::FLOAT8E4M3FN},
+      // onnxOpImporters.cpp TRT_MXFP8DynamicQuantize (10.10 and later): FP8 data, E8M0 block scales.
+      {"TRT_MXFP8DynamicQuantize", 0, ElemType::FLOAT8E4M3FN},
+      {"TRT_MXFP8DynamicQuantize", 1, ElemType::FLOAT8E8M0},
+  };
+  for (const Graph& g : model_.graphs)
+    for (const Node& n : g.nodes) {
+      // QuantizeLinear quantizes to its zero point's type where that is FP8, INT8 or INT4,
+      // else to INT8 (10.1-GA onnxOpImporters.cpp:1442-1461): a UINT8 output is INT8.
+      if (n.domain.empty() && n.op_type == "QuantizeLinear") {
+        if (const TensorInfo* t = g.output(n, 0); t && t->type == ElemType::UINT8) trt_types_[t] = ElemType::INT8;
+        continue;
+      }
+      if (n.op_type.rfind("TRT_", 0) != 0) continue;
+      for (const Produced& p : kProduced)
+        if (p.op == n.op_type && p.output < n.outputs.size())
+          if (const TensorInfo* t = g.output(n, p.output)) {
+            ElemType type = p.type;
+            if (p.op == "TRT_FP4DynamicQuantize" && p.output == 1)
+              if (const Attribute* a = n.attribute("scale_type"); a && a->kind == Attribute::Kind::Int && a->i > 0)
+                type = static_cast<ElemType>(a->i);
+            if (type != t->type) trt_types_[t] = type;
+          }
+    }
+}
+
+ElemType Annotator::trt_type(const TensorInfo* t) const {
+  if (!t) return ElemType::UNDEFINED;
+  auto it = trt_types_.find(t);
+  return it == trt_types_.end() ? t->type : it->second;
 }
 
 ElemType Annotator::quant(int gi, const Node& n) const {
@@ -952,7 +1008,7 @@ void Annotator::node_facts(int gi, const Node& n, std::string& out) const {
     put_doubles(t->values.get());
     put(bounded_int64(t));
     put(clamped_int64(t));
-    put(quantized_as_int8_.count(t) != 0);
+    put(trt_type(t));
     put(std::find(g.outputs.begin(), g.outputs.end(), name) != g.outputs.end());
   };
   put(gi);

@@ -69,6 +69,8 @@ class Annotator {
   // built-in importer for the op_type and finds the plugin in the registry.
   void judge_plugin(const Node& n, const OpEntry& e, const Release& r, Findings& f) const;
   // UNSUPPORTED for an intermediate UINT8 output (releases with the UINT8 boundary policy).
+  // The element type TensorRT gives tensor t (importer semantics of its producer; see find_trt_types).
+  ElemType trt_type(const TensorInfo* t) const;
   void judge_uint8_outputs(int graph, const Node& n, const std::vector<const TensorInfo*>& tensors, const Release& r,
                            Findings& f) const;
   // A warning for each input or attribute the node sets that the release's importer never reads.
@@ -106,9 +108,10 @@ class Annotator {
   std::unordered_map<const OpEntry*, uint32_t> entry_masks_;
   std::unordered_set<const TensorInfo*> bounded_int64_;
   std::unordered_set<const TensorInfo*> clamped_int64_;
-  // UINT8 outputs of QuantizeLinear nodes: TensorRT quantizes to INT8 whatever the ONNX type
-  // (importer 10.1-GA onnxOpImporters.cpp:1429), so inside TensorRT they are INT8.
-  std::unordered_set<const TensorInfo*> quantized_as_int8_;
+  // The TensorRT type of a tensor where the producing importer sets it whatever the ONNX
+  // graph declares (find_trt_types); other tensors have their ONNX type.
+  std::unordered_map<const TensorInfo*, ElemType> trt_types_;
+  void find_trt_types();
   ElemType model_float_ = ElemType::FLOAT;
 };
 

@@ -9,6 +9,7 @@
 #include <map>
 #include <set>
 
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <unordered_set>
@@ -61,6 +62,43 @@ float bf16_to_float(uint16_t b) {
   return f;
 }
 
+// One element of an 8- or 4-bit type (onnx.proto: FLOAT8E4M3FN, FLOAT8E5M2,
+// FLOAT8E8M0, FLOAT4E2M1, INT4, UINT4), from its bits; nullopt for other types.
+std::optional<double> lowbit_value(ElemType type, uint32_t b) {
+  auto minifloat = [](uint32_t bits, int exp_bits, int mant_bits, int bias, bool ieee_inf) {
+    double sign = (bits >> (exp_bits + mant_bits)) & 1 ? -1.0 : 1.0;
+    int e = static_cast<int>((bits >> mant_bits) & ((1u << exp_bits) - 1));
+    double m = static_cast<double>(bits & ((1u << mant_bits) - 1)) / (1u << mant_bits);
+    if (ieee_inf && e == (1 << exp_bits) - 1) return m == 0 ? sign * HUGE_VAL : NAN;
+    return sign * (e == 0 ? std::ldexp(m, 1 - bias) : std::ldexp(1 + m, e - bias));
+  };
+  switch (type) {
+    case ElemType::FLOAT8E4M3FN: return (b & 0x7F) == 0x7F ? NAN : minifloat(b, 4, 3, 7, false);
+    case ElemType::FLOAT8E5M2: return minifloat(b, 5, 2, 15, true);
+    case ElemType::FLOAT8E8M0: return b == 0xFF ? NAN : std::ldexp(1.0, static_cast<int>(b) - 127);
+    case ElemType::FLOAT4E2M1: return minifloat(b & 0xF, 2, 1, 1, false);
+    case ElemType::INT4: return static_cast<double>(static_cast<int>(b & 0xF) - (b & 0x8 ? 16 : 0));
+    case ElemType::UINT4: return static_cast<double>(b & 0xF);
+    default: return std::nullopt;
+  }
+}
+
+bool is_4bit(ElemType t) { return t == ElemType::INT4 || t == ElemType::UINT4 || t == ElemType::FLOAT4E2M1; }
+
+// Values of an 8- or 4-bit tensor from its bytes (4-bit types: two per byte, low nibble first).
+template <typename Byte>
+std::optional<std::vector<double>> lowbit_values(ElemType type, const Byte* bytes, size_t n_bytes, size_t count) {
+  bool packed = is_4bit(type);
+  if (n_bytes != (packed ? (count + 1) / 2 : count)) return std::nullopt;
+  std::vector<double> v;
+  v.reserve(count);
+  for (size_t i = 0; i < count; ++i) {
+    uint32_t byte = static_cast<uint8_t>(bytes[packed ? i / 2 : i]);
+    v.push_back(*lowbit_value(type, packed && i % 2 ? byte >> 4 : byte));
+  }
+  return v;
+}
+
 template <typename T>
 T load_le(const char* p) {
   T v;
@@ -80,6 +118,10 @@ std::optional<std::vector<double>> tensor_values(const onnx::TensorProto& t) {
   std::vector<double> v;
   v.reserve(count);
   auto type = static_cast<ElemType>(t.data_type());
+  if (lowbit_value(type, 0)) {
+    if (!t.raw_data().empty()) return lowbit_values(type, t.raw_data().data(), t.raw_data().size(), count);
+    return lowbit_values(type, t.int32_data().data(), static_cast<size_t>(t.int32_data().size()), count);
+  }
   if (!t.raw_data().empty()) {
     const std::string& raw = t.raw_data();
     size_t width = 0;
