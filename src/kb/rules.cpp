@@ -804,7 +804,7 @@ RuleCheck check_loop_scan_trip_limit(const Rule&, const Ctx& c) {
   if (v < static_cast<double>(INT32_MAX)) return holds();
   return fails(fmt::format("{} and the constant trip count {} (INT32_MAX or more, which the importer reads as no trip "
                            "limit: a `while` loop); release cannot infer the shape of a scan output without a trip limit",
-                           what, format_number(v)));
+                           what, v >= 9.2233720368547748e18 ? std::string("INT64_MAX") : fmt::format("{:.0f}", v)));
 }
 
 // Shapes of two tensors: Fails when they surely differ (rank, or two fixed sizes), Unknown when

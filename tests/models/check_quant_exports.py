@@ -29,11 +29,13 @@ EXPECTED = {
 }
 
 # Models without Q/DQ nodes: only whether they convert (None: only that trtlens judges them).
-# decoder_block_3d's verdict and scripted_loop's trip-count check belong to other changes.
+# decoder_block_3d: 3-D Q/K/V with q_num_heads/kv_num_heads, reshaped by the 10.15+ importer (AttentionHelpers.cpp:51
+# reshapeQKVTensor); 10.8 has no Attention importer. scripted_loop: a scan output under an INT64_MAX trip count,
+# refused from 10.11 (10.16-GA onnxOpImporters.cpp:3641 "cannot infer the shape of scan output").
 CONVERTS_ONLY = {
     "decoder_block": ("fp16", {"10.8": False, "10.16": True, "11.5": True}),
-    "decoder_block_3d": ("fp16", {"10.8": None, "10.16": None, "11.5": None}),
-    "scripted_loop": ("fp32", {"10.8": None, "10.16": None, "11.5": None}),
+    "decoder_block_3d": ("fp16", {"10.8": False, "10.16": True, "11.5": True}),
+    "scripted_loop": ("fp32", {"10.8": True, "10.16": False, "11.5": False}),
 }
 
 QDQ_OPS = {"QuantizeLinear", "DequantizeLinear", "TRT_FP8QuantizeLinear", "TRT_FP8DequantizeLinear",
