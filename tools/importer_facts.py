@@ -302,9 +302,11 @@ def first_argument(text, start):
     return text[start:arg_end if arg_end is not None else i - 1], i
 
 
-def direct_checks(body, universe, main=None):
+def direct_checks(body, universe, main=None, enum=None):
     """Type checks on the main path of a body: notInvalidType blacklists, and in ASSERT-style conditions
-    DataType == whitelists (joined by ||), != blacklists, and isInt32()-style tests."""
+    DataType == whitelists (joined by ||), != blacklists, and isInt32()-style tests. `enum` is the
+    enumerator the importer passes a helper (kRECIP): a test of the op (`op == kNOT ? ... : ...`, 7.x
+    unaryHelper) is then decided, and the check binds the helper's tensor, input 0."""
     found = []
     text = body.text
     main = main or main_path(body)
@@ -323,11 +325,16 @@ def direct_checks(body, universe, main=None):
         cond, _ = first_argument(text, m.end())
         cond = expand_bools(body, cond.split('"', 1)[0])
         where = body.src.where(body.start + m.start())
+        by_op = enum and re.search(r"\b\w+\s*==\s*(?:nvinfer1::)?(?:UnaryOperation|ElementWiseOperation)::k\w+", cond)
+        if by_op:
+            cond = re.sub(r"\b\w+\s*==\s*(?:nvinfer1::)?(?:UnaryOperation|ElementWiseOperation)::(k\w+)",
+                          lambda e: "true" if e.group(1) == enum else "false", cond)
         allowed = cond_types(cond, universe)
         subject = type_subject(cond)
         if allowed is None or allowed == universe or subject is None:
             continue
         idx = input_of(body, subject)
+        idx = 0 if idx is None and by_op else idx
         found.append(Check(idx, allowed, where, idx is None))
     return found
 
@@ -388,8 +395,16 @@ def type_value(expr, t):
     expr = expr.strip()
     while expr.startswith("(") and expr.endswith(")") and paren_end(expr) == len(expr):
         expr = expr[1:-1].strip()
-    if len(split_top(expr, "?")) > 1:
-        return None  # 7.x unaryHelper: `op == kNOT ? ... : ...` depends on the op, which is not read here
+    if expr in ("true", "false"):
+        return expr == "true"
+    branches = split_top(expr, "?")
+    arms = [a for a in split_top(branches[1].replace("::", "\0\0"), ":")] if len(branches) == 2 else []
+    if len(arms) == 2:
+        pick = type_value(branches[0], t)
+        yes, no = (type_value(a.replace("\0\0", "::"), t) for a in arms)
+        return (yes if pick else no) if pick is not None else (yes if yes == no else None)
+    if len(branches) > 1:
+        return None
     parts = split_top(expr, "||")
     if len(parts) > 1:
         vals = [type_value(p, t) for p in parts]
@@ -565,7 +580,8 @@ class Release:
             if re.search(r"for\s*\([^;)]*:\s*inputs\s*\)|inputs\.begin\(\)", text):
                 facts["all_inputs"] = True
         if checks:
-            facts["checks"].extend(direct_checks(body, self.universe, main))
+            op_enum = re.search(r"::(k\w+)", args) if args else None
+            facts["checks"].extend(direct_checks(body, self.universe, main, op_enum and op_enum.group(1)))
             # A helper whose check depends on an enumerator argument (unaryHelper, elementwiseCheck, ...).
             enum = re.search(r"::(k\w+)", args) if args else None
             flags = asserted_flags(body)
