@@ -456,6 +456,11 @@ def convert(src, out_dir, data_dir=None):
                 # (what it refuses stays refused) and widen them by the types the changelog added.
                 widen = [t for t in rows[op]["types"].split() if t != "-" and t not in before]
             importer_columns(rows[op], fact and {"branch": facts["branch"], "row": fact}, semantics, carried, widen)
+            if rows[op]["status"] == "N" and fact and not carried and fact["accepts"] != "-":
+                # The table marks it unsupported, but the release's own importer registers it and decides
+                # its types (7.0-8.2 Reciprocal: unaryHelper's default check): the importer code wins.
+                rows[op].update(status="Y", types="-", note=f"the table marks it unsupported, but the importer "
+                                f"{facts['branch']} {fact['src']} registers it and checks its types (import_types)")
             # Importer checks found in the code (data/importer_checks.tsv), then hand-read ones: each
             # replaces the table's rule of the same name and first argument.
             from_code = [] if not fact or fact.get("rules", "-") in ("-", "") else fact["rules"].split(";")

@@ -281,7 +281,8 @@ def expand_bools(body, cond):
         for var in set(re.findall(r"\b([A-Za-z_]\w*)\b", cond)):
             d = re.search(r"\bbool\s+(?:const\s+)?" + re.escape(var) + r"\s*=\s*([^;]+);", body.text)
             if d:
-                cond = re.sub(r"\b" + re.escape(var) + r"\b", "(" + d.group(1) + ")", cond)
+                # Not a member of the same name (`x.isInt32()` inside `bool isInt32 = x.isInt32();`).
+                cond = re.sub(r"(?<![.>])\b" + re.escape(var) + r"\b", lambda _: "(" + d.group(1) + ")", cond)
     return cond
 
 
@@ -304,9 +305,11 @@ def first_argument(text, start):
     return text[start:arg_end if arg_end is not None else i - 1], i
 
 
-def direct_checks(body, universe, main=None):
+def direct_checks(body, universe, main=None, enum=None):
     """Type checks on the main path of a body: notInvalidType blacklists, and in ASSERT-style conditions
-    DataType == whitelists (joined by ||), != blacklists, and isInt32()-style tests."""
+    DataType == whitelists (joined by ||), != blacklists, and isInt32()-style tests. `enum` is the
+    enumerator the importer passes a helper (kRECIP): a test of the op (`op == kNOT ? ... : ...`, 7.x
+    unaryHelper) is then decided, and the check binds the helper's tensor, input 0."""
     found = []
     text = body.text
     main = main or main_path(body)
@@ -324,63 +327,180 @@ def direct_checks(body, universe, main=None):
             continue
         cond, _ = first_argument(text, m.end())
         cond = expand_bools(body, cond.split('"', 1)[0])
-        eq = re.findall(r"([\w\.\->\(\)\[\]]+?)\s*==\s*(?:nvinfer1::)?DataType::(k\w+)", cond)
-        ne = re.findall(r"([\w\.\->\(\)\[\]]+?)\s*!=\s*(?:nvinfer1::)?DataType::(k\w+)", cond)
-        is_pos = [(subj, IS_TYPES[k]) for subj, neg, k in re.findall(r"([\w\.\(\)\[\]]+?)\.(!?)(is\w+)\(\)", cond)
-                  if k in IS_TYPES]
-        is_neg = re.findall(r"!\s*([\w\.\(\)\[\]]+?)\.(is\w+)\(\)", cond)
         where = body.src.where(body.start + m.start())
-        if eq or ne:
-            subject = (eq or ne)[0][0]
-            if eq and not ne:
-                allowed = type_set({K_TYPES.get(k) for _, k in eq}, universe)
-            elif ne and not eq:
-                allowed = [t for t in universe if t not in {K_TYPES.get(k) for _, k in ne}]
-            else:
-                continue  # mixed: not a plain list
-        elif is_pos and not is_neg and ("||" in cond or len(is_pos) == 1):
-            subject = is_pos[0][0]
-            allowed = type_set({t for _, t in is_pos}, universe)
-        elif is_neg and "&&" in cond or (is_neg and len(is_neg) == 1):
-            subject = is_neg[0][0]
-            allowed = [t for t in universe if t not in {IS_TYPES.get(k) for _, k in is_neg}]
-        else:
+        by_op = enum and re.search(r"\b\w+\s*==\s*(?:nvinfer1::)?(?:UnaryOperation|ElementWiseOperation)::k\w+", cond)
+        if by_op:
+            cond = re.sub(r"\b\w+\s*==\s*(?:nvinfer1::)?(?:UnaryOperation|ElementWiseOperation)::(k\w+)",
+                          lambda e: "true" if e.group(1) == enum else "false", cond)
+        allowed = cond_types(cond, universe)
+        subject = type_subject(cond)
+        if allowed is None or allowed == universe or subject is None:
             continue
         idx = input_of(body, subject)
+        idx = 0 if idx is None and by_op else idx
         found.append(Check(idx, allowed, where, idx is None))
     return found
 
 
 def switch_cases(body):
-    """{enumerator: case text} of the switch in a helper body; 'default' for the default branch."""
-    cases = {}
-    labels = list(re.finditer(r"\bcase\s+(?:[\w:]+::)?(k\w+)\s*:|\bdefault\s*:", body.text))
-    for i, m in enumerate(labels):
-        # Consecutive labels share the body that follows the last of them.
-        j = i
-        while j + 1 < len(labels) and not body.text[labels[j].end():labels[j + 1].start()].strip():
-            j += 1
-        seg_end = labels[j + 1].start() if j + 1 < len(labels) else len(body.text)
-        seg = body.text[labels[j].end():seg_end]
-        key = m.group(1) if m.group(1) else "default"
-        cases[key] = (seg, labels[j].end())
-    return cases
+    """Per `switch` statement of a helper body (a helper may switch on its enumerator twice: 8.0-8.4
+    unaryHelper checks types in one switch and casts back in another), {enumerator: (case text,
+    offset)}; 'default' for the default branch."""
+    out = []
+    for sw in re.finditer(r"\bswitch\s*\(", body.text):
+        brace = body.text.find("{", sw.end())
+        if brace < 0:
+            continue
+        end = block_end(body.text, brace)
+        block = body.text[brace:end]
+        cases = {}
+        labels = [m for m in re.finditer(r"\bcase\s+(?:[\w:]+::)?(k\w+)\s*:|\bdefault\s*:", block)]
+        for i, m in enumerate(labels):
+            # Consecutive labels share the body that follows the last of them.
+            j = i
+            while j + 1 < len(labels) and not block[labels[j].end():labels[j + 1].start()].strip():
+                j += 1
+            seg_end = labels[j + 1].start() if j + 1 < len(labels) else len(block) - 1
+            key = m.group(1) if m.group(1) else "default"
+            cases[key] = (block[labels[j].end():seg_end], brace + labels[j].end())
+        if cases:
+            out.append(cases)
+    return out
 
 
-def case_allowed(seg, universe):
-    """Types a switch case lets through: `x == kA || x == kB`, `x != kA && ...`, or all_of/any_of on isBool()."""
-    eq = re.findall(r"==\s*(?:nvinfer1::)?DataType::(k\w+)", seg)
-    ne = re.findall(r"!=\s*(?:nvinfer1::)?DataType::(k\w+)", seg)
-    if eq and not ne:
-        return type_set({K_TYPES.get(k) for k in eq}, universe)
-    if ne:
-        return [t for t in universe if t not in {K_TYPES.get(k) for k in ne}]
-    if "all_of" in seg:
-        return type_set({IS_TYPES[k] for k in re.findall(r"\.(is\w+)\(\)", seg) if k in IS_TYPES}, universe)
-    if "any_of" in seg:
-        banned = {IS_TYPES[k] for k in re.findall(r"\.(is\w+)\(\)", seg) if k in IS_TYPES}
-        return [t for t in universe if t not in banned]
+def split_top(expr, op):
+    """`expr` split at the top-level occurrences of `op` (outside brackets and strings)."""
+    parts, depth, start, i = [], 0, 0, 0
+    while i < len(expr):
+        c = expr[i]
+        if c == '"':
+            i += 1
+            while i < len(expr) and expr[i] != '"':
+                i += 2 if expr[i] == "\\" else 1
+        elif c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+        elif depth == 0 and expr.startswith(op, i):
+            parts.append(expr[start:i])
+            start = i + len(op)
+            i = start
+            continue
+        i += 1
+    return parts + [expr[start:]]
+
+
+def type_value(expr, t):
+    """Whether condition `expr` holds for an input of type `t`: True, False, or None where it does not
+    depend on the type alone (three-valued: an unknown term may hold either way). `x == DataType::kA`,
+    `!=`, `x.isA()`, std::all_of/any_of over inputs (per input: the lambda's condition), `!`, `&&`,
+    `||` and parentheses are read."""
+    expr = expr.strip()
+    while expr.startswith("(") and expr.endswith(")") and paren_end(expr) == len(expr):
+        expr = expr[1:-1].strip()
+    if expr in ("true", "false"):
+        return expr == "true"
+    branches = split_top(expr, "?")
+    arms = [a for a in split_top(branches[1].replace("::", "\0\0"), ":")] if len(branches) == 2 else []
+    if len(arms) == 2:
+        pick = type_value(branches[0], t)
+        yes, no = (type_value(a.replace("\0\0", "::"), t) for a in arms)
+        return (yes if pick else no) if pick is not None else (yes if yes == no else None)
+    if len(branches) > 1:
+        return None
+    parts = split_top(expr, "||")
+    if len(parts) > 1:
+        vals = [type_value(p, t) for p in parts]
+        return True if True in vals else (None if None in vals else False)
+    parts = split_top(expr, "&&")
+    if len(parts) > 1:
+        vals = [type_value(p, t) for p in parts]
+        return False if False in vals else (None if None in vals else True)
+    if expr.startswith("!") and not expr.startswith("!="):
+        v = type_value(expr[1:], t)
+        return None if v is None else not v
+    m = re.fullmatch(r"(?:->|[^=!<>?:])+?\s*(==|!=)\s*(?:nvinfer1::)?DataType::(k\w+)", expr)
+    if m:
+        return (K_TYPES.get(m.group(2)) == t) == (m.group(1) == "==")
+    m = re.fullmatch(r"[\w\.\->\(\)\[\]]+?\.(is\w+)\(\)", expr)
+    if m and m.group(1) in IS_TYPES:
+        return IS_TYPES[m.group(1)] == t
+    m = re.fullmatch(r"std::(?:all_of|any_of)\s*\(.*?\{\s*return\s+(.*);\s*\}\s*\)", expr, re.S)
+    if m:
+        return type_value(m.group(1), t)
     return None
+
+
+def paren_end(expr):
+    """Offset just past the parenthesis that closes expr[0] == '('."""
+    return first_argument(expr, 1)[1]
+
+
+def cond_types(cond, universe):
+    """The types for which `cond` can hold (None: it does not depend on the type)."""
+    vals = {t: type_value(cond, t) for t in universe}
+    if all(v is None for v in vals.values()):
+        return None
+    return [t for t in universe if vals[t] is not False]
+
+
+def type_subject(cond):
+    """The expression whose type `cond` tests (first one), or None."""
+    m = re.search(r"([\w\.\->\(\)\[\]]+?)\s*[=!]=\s*(?:nvinfer1::)?DataType::k\w+|([\w\.\(\)\[\]]+?)\.is\w+\(\)", cond)
+    return (m.group(1) or m.group(2)) if m else None
+
+
+def asserted_flags(body):
+    """Local bools of a body that a check macro later asserts (`bool validUnaryType = true; ...
+    ASSERT(validUnaryType && ...)`): assigning one in a switch case decides refusal."""
+    flags = set()
+    for m in re.finditer(r"\bbool\s+(?:const\s+)?(\w+)\s*=", body.text):
+        if re.search(r"\b(?:ASSERT\w*|ONNXTRT_CHECK\w*|CHECK\w*)\s*\(\s*\(?\s*" + re.escape(m.group(1)) + r"\b",
+                     body.text):
+            flags.add(m.group(1))
+    return flags
+
+
+def case_allowed(seg, flags, universe):
+    """(types a switch case lets through, offset of the deciding condition in `seg`), or (None, 0) when
+    nothing in the case refuses a type. Only conditions that decide refusal narrow: an asserted flag's
+    assignment (`validUnaryType = inputType == kBOOL;`), a check macro's condition, `if (cond) return
+    <error>`. An `if (x == kINT32) { cast ... }` work-around selects a special path for a type the
+    layer lacks: it widens, it is not the accepted set (8.0-8.4 Abs and Neg). Types whose special
+    path returns before the case's later checks are exempt from them."""
+    allowed, at, exempt = list(universe), None, set()
+    for m in re.finditer(r"\bif\s*\(", seg):
+        cond, after = first_argument(seg, m.end())
+        cond = seg[m.end():after - 1]
+        rest = seg[after:].lstrip()
+        if rest.startswith("{"):
+            start = seg.index("{", after)
+            block = seg[start + 1:block_end(seg, start) - 1].strip()
+        else:
+            block = rest.split(";", 1)[0] + ";"
+        types = cond_types(cond, universe)
+        if types is None:
+            continue
+        if ERROR_RETURN.match(block):
+            allowed = [t for t in allowed if t not in types or t in exempt]
+            at = m.start() if at is None else at
+        elif re.search(r"\breturn\b", block):
+            exempt.update(types)
+    decisions = [(m.start(), first_argument(seg, m.end())[0]) for m in re.finditer(
+        r"\b(?:ASSERT|ASSERT_NODE|ONNXTRT_CHECK|ONNXTRT_CHECK_NODE|ASSERT_INPUT)\s*\(", seg)]
+    decisions += [(m.start(), m.group(2)) for m in re.finditer(r"\b(\w+)\s*=(?!=)\s*([^;]+);", seg)
+                   if m.group(1) in flags]
+    for pos, cond in decisions:
+        types = cond_types(cond.split('"', 1)[0], universe)
+        if types is None:
+            continue
+        allowed = [t for t in allowed if t in types or t in exempt]
+        at = pos if at is None else at
+    if at is None:
+        return None, 0
+    # Cite the condition's first type test, not the macro's name.
+    test = re.compile(r"DataType::k\w+|\.is\w+\(\)").search(seg, at)
+    return allowed, test.start() if test else at
 
 
 class Release:
@@ -463,22 +583,19 @@ class Release:
             if re.search(r"for\s*\([^;)]*:\s*inputs\s*\)|inputs\.begin\(\)", text):
                 facts["all_inputs"] = True
         if checks:
-            facts["checks"].extend(direct_checks(body, self.universe, main))
+            op_enum = re.search(r"::(k\w+)", args) if args else None
+            facts["checks"].extend(direct_checks(body, self.universe, main, op_enum and op_enum.group(1)))
             # A helper whose check depends on an enumerator argument (unaryHelper, elementwiseCheck, ...).
-            cases = switch_cases(body) if args else {}
-            if cases:
-                enum = re.search(r"::(k\w+)", args)
-                seg = cases.get(enum.group(1)) if enum else None
+            enum = re.search(r"::(k\w+)", args) if args else None
+            flags = asserted_flags(body)
+            for cases in switch_cases(body) if enum else []:
+                seg = cases.get(enum.group(1), cases.get("default"))
                 if seg is None:
-                    seg = cases.get("default")
-                if seg is not None:
-                    allowed = case_allowed(seg[0], self.universe)
-                    if allowed is not None and allowed != self.universe:
-                        # Cite the case's condition, not its label.
-                        cond = re.search(r"DataType::k\w+|\.is\w+\(\)", seg[0])
-                        at = body.start + seg[1] + (cond.start() if cond else 0)
-                        facts["checks"].append(Check("*" if "all_of" in seg[0] or "any_of" in seg[0] else 0,
-                                                     allowed, body.src.where(at)))
+                    continue
+                allowed, at = case_allowed(seg[0], flags, self.universe)
+                if allowed is not None and allowed != self.universe:
+                    facts["checks"].append(Check("*" if "all_of" in seg[0] or "any_of" in seg[0] else 0,
+                                                 allowed, body.src.where(body.start + seg[1] + at)))
         for m in re.finditer(r"\b(\w+)\s*\(", text):
             name = m.group(1)
             if name not in self.funcs or name == body.name or name in ("notInvalidType", "checkNotInvalidType", "getNodeName"):

@@ -1010,3 +1010,54 @@ TEST(CheckCli, TextListsProblemsFirstAndCountsSupportedRowsOfLargeModels) {
 
 }  // namespace
 }  // namespace trtlens::test
+
+namespace trtlens::test {
+namespace {
+
+// The verdict of a one-node model `op_type(x: type) -> y` at a release.
+std::string unary_verdict(const std::string& op_type, int type, const std::string& release) {
+  std::string dir = temp_dir("CheckCli.Unary." + op_type + std::to_string(type) + "_" + release);
+  ModelBuilder mb(13);
+  auto g = mb.graph();
+  g.input("x", type, {1, 4});
+  g.node(op_type, {"x"}, {"y"}, "n");
+  g.output("y", type, {1, 4});
+  RunResult r = run_trtlens({"check", mb.save(dir + "/m.onnx"), "--trt", release, "--format", "json"});
+  json doc = json::parse(r.out);
+  return doc["nodes"][0]["verdict"];
+}
+
+// Issue 32: the importer facts took a type's work-around branch in a switch case for the accepted set
+// (8.0-8.4 unaryHelper: `if (inputType == kINT32) cast...` in the kABS and kNEG cases) and read the
+// cast-back switch's `default: break;` instead of the type check's default. Every case of the class:
+// the work-around ops accept FP32 and INT32, the default-case ops FP32 but not INT32, Not only BOOL;
+// 7.x (one ternary for all unary ops, no INT32 work-around) refuses INT32 Abs and Neg.
+TEST(CheckCli, UnaryHelperCasesReadAsTheImporterDecidesThem) {
+  for (const char* release : {"8.0", "8.2", "8.4"}) {
+    for (const char* op : {"Abs", "Neg"}) {
+      EXPECT_EQ(unary_verdict(op, kFloat, release), "SUPPORTED") << op << " FP32 at " << release;
+      EXPECT_EQ(unary_verdict(op, kInt32, release), "SUPPORTED") << op << " INT32 at " << release;
+    }
+    // unaryHelper default: not BOOL, not INT32 (8.2-GA onnx2trt_utils.cpp:2031).
+    EXPECT_EQ(unary_verdict("Sqrt", kFloat, release), "SUPPORTED") << release;
+    EXPECT_EQ(unary_verdict("Sqrt", kInt32, release), "UNSUPPORTED") << release;
+    EXPECT_EQ(unary_verdict("Not", kBool, release), "SUPPORTED") << release;
+  }
+  for (const char* release : {"7.0", "7.2"}) {
+    EXPECT_EQ(unary_verdict("Abs", kFloat, release), "SUPPORTED") << release;
+    EXPECT_EQ(unary_verdict("Abs", kInt32, release), "UNSUPPORTED") << release;
+    EXPECT_EQ(unary_verdict("Neg", kInt32, release), "UNSUPPORTED") << release;
+  }
+}
+
+// Reciprocal at 7.0-8.2: the table marks it unsupported, the importer registers it and its unaryHelper
+// default case accepts FP32 (7.2.1 onnx2trt_utils.cpp:1842; 8.2-GA :2031): the importer code wins.
+TEST(CheckCli, ReciprocalFollowsTheImporterWhereTheTableMarksItUnsupported) {
+  for (const char* release : {"7.2", "8.0", "8.2", "8.4"}) {
+    EXPECT_EQ(unary_verdict("Reciprocal", kFloat, release), "SUPPORTED") << release;
+    EXPECT_EQ(unary_verdict("Reciprocal", kInt32, release), "UNSUPPORTED") << release;
+  }
+}
+
+}  // namespace
+}  // namespace trtlens::test

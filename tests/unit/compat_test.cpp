@@ -191,7 +191,8 @@ TEST(CompatHints, DropoutDynamicQuantizationAndUnknownGetHintsInWords) {
   g.node("DynamicQuantizeLinear", {"x"}, {"dq", "scale", "zp"}, "dyn_quant");
   g.node("ConvInteger", {"q", "q"}, {"ci"}, "conv_integer");
   g.node("Reciprocal", {"x"}, {"rec"}, "reciprocal");
-  g.output("d").output("dq").output("ci").output("rec");
+  g.node("GlobalLpPool", {"x"}, {"lp"}, "lp_pool");
+  g.output("d").output("dq").output("ci").output("rec").output("lp");
   Model m = load_model(mb.save(dir + "/m.onnx"));
 
   Annotations a86 = annotate(m, kb().resolve("8.6"), Precision::FP32);
@@ -207,7 +208,9 @@ TEST(CompatHints, DropoutDynamicQuantizationAndUnknownGetHintsInWords) {
     EXPECT_TRUE(hints(v, "re-quantize with Q/DQ (static quantization")) << name;
     EXPECT_TRUE(mentions(v, "TensorRT 8.6 does not support")) << name;
   }
-  // 7.0's table marks Reciprocal N though its importer registers one: UNKNOWN, and a way to find out.
+  // 7.0's table marks GlobalLpPool N though its importer registers one that checks no type: UNKNOWN, and a way
+  // to find out. Reciprocal, also N in the table, follows its importer's type check (7.0 onnx2trt_utils.cpp
+  // unaryHelper): SUPPORTED on FP32.
   Annotations a70 = annotate(m, kb().resolve("7.0"), Precision::FP32);
   size_t unknown = 0;
   for (const NodeVerdict& v : a70.nodes) {
@@ -216,7 +219,8 @@ TEST(CompatHints, DropoutDynamicQuantizationAndUnknownGetHintsInWords) {
     EXPECT_FALSE(v.hints.empty()) << v.index;
   }
   EXPECT_GE(unknown, 1u);
-  EXPECT_TRUE(hints(verdict_of(m, a70, "reciprocal"), "only a real build can tell"));
+  EXPECT_TRUE(hints(verdict_of(m, a70, "lp_pool"), "only a real build can tell"));
+  EXPECT_EQ(verdict_of(m, a70, "reciprocal").verdict, Verdict::SUPPORTED);
 
   // --unknown-as unsupported moves those verdicts and the summary with them.
   Annotations ci = a70;
@@ -225,7 +229,7 @@ TEST(CompatHints, DropoutDynamicQuantizationAndUnknownGetHintsInWords) {
   EXPECT_EQ(ci.summary[static_cast<size_t>(Verdict::UNSUPPORTED)],
             a70.summary[static_cast<size_t>(Verdict::UNSUPPORTED)] + static_cast<int>(unknown));
   EXPECT_FALSE(ci.converts);
-  EXPECT_EQ(verdict_of(m, ci, "reciprocal").verdict, Verdict::UNSUPPORTED);
+  EXPECT_EQ(verdict_of(m, ci, "lp_pool").verdict, Verdict::UNSUPPORTED);
   Matrix mx = compute_matrix(m, kb());
   count_unknown_as_unsupported(mx);
   for (const MatrixCell& c : mx.cells) EXPECT_EQ(c.summary[static_cast<size_t>(Verdict::UNKNOWN)], 0);
