@@ -412,7 +412,13 @@ void add_api_routes(httplib::Server& http, Context& ctx) {
     send_json(res, overlay_json({&m, &plan, &eo.overlay, &eo.check, &eo.predicted}));
   });
 
-  // Administration by a project's writers.
+  // Administration by a project's writers. A failed analysis is run again (engines' as models').
+  server.Post(V + "/retry", [&ctx](const httplib::Request& req, httplib::Response& res) {
+    if (!caller_for(ctx, req, res, req.matches[1], Role::Write)) return;
+    store::Version v = find_version(ctx, req.matches[1], req.matches[2], req.matches[3]);
+    ctx.analyzer->retry(v, std::nullopt);
+    send_json(res, version_json(ctx, v));
+  });
   server.Post(V + "/engines/([0-9]{1,9})/retry", [&ctx](const httplib::Request& req, httplib::Response& res) {
     if (!caller_for(ctx, req, res, req.matches[1], Role::Write)) return;
     store::Version v = find_version(ctx, req.matches[1], req.matches[2], req.matches[3]);

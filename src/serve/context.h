@@ -10,6 +10,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <regex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -229,6 +230,9 @@ class FailureLimiter {
 
 struct Context {
   FailureLimiter failures;
+  // The routes that stream their body (uploads), as Routes registered them: the front door
+  // gives these the upload limit and every other request the small one, before any body byte.
+  std::vector<std::regex> upload_routes;
   ServeOptions options;
   std::unique_ptr<store::Store> store;
   std::unique_ptr<Analyzer> analyzer;

@@ -149,6 +149,7 @@ void Routes::Delete(const std::string& pattern, httplib::Server::Handler handler
 }
 
 void Routes::Post(const std::string& pattern, httplib::Server::HandlerWithContentReader handler) {
+  ctx_.upload_routes.emplace_back(pattern);
   server_.Post(pattern, httplib::Server::HandlerWithContentReader(without_paths(ctx_, std::move(handler))));
 }
 

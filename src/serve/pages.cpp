@@ -227,7 +227,8 @@ std::string version_url(const store::Version& v) {
   return fmt::format("{}/versions/{}", model_url(v.project, v.model), v.number);
 }
 
-std::string analysis_box(Context& ctx, const store::Version& v) {
+// `retry`: the retry button shown under a failed analysis (writers only; "" for none).
+std::string analysis_box(Context& ctx, const store::Version& v, const std::string& retry = "") {
   store::Analysis a = ctx.analyzer->ensure(v);
   std::string api = fmt::format("/api/projects/{}/models/{}/versions/{}/analysis", v.project, v.model, v.number);
   if (a.status == store::Analysis::Status::Done) {
@@ -236,8 +237,8 @@ std::string analysis_box(Context& ctx, const store::Version& v) {
                        r ? converts_badges(r->converts, version_url(v)) : "");
   }
   if (a.status == store::Analysis::Status::Failed)
-    return fmt::format("<p class=\"error\">analysis failed: {}</p>",
-                       esc(without_server_paths(a.message, ctx.store->objects())));
+    return fmt::format("<p class=\"error\">analysis failed: {} {}</p>",
+                       esc(without_server_paths(a.message, ctx.store->objects())), retry);
   return fmt::format("<div id=\"analysis\" data-url=\"{}\"><progress max=\"100\" value=\"{}\"></progress> "
                      "<span class=\"stage\">{} {}%</span></div>",
                      esc(api), a.progress_percent, esc(a.message.empty() ? "queued" : a.message),
@@ -597,7 +598,9 @@ void add_page_routes(httplib::Server& http, Context& ctx) {
         "<a href=\"{12}/files/{13}\" download>download {3}</a></p>\n{9}",
         esc(project), esc(model), v.number, esc(v.main_file), size_text(v.size_bytes), esc(v.opsets),
         when(v.created_at), esc(v.created_by), esc(v.tree_hash.substr(0, 16)),
-        analysis_box(ctx, v) + files_section(ctx, v.tree_hash, version_url(v)), tags, git, version_url(v),
+        analysis_box(ctx, v, writer ? action_button(version_url(v) + "/retry", *caller, "retry") : "") +
+            files_section(ctx, v.tree_hash, version_url(v)),
+        tags, git, version_url(v),
         esc(percent_encode(v.main_file, "/")));
     if (req.has_param("unchanged"))
       body = fmt::format("<p class=\"notice\">No change: the upload has the same files as version {}, so no new "
@@ -941,6 +944,12 @@ void add_page_routes(httplib::Server& http, Context& ctx) {
 
   // Administration by a project's writers (small forms with the session's CSRF token). Each
   // redirects to the page it acted on, or the nearest left, with a line saying what it did.
+  server.Post(V + "/retry", [&ctx](const httplib::Request& req, httplib::Response& res) {
+    if (!form_caller(ctx, req, res, req.matches[1])) return;
+    store::Version v = find_version(ctx, req.matches[1], req.matches[2], req.matches[3]);
+    ctx.analyzer->retry(v, std::nullopt);
+    done(res, version_url(v), fmt::format("version {} is analysed again", v.number));
+  });
   server.Post(V + "/engines/([0-9]{1,9})/retry", [&ctx](const httplib::Request& req, httplib::Response& res) {
     if (!form_caller(ctx, req, res, req.matches[1])) return;
     store::Version v = find_version(ctx, req.matches[1], req.matches[2], req.matches[3]);

@@ -3,6 +3,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -13,6 +14,7 @@
 #include <cstring>
 #include <ctime>
 #include <memory>
+#include <regex>
 #include <nlohmann/json.hpp>
 
 #include "serve/context.h"
@@ -24,15 +26,18 @@ namespace trtlens::serve {
 
 namespace {
 
-// A connection after its head passed the front door: the head and what came
-// with it are replayed to cpp-httplib, then the socket is read until the body
-// deadline and written until the reply deadline (a client that stops reading
-// or sending holds a worker for a bounded time).
+// A connection after its head passed the front door: the canonical head it
+// parsed and the body bytes that came with it are replayed to cpp-httplib, then
+// the socket is read until the body deadline, each read waiting at most
+// body_idle_seconds and the whole at least at the upload rate after the grace,
+// and written until the reply deadline (a client that stops reading or sending
+// holds a worker for seconds, not for its declared length).
 class GuardedStream : public httplib::Stream {
  public:
-  GuardedStream(int fd, std::string prefix, int64_t read_deadline_ms)
-      : fd_(fd), prefix_(std::move(prefix)), read_deadline_ms_(read_deadline_ms) {}
-  bool is_readable() const override { return pos_ < prefix_.size() || wait(POLLIN, read_deadline_ms_); }
+  GuardedStream(int fd, std::string prefix, int64_t read_deadline_ms, const RequestLimits& limits)
+      : fd_(fd), prefix_(std::move(prefix)), read_deadline_ms_(read_deadline_ms), limits_(limits),
+        start_ms_(monotonic_ms()) {}
+  bool is_readable() const override { return pos_ < prefix_.size() || wait(POLLIN, next_read_deadline()); }
   bool is_writable() const override { return wait(POLLOUT, write_deadline()); }
   ssize_t read(char* ptr, size_t size) override {
     if (pos_ < prefix_.size()) {
@@ -41,8 +46,10 @@ class GuardedStream : public httplib::Stream {
       pos_ += n;
       return static_cast<ssize_t>(n);
     }
-    if (!wait(POLLIN, read_deadline_ms_)) return -1;
-    return ::recv(fd_, ptr, size, 0);
+    if (!wait(POLLIN, next_read_deadline())) return -1;
+    ssize_t n = ::recv(fd_, ptr, size, 0);
+    if (n > 0) received_ += static_cast<uint64_t>(n);
+    return n;
   }
   ssize_t write(const char* ptr, size_t size) override {
     if (!wait(POLLOUT, write_deadline())) return -1;
@@ -54,6 +61,15 @@ class GuardedStream : public httplib::Stream {
 
  private:
   static constexpr int64_t kReplySeconds = 300;  // the longest a reply may take to be read
+  // The next socket read's deadline: the body's, the idle timeout's, or now when the body
+  // came slower than the minimum rate since the grace ended.
+  int64_t next_read_deadline() const {
+    int64_t now = monotonic_ms(), elapsed_s = (now - start_ms_) / 1000;
+    if (elapsed_s > limits_.body_grace_seconds &&
+        received_ < static_cast<uint64_t>(elapsed_s - limits_.body_grace_seconds) * limits_.upload_min_bytes_per_second)
+      return now;
+    return std::min(read_deadline_ms_, now + int64_t{limits_.body_idle_seconds} * 1000);
+  }
   int64_t write_deadline() const {
     if (write_deadline_ms_ == 0) write_deadline_ms_ = monotonic_ms() + kReplySeconds * 1000;
     return write_deadline_ms_;
@@ -90,15 +106,18 @@ class GuardedStream : public httplib::Stream {
   std::string prefix_;
   size_t pos_ = 0;
   int64_t read_deadline_ms_;
+  const RequestLimits& limits_;
+  int64_t start_ms_;
+  uint64_t received_ = 0;  // body bytes read from the socket
   mutable int64_t write_deadline_ms_ = 0;
 };
 
 class Server : public httplib::Server {
  public:
-  Server(const RequestLimits& limits, unsigned workers)
-      : workers_(workers), queue_limit_(size_t{workers} * 4),
-        door_(std::make_unique<FrontDoor>(limits, [this](int fd, std::string head, std::string rest, int64_t deadline) {
-          dispatch(fd, std::move(head), std::move(rest), deadline);
+  Server(const RequestLimits& limits, unsigned workers, size_t queue_limit)
+      : limits_(limits), workers_count_(workers), workers_(workers), queue_limit_(queue_limit),
+        door_(std::make_unique<FrontDoor>(limits, [this](int fd, std::string head, std::string rest, int64_t deadline, bool upload) {
+          dispatch(fd, std::move(head), std::move(rest), deadline, upload);
         })) {}
   ~Server() override {
     door_.reset();  // no more dispatches
@@ -122,29 +141,46 @@ class Server : public httplib::Server {
     return true;
   }
 
-  void dispatch(int fd, std::string head, std::string rest, int64_t deadline_ms) {
+  void dispatch(int fd, std::string head, std::string rest, int64_t deadline_ms, bool upload) {
     if (queued_.fetch_add(1) >= queue_limit_) {
       --queued_;
       send_raw_error(fd, 503, "the server is busy; try again");
       close_connection(fd);
       return;
     }
-    workers_.enqueue([this, fd, prefix = std::move(head) + rest, deadline_ms]() mutable {
-      GuardedStream stream(fd, std::move(prefix), deadline_ms);
+    // Uploads read their body on a worker: at most half the workers do, so slow or stalled
+    // uploaders (signed in or not yet refused) never hold the workers every page needs.
+    if (upload && uploads_.fetch_add(1) >= upload_limit()) {
+      --uploads_;
+      --queued_;
+      send_raw_error(fd, 503, "the server takes " + std::to_string(upload_limit()) + " uploads at once; try again");
+      close_connection(fd);
+      return;
+    }
+    workers_.enqueue([this, fd, prefix = std::move(head) + rest, deadline_ms, upload]() mutable {
+      GuardedStream stream(fd, std::move(prefix), deadline_ms, limits_);
       bool closed = false;
       process_request(stream, /*close_connection=*/true, closed, nullptr);
       close_connection(fd);
+      if (upload) --uploads_;
       --queued_;
     });
   }
 
+  size_t upload_limit() const { return std::max<size_t>(1, workers_count_ / 2); }
+
+  const RequestLimits limits_;  // outlives the workers (the front door goes first)
+  const size_t workers_count_;
   httplib::ThreadPool workers_;
   const size_t queue_limit_;  // requests running or waiting for a worker; more get 503
   std::atomic<size_t> queued_{0};
+  std::atomic<size_t> uploads_{0};  // upload requests queued or running
   std::unique_ptr<FrontDoor> door_;
 };
 
 constexpr int kListenBacklog = 1024;
+// Descriptors kept for analyses (a model's files, external data), the database and the listener.
+constexpr uint64_t kReservedFds = 256;
 
 Server* g_server = nullptr;  // for the signal handler only
 
@@ -210,7 +246,27 @@ void run_server(const ServeOptions& options) {
 
   RequestLimits limits;
   limits.upload_bytes = options.max_upload_bytes;
-  Server server(limits, std::max(2u, options.threads));
+  limits.is_upload = [&ctx](std::string_view method, std::string_view path) {
+    if (method != "POST") return false;
+    const std::string p(path);
+    return std::any_of(ctx.upload_routes.begin(), ctx.upload_routes.end(),
+                       [&](const std::regex& r) { return std::regex_match(p, r); });
+  };
+  // Descriptors: the limit raised to the hard one, then shared out so that connections can
+  // never take the ones analyses and the database need (kReservedFds).
+  const unsigned workers = std::max(2u, options.threads);
+  rlimit nofile{};
+  if (::getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur < nofile.rlim_max) {
+    nofile.rlim_cur = nofile.rlim_max;
+    ::setrlimit(RLIMIT_NOFILE, &nofile);
+    ::getrlimit(RLIMIT_NOFILE, &nofile);
+  }
+  const uint64_t fds = nofile.rlim_cur == RLIM_INFINITY ? uint64_t{1} << 20 : nofile.rlim_cur;
+  const size_t usable = fds > kReservedFds ? static_cast<size_t>(fds - kReservedFds) : 32;
+  const size_t queue_limit = std::clamp<size_t>(usable / 2, 8, size_t{workers} * 4);
+  limits.pending_connections = fd_budget(fds, kReservedFds, queue_limit);
+  limits.pending_per_address = std::max<size_t>(8, limits.pending_connections / 4);
+  Server server(limits, workers, queue_limit);
   // cpp-httplib's own pool only hands accepted connections to the front door.
   server.new_task_queue = [] { return new httplib::ThreadPool(2); };
   server.set_payload_max_length(options.max_upload_bytes);

@@ -312,6 +312,24 @@ TEST(ServeCli, BadUploadsAreRefusedAndLeaveNoVersion) {
   EXPECT_EQ(none->status, 404);  // no version was stored
 }
 
+// Models have the retry route engines have (issue 33): a writer asks again; a done analysis is
+// answered as it is, a failed one is queued again; nobody else may.
+TEST(ServeCli, AModelVersionCanBeAnalysedAgain) {
+  Served s("serve_model_retry");
+  ASSERT_EQ(s.push(model_bytes())->status, 201);
+  ASSERT_EQ(s.wait_analysis(1)["status"], "done");
+  const char* route = "/api/projects/vision/models/detector/versions/1/retry";
+  auto retried = s.client().Post(route, bearer(s.token), "", "text/plain");
+  ASSERT_TRUE(retried);
+  ASSERT_EQ(retried->status, 200) << retried->body;
+  EXPECT_EQ(json::parse(retried->body)["version"], 1);
+  EXPECT_EQ(json::parse(retried->body)["analysis"]["status"], "done");
+  EXPECT_EQ(s.client().Post(route, "", "text/plain")->status, 401);
+  EXPECT_EQ(s.client().Post("/api/projects/vision/models/detector/versions/9/retry", bearer(s.token), "", "text/plain")
+                ->status,
+            404);
+}
+
 // A full disk (here: every file of the server held under 64 KiB, so the
 // database's log and the stored results cannot grow) fails the analysis that
 // hit it, with a state the API shows, and never the server.

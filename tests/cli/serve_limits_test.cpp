@@ -7,6 +7,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <chrono>
+#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -20,7 +22,14 @@ namespace {
 // A connected TCP socket to the server, closed when it goes.
 class Socket {
  public:
-  explicit Socket(int port) : fd_(::socket(AF_INET, SOCK_STREAM, 0)) {
+  // `from`: the client address to connect from (127.0.0.2 plays another client than the tests' own 127.0.0.1).
+  explicit Socket(int port, const char* from = nullptr) : fd_(::socket(AF_INET, SOCK_STREAM, 0)) {
+    if (from) {
+      sockaddr_in b{};
+      b.sin_family = AF_INET;
+      ::inet_pton(AF_INET, from, &b.sin_addr);
+      if (::bind(fd_, reinterpret_cast<sockaddr*>(&b), sizeof b) != 0) throw std::runtime_error("cannot bind");
+    }
     sockaddr_in a{};
     a.sin_family = AF_INET;
     a.sin_port = htons(static_cast<uint16_t>(port));
@@ -49,6 +58,17 @@ class Socket {
     char c;
     while (got.find("\r\n") == std::string::npos && ::recv(fd_, &c, 1, 0) == 1) got += c;
     return got.substr(0, got.find("\r\n"));
+  }
+  // Everything until the server closes the connection (or the 30 s receive timeout).
+  std::string rest() {
+    std::string got;
+    char buf[4096];
+    for (ssize_t n; (n = ::recv(fd_, buf, sizeof buf, 0)) > 0;) got.append(buf, static_cast<size_t>(n));
+    return got;
+  }
+  void set_receive_timeout(int seconds) {
+    timeval tv{seconds, 0};
+    ::setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
   }
 
  private:
@@ -188,6 +208,142 @@ TEST(ServeLimits, GuessingTokensIsRefusedAfterTwentyFailures) {
   EXPECT_EQ(c.Post("/login", {{"Cookie", form.first}}, "login_csrf=" + form.second + "&token=" + token,
                    "application/x-www-form-urlencoded")->status, 429);
   EXPECT_NE(s.process->log().find("refused for now"), std::string::npos);
+}
+
+// A field of /proc/PID/status ("VmRSS" in kB, "Threads").
+long proc_status(pid_t pid, const std::string& field) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind(field + ":", 0) == 0) return std::stol(line.substr(field.size() + 1));
+  return -1;
+}
+
+// Spellings that the front door and cpp-httplib once split differently (issue 33): each is
+// answered from its head alone, the server's memory and threads stay flat, pages still load.
+TEST(ServeLimits, MalformedHeadsAreRefusedBeforeTheirBodies) {
+  Server s("serve_limits_spellings");
+  std::string ranges = "bytes=0-";
+  for (int i = 0; i < 2700; ++i) ranges += ",0-";
+  const std::string gib = "Content-Length: 1073741824\r\n";
+  const std::string upload = "POST /api/projects/vision/models/m/versions HTTP/1.1\r\nHost: x\r\n";
+  const struct {
+    const char* name;
+    std::string request;
+    std::string status;
+  } cases[] = {
+      // was: httplib saw the 2,700 ranges the front door never parsed (147 MB per request)
+      {"bare LF", "GET /api/openapi.json HTTP/1.1\nHost: x\nRange: " + ranges + "\n\n", "400 Bad Request"},
+      {"bare LF at the end", "GET /api/openapi.json HTTP/1.1\r\nRange: " + ranges + "\r\n\n", "400 Bad Request"},
+      {"CR only", "GET /login HTTP/1.1\rHost: x\r\r", "400 Bad Request"},
+      {"obs-fold", "GET /api/openapi.json HTTP/1.1\r\nHost: x\r\nX-A: 1\r\n Range: " + ranges + "\r\n\r\n",
+       "400 Bad Request"},
+      {"CL and TE", "POST /login HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n",
+       "411 Length Required"},
+      {"chunked gzip", "POST /login HTTP/1.1\r\nTransfer-Encoding: chunked\r\nContent-Encoding: gzip\r\n\r\n",
+       "411 Length Required"},
+      {"duplicate CL", "POST /login HTTP/1.1\r\nContent-Length: 3\r\nContent-Length: 3\r\n\r\nabc", "400 Bad Request"},
+      {"NUL", std::string("GET /login HTTP/1.1\r\nHost: x") + '\0' + "\r\n\r\n", "400 Bad Request"},
+      // was: read until the 30 s deadline (512 MiB in 1.5 s)
+      {"space before the colon", "POST /login HTTP/1.1\r\nContent-Length : 3\r\n\r\n", "400 Bad Request"},
+      {"POST without a length", "POST /login HTTP/1.1\r\nHost: x\r\n\r\n", "411 Length Required"},
+      // was: read up to the 4 GB upload limit, then 404
+      {"unrouted upload lookalike", "POST /nowhere/upload HTTP/1.1\r\nHost: x\r\n" + gib + "\r\n",
+       "413 Payload Too Large"},
+      {"unrouted versions lookalike", "POST /api/x/versions HTTP/1.1\r\nHost: x\r\n" + gib + "\r\n",
+       "413 Payload Too Large"},
+      // a routed upload without a credential: refused from its head, not a body byte read
+      {"upload without a token", upload + gib + "\r\n", "401 Unauthorized"},
+      {"upload with a wrong token", upload + "Authorization: Bearer trt_nope\r\n" + gib + "\r\n", "401 Unauthorized"},
+  };
+  const pid_t pid = s.process->pid();
+  EXPECT_EQ(s.login_page_status(), 200);
+  const long rss = proc_status(pid, "VmRSS"), threads = proc_status(pid, "Threads");
+  ASSERT_GT(rss, 0);
+  for (int round = 0; round < 3; ++round)
+    for (const auto& c : cases) {
+      Socket k(s.port());
+      k.send(c.request);
+      auto t0 = std::chrono::steady_clock::now();
+      EXPECT_EQ(k.status_line(), "HTTP/1.1 " + c.status) << c.name;
+      EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(5)) << c.name;
+    }
+  EXPECT_EQ(s.login_page_status(), 200);
+  EXPECT_LT(proc_status(pid, "VmRSS") - rss, 64 * 1024) << "kB";
+  EXPECT_EQ(proc_status(pid, "Threads"), threads);
+}
+
+TEST(ServeLimits, PipelinedRequestsGetOneAnswer) {
+  Server s("serve_limits_pipelined");
+  Socket k(s.port());
+  // The body of the first (and the request smuggled after it) is never read as a request.
+  k.send("POST /login HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\ntokenGET /api/openapi.json HTTP/1.1\r\n"
+         "Host: x\r\n\r\nGET /api/openapi.json HTTP/1.1\r\nHost: x\r\n\r\n");
+  std::string reply = k.rest();
+  EXPECT_EQ(reply.rfind("HTTP/1.1 403", 0), 0u) << reply.substr(0, 80);  // the sign-in form's CSRF check
+  EXPECT_EQ(reply.find("HTTP/1.1", 1), std::string::npos);
+}
+
+// 60 stalled heads and 300 idle connections from one client address, at --threads 8: the
+// address gets its share of the front door and 503 past it; another client is still answered
+// at once (was: the pool and the workers filled, 1 of 50 answered).
+TEST(ServeLimits, IdleAndSlowClientsCostSocketsNotWorkers) {
+  Server s("serve_limits_idle", {"--threads", "8"});
+  std::vector<std::unique_ptr<Socket>> idle;
+  for (int i = 0; i < 360; ++i) {
+    idle.push_back(std::make_unique<Socket>(s.port(), "127.0.0.2"));
+    if (i < 60) idle.back()->send("GET /login HTTP/1.1\r\nHost: x\r\nX-Slow: ");
+  }
+  for (int i = 0; i < 5; ++i) {
+    auto t0 = std::chrono::steady_clock::now();
+    EXPECT_EQ(s.login_page_status(), 200) << "request " << i;
+    EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(1)) << "request " << i;
+  }
+  // The connections past the address's share were answered 503 with Retry-After, not left hanging.
+  Socket late(s.port(), "127.0.0.2");
+  late.send("GET /login HTTP/1.1\r\nHost: x\r\n\r\n");
+  std::string reply = late.rest();
+  EXPECT_EQ(reply.rfind("HTTP/1.1 503", 0), 0u) << reply.substr(0, 80);
+  EXPECT_NE(reply.find("Retry-After: "), std::string::npos);
+}
+
+// Signed-in uploads that declare 1 GiB and send nothing, at --threads 8: at most half the
+// workers take uploads (the rest 503), each stalled one is cut off after the idle timeout,
+// and pages are answered throughout (was: every worker held, for a deadline of 34 hours).
+TEST(ServeLimits, StalledUploadsFreeTheirWorkers) {
+  Server s("serve_limits_stalled", {"--threads", "8"});
+  std::vector<std::unique_ptr<Socket>> stalled;
+  int busy = 0;
+  for (int i = 0; i < 8; ++i) {
+    stalled.push_back(std::make_unique<Socket>(s.port()));
+    stalled.back()->send("POST /api/projects/vision/models/m/versions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " +
+                         s.token + "\r\nContent-Length: 1073741824\r\n\r\n");
+  }
+  for (auto& k : stalled) {  // the four past the share are answered at once
+    k->set_receive_timeout(1);
+    if (k->status_line() == "HTTP/1.1 503 Service Unavailable") ++busy;
+  }
+  EXPECT_EQ(busy, 4);
+  for (int i = 0; i < 5; ++i) {
+    auto t0 = std::chrono::steady_clock::now();
+    EXPECT_EQ(s.login_page_status(), 200) << "request " << i;
+    EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(1)) << "request " << i;
+  }
+  // The held ones end at the idle timeout (15 s), not at their 34-hour deadline: each is
+  // answered (an error line) or closed, and its worker takes uploads again.
+  auto t0 = std::chrono::steady_clock::now();
+  std::string lines;
+  for (auto& k : stalled) {
+    k->set_receive_timeout(25);
+    lines += "[" + k->status_line() + "]";
+    k->rest();
+  }
+  EXPECT_EQ(lines.find("[HTTP/1.1 2"), std::string::npos) << lines;
+  Socket again(s.port());
+  again.set_receive_timeout(1);
+  again.send("POST /api/projects/vision/models/m/versions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + s.token +
+             "\r\nContent-Length: 1073741824\r\n\r\n");
+  EXPECT_EQ(again.status_line(), "") << "a worker for uploads again (was 503)";
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(25));
 }
 
 }  // namespace

@@ -160,6 +160,11 @@ void write_request_head_seeds(const std::string& dir) {
                                  "Content-Type: application/x-www-form-urlencoded\r\n\r\n");
   write_text(dir + "/upload.txt", "POST /api/projects/p/models/m/versions?filename=m.onnx HTTP/1.1\r\n"
                                   "Content-Length: 100\r\nRange: bytes=0-,1-\n\n");
+  // Canonical heads with bodies and pipelined requests after them, and the spellings issue 33 smuggled.
+  write_text(dir + "/upload_body.txt", "POST /p/upload HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\n\r\nabcdGET / HTTP/1.1\r\n\r\n");
+  write_text(dir + "/canonical.txt", "GET /a%2Fb?c HTTP/1.0\r\nhost:x \r\nRange: bytes=0-9\r\nX:\t1\r\n\r\n");
+  write_text(dir + "/fold.txt", "GET / HTTP/1.1\r\nHost: x\r\n Range: bytes=0-,0-\r\nContent-Length : 3\r\n\r\n");
+  write_text(dir + "/cl_te.txt", "POST /login HTTP/1.1\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n");
 }
 
 // Names separated by their first byte (\x01 here, \n in the second), as fuzz_output_writers splits them.

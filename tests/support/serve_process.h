@@ -27,6 +27,7 @@ class ServeProcess {
   ServeProcess& operator=(const ServeProcess&) = delete;
 
   int port() const { return port_; }
+  pid_t pid() const { return pid_; }
   std::string url() const;   // "http://127.0.0.1:PORT"
   void kill9();              // SIGKILL and reap: a crash, not a shutdown
   int stop();                // SIGTERM and reap; the exit status (as waitpid's WEXITSTATUS, or 128+signal)
