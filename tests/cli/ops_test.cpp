@@ -305,3 +305,16 @@ TEST(CheckCli, PluginOnAReleaseWithoutRegistryFallbackIsAUsageError) {
 
 }  // namespace
 }  // namespace trtlens::test
+
+// ModelOpt's block-FP8 ops at 10.15 (issue 32): its own onnxOpCheckers.cpp registers them (:292-296), so they import
+// (were "not listed in the 10.15 table", i.e. a plugin the user had to supply); 10.14 stays without them.
+TEST(OpsCli, ModelOptBlockFp8OpsImportAt1015ByItsOwnCheckers) {
+  for (const char* op : {"TRT_DynamicQuantize", "TRT_BlockQuantize", "TRT_BlockDequantize"}) {
+    trtlens::test::RunResult r = trtlens::test::run_trtlens({"ops", op, "--trt", "10.15"}, {"NO_COLOR=1"});
+    ASSERT_EQ(r.exit_code, 0) << op << r.err;
+    EXPECT_EQ(r.out.find("not listed"), std::string::npos) << op << "\n" << r.out;
+    EXPECT_NE(r.out.find("10.15-GA onnxOpCheckers.cpp:29"), std::string::npos) << op << "\n" << r.out;
+    trtlens::test::RunResult old = trtlens::test::run_trtlens({"ops", op, "--trt", "10.14"}, {"NO_COLOR=1"});
+    EXPECT_NE(old.out.find("not listed"), std::string::npos) << op << "\n" << old.out;
+  }
+}
