@@ -9,6 +9,7 @@
 
 #include "support/onnx_builder.h"
 #include "support/paths.h"
+#include "support/verdicts.h"
 #include "trtlens/compat.h"
 
 namespace trtlens {
@@ -42,13 +43,6 @@ Model one_node(const std::string& test, int64_t opset, const std::string& op, co
   if (attrs) attrs(n);
   for (const auto& t : outputs) g.output(t.name, t.type, t.dims);
   return load_model(mb.save(temp_dir("importer_" + test) + "/m.onnx"));
-}
-
-NodeVerdict judge(const Model& m, const std::string& release, const std::string& node = "node") {
-  Annotations a = annotate(m, KnowledgeBase::builtin().resolve(release), Precision::FP32);
-  for (const auto& v : a.nodes)
-    if (m.graphs[static_cast<size_t>(v.graph)].nodes[static_cast<size_t>(v.index)].name == node) return v;
-  throw std::runtime_error("no node " + node);
 }
 
 std::string reasons(const NodeVerdict& v) {

@@ -13,19 +13,13 @@
 
 #include "support/onnx_builder.h"
 #include "support/paths.h"
+#include "support/verdicts.h"
 #include "trtlens/compat.h"
 
 namespace trtlens {
 namespace {
 
 using namespace trtlens::test;
-
-NodeVerdict judge(const Model& m, const std::string& release, const std::string& node = "node") {
-  Annotations a = annotate(m, KnowledgeBase::builtin().resolve(release), Precision::FP32);
-  for (const auto& v : a.nodes)
-    if (m.graphs[static_cast<size_t>(v.graph)].nodes[static_cast<size_t>(v.index)].name == node) return v;
-  throw std::runtime_error("no node " + node);
-}
 
 std::string reasons(const NodeVerdict& v) {
   std::string s;
